@@ -1,0 +1,228 @@
+/**
+ * Rate-limiting engine (spec: ticketing-api.md "Limits"; operations.md section 2).
+ *
+ * Fixed one-minute windows per bucket and key. Counters live in process memory, or in
+ * Redis when a URL is given so several API instances share one count per key.
+ * The Redis path fails open: a rate-limit store outage must never take the API down,
+ * so requests are allowed (and the outage logged once) until Redis answers again.
+ *
+ * This module only decides; the HTTP wiring (which bucket, which key, the 429 body)
+ * lives with the Fastify hooks.
+ */
+import { once } from 'node:events';
+import { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+
+export type RateLimitBucket = 'preauth' | 'read' | 'write';
+
+export interface RateLimitDecision {
+  allowed: boolean;
+  limit: number;
+  /** Requests left in the current window, never below 0. */
+  remaining: number;
+  /** Whole seconds until the current window ends, 0..60. */
+  resetSeconds: number;
+}
+
+export interface RateLimiter {
+  consume(bucket: RateLimitBucket, key: string): Promise<RateLimitDecision>;
+  close(): Promise<void>;
+}
+
+export interface RateLimiterOptions {
+  limits: Record<RateLimitBucket, number>;
+  /** Unset: in-process counters. Set: counters shared through this Redis. */
+  redisUrl?: string;
+  logger: { warn(obj: object, msg: string): void; info?(...a: unknown[]): void };
+  /** Namespace of the Redis keys; default 'marquee:rl'. */
+  keyPrefix?: string;
+}
+
+export const RATE_LIMIT_WINDOW_SECONDS = 60;
+
+const BUCKETS: readonly RateLimitBucket[] = ['preauth', 'read', 'write'];
+
+/** How long the first requests wait for the initial Redis connection before failing open. */
+const STARTUP_CONNECT_WAIT_MS = 500;
+/** A slow Redis must not slow requests down: past this, the request fails open. */
+const REDIS_COMMAND_TIMEOUT_MS = 500;
+
+export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
+  for (const bucket of BUCKETS) {
+    const limit = opts.limits[bucket];
+    if (!Number.isInteger(limit) || limit < 1) {
+      throw new Error(`rate limit for bucket "${bucket}" must be a positive integer, got ${limit}`);
+    }
+  }
+  const keyPrefix = opts.keyPrefix ?? 'marquee:rl';
+  return opts.redisUrl
+    ? createRedisRateLimiter(opts, opts.redisUrl, keyPrefix)
+    : createMemoryRateLimiter(opts, keyPrefix);
+}
+
+function createMemoryRateLimiter(opts: RateLimiterOptions, keyPrefix: string): RateLimiter {
+  const limiters = limiterPerBucket(
+    opts.limits,
+    (bucket, points) =>
+      new RateLimiterMemory({ points, duration: RATE_LIMIT_WINDOW_SECONDS, keyPrefix: `${keyPrefix}:${bucket}` }),
+  );
+  return {
+    // The memory store cannot fail, so there is nothing to fail open from.
+    consume: async (bucket, key) => consumeOne(limiterFor(limiters, bucket), opts.limits[bucket], key),
+    // Expiry timers of the memory store are unref'd: nothing keeps the process alive.
+    close: async () => {},
+  };
+}
+
+function createRedisRateLimiter(opts: RateLimiterOptions, redisUrl: string, keyPrefix: string): RateLimiter {
+  const client = new Redis(redisUrl, {
+    connectionName: 'marquee-rate-limit',
+    // Never queue commands while disconnected: a queued request would wait instead of failing open.
+    enableOfflineQueue: false,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    // An INCR whose reply was lost may already have run; resending it after a reconnect
+    // would count the request twice. Fail such commands instead.
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    // The default retryStrategy keeps reconnecting in the background (capped backoff).
+  });
+  const health = storeHealthLog(opts.logger);
+  // Without an 'error' listener ioredis prints every failed reconnect to stderr.
+  client.on('error', (err: Error) => health.unreachable(err));
+  // A successful consume also counts as recovery; 'ready' logs it even before the next request.
+  client.on('ready', () => health.reachable());
+
+  // Requests arriving right at startup wait (briefly) for the first connection rather than
+  // failing open and logging an outage that never was. Settles on ready, error or timeout.
+  const firstConnection = once(client, 'ready', { signal: AbortSignal.timeout(STARTUP_CONNECT_WAIT_MS) }).then(
+    () => undefined,
+    () => undefined,
+  );
+
+  // One client shared by the three buckets; each bucket has its own key namespace.
+  const limiters = limiterPerBucket(
+    opts.limits,
+    (bucket, points) =>
+      new RateLimiterRedis({
+        storeClient: client,
+        points,
+        duration: RATE_LIMIT_WINDOW_SECONDS,
+        keyPrefix: `${keyPrefix}:${bucket}`,
+        // Fail fast (and open) while reconnecting instead of touching a half-open client.
+        rejectIfRedisNotReady: true,
+      }),
+  );
+
+  let closed = false;
+  return {
+    async consume(bucket, key) {
+      const limiter = limiterFor(limiters, bucket);
+      const limit = opts.limits[bucket];
+      await firstConnection;
+      try {
+        const decision = await consumeOne(limiter, limit, key);
+        health.reachable();
+        return decision;
+      } catch (storeError) {
+        if (!closed) health.unreachable(storeError);
+        return { allowed: true, limit, remaining: limit, resetSeconds: RATE_LIMIT_WINDOW_SECONDS };
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (client.status === 'ready') {
+        await client.quit().catch(() => client.disconnect());
+      } else {
+        // Not connected: quit() would fail; disconnect() also stops the reconnect loop.
+        client.disconnect();
+      }
+    },
+  };
+}
+
+/**
+ * Consumes one point. Resolves with the decision for both outcomes; rejects only with a
+ * store error. rate-limiter-flexible rejects with a RateLimiterRes when the limit is
+ * exceeded and with an Error when the store fails; only the first is a denial.
+ *
+ * A denied request still increments the counter, but neither store moves the window:
+ * memory keeps the record's expiry, Redis sets the TTL only when the key is created
+ * (blockDuration stays 0, so nothing prolongs it either).
+ */
+async function consumeOne(limiter: RateLimiterAbstract, limit: number, key: string): Promise<RateLimitDecision> {
+  try {
+    const res = await limiter.consume(key);
+    return {
+      allowed: true,
+      limit,
+      remaining: Math.max(0, res.remainingPoints),
+      resetSeconds: toResetSeconds(res.msBeforeNext),
+    };
+  } catch (rejection) {
+    if (rejection instanceof RateLimiterRes) {
+      return { allowed: false, limit, remaining: 0, resetSeconds: toResetSeconds(rejection.msBeforeNext) };
+    }
+    throw rejection;
+  }
+}
+
+function toResetSeconds(msBeforeNext: number): number {
+  return Math.min(RATE_LIMIT_WINDOW_SECONDS, Math.max(0, Math.ceil(msBeforeNext / 1000)));
+}
+
+/** Logs a store outage once when it starts and once when it ends, not per request. */
+function storeHealthLog(logger: RateLimiterOptions['logger']) {
+  let isReachable = true;
+  return {
+    unreachable(err: unknown) {
+      if (!isReachable) return;
+      isReachable = false;
+      logger.warn({ err, store: 'redis' }, 'rate limit store unreachable, failing open');
+    },
+    reachable() {
+      if (isReachable) return;
+      isReachable = true;
+      logger.info?.({ store: 'redis' }, 'rate limit store reachable again, enforcing limits');
+    },
+  };
+}
+
+function limiterPerBucket(
+  limits: Record<RateLimitBucket, number>,
+  build: (bucket: RateLimitBucket, points: number) => RateLimiterAbstract,
+): Record<RateLimitBucket, RateLimiterAbstract> {
+  return {
+    preauth: build('preauth', limits.preauth),
+    read: build('read', limits.read),
+    write: build('write', limits.write),
+  };
+}
+
+function limiterFor(limiters: Record<RateLimitBucket, RateLimiterAbstract>, bucket: RateLimitBucket): RateLimiterAbstract {
+  // Guards plain-JS callers: an unknown bucket is a programming error, not a store outage.
+  if (!Object.hasOwn(limiters, bucket)) throw new Error(`unknown rate limit bucket "${bucket}"`);
+  return limiters[bucket];
+}
+
+/**
+ * Response headers for a decision, in the structured-field form of
+ * draft-ietf-httpapi-ratelimit-headers-10 (September 2025), sections 3 and 4:
+ *   ratelimit-policy: "<bucket>";q=<limit>;w=<window>
+ *   ratelimit:        "<bucket>";r=<remaining>;t=<reset seconds>
+ * plus `retry-after: 60` on a denial (spec: "an exceeded limit answers 429 with
+ * retry-after: 60"). Retry-After equals the window, so it is never earlier than t,
+ * as the draft (section 6) asks. Names are lower case, as Fastify stores them.
+ */
+export function rateLimitHeaders(
+  bucket: RateLimitBucket,
+  decision: RateLimitDecision,
+  windowSeconds: number = RATE_LIMIT_WINDOW_SECONDS,
+): Record<string, string> {
+  const headers: Record<string, string> = {
+    'ratelimit-policy': `"${bucket}";q=${decision.limit};w=${windowSeconds}`,
+    ratelimit: `"${bucket}";r=${decision.remaining};t=${decision.resetSeconds}`,
+  };
+  if (!decision.allowed) headers['retry-after'] = String(windowSeconds);
+  return headers;
+}
