@@ -1,0 +1,309 @@
+/**
+ * The two e-mails a buyer receives after POST /orders: the receipt and the e-tickets.
+ *
+ * Pure rendering: plain data in, a ready-to-send MailMessage out (HTML plus a plain-text
+ * alternative, and inline QR code images for e-tickets). No database access, so the job
+ * queue can render from whatever snapshot it stored and tests need no fixtures.
+ *
+ * Every value interpolated into HTML goes through `escapeHtml`: buyer names, event titles
+ * and venue names come from API callers and must not become markup in a mail client.
+ */
+import QRCode from 'qrcode';
+import type { MailAttachment, MailMessage } from './transport.ts';
+
+// ---------------------------------------------------------------------------------------
+// Inputs
+// ---------------------------------------------------------------------------------------
+
+export interface MailBuyer {
+  first_name: string;
+  last_name: string | null;
+  email: string;
+}
+
+export interface ReceiptLine {
+  eventTitle: string;
+  performanceStartsAt: Date;
+  ticketTypeName: string;
+  quantity: number;
+  unitPriceMinor: number;
+  totalMinor: number;
+}
+
+export interface ReceiptInput {
+  organizerName: string;
+  orderNo: string;
+  buyer: MailBuyer;
+  /** ISO 4217 code; amounts below are integers in its minor unit. */
+  currency: string;
+  totalMinor: number;
+  /** Order status: `unpaid`, `placed`, `fulfilled` or `cancelled`. */
+  status: string;
+  lines: ReceiptLine[];
+  feesMinor: number;
+  taxesMinor: number;
+  createdAt: Date;
+  /** IANA zone dates are shown in, normally the organizer's; defaults to UTC. */
+  timeZone?: string;
+}
+
+export interface ETicket {
+  ticketNo: string;
+  /** What the gate scanner reads; encoded in the QR code. */
+  serialNo: string;
+  eventTitle: string;
+  ticketTypeName: string;
+  performanceStartsAt: Date;
+  venueName: string | null;
+  holderName: string;
+}
+
+export interface ETicketInput {
+  organizerName: string;
+  orderNo: string;
+  buyer: MailBuyer;
+  tickets: ETicket[];
+  /** IANA zone dates are shown in, normally the organizer's; defaults to UTC. */
+  timeZone?: string;
+}
+
+// ---------------------------------------------------------------------------------------
+// Formatting
+// ---------------------------------------------------------------------------------------
+
+/** One locale for now; per-buyer localisation would thread a locale through the inputs. */
+const LOCALE = 'en-US';
+
+/**
+ * `1250, 'EUR'` → `€12.50`; `1250, 'JPY'` → `¥1,250`. The number of minor digits comes from
+ * ICU's data for the currency (0 for JPY, 3 for KWD), not from a hard-coded 2.
+ * Dividing an integer by a power of ten and printing it with exactly that many fraction
+ * digits round-trips for every safe integer, so floating point does not leak into totals.
+ */
+export function formatMoney(minor: number, currency: string): string {
+  const format = new Intl.NumberFormat(LOCALE, { style: 'currency', currency });
+  const minorDigits = format.resolvedOptions().maximumFractionDigits ?? 2;
+  return format.format(minor / 10 ** minorDigits);
+}
+
+/** `Friday, July 3, 2026 at 7:30 PM UTC`, in the given zone. */
+export function formatDateTime(at: Date, timeZone = 'UTC'): string {
+  return new Intl.DateTimeFormat(LOCALE, {
+    weekday: 'long',
+    year: 'numeric',
+    month: 'long',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: '2-digit',
+    timeZone,
+    timeZoneName: 'short',
+  }).format(at);
+}
+
+/**
+ * A five-character escape is all HTML text and double-quoted attributes need. Written here
+ * rather than imported: `escape-html` is only present as a transitive dependency.
+ */
+export function escapeHtml(value: string | number): string {
+  return String(value).replace(/[&<>"']/g, (ch) => HTML_ENTITIES[ch]!);
+}
+
+const HTML_ENTITIES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+function fullName(first: string, last: string | null): string {
+  return last ? `${first} ${last}` : first;
+}
+
+const STATUS_LABELS: Record<string, string> = {
+  unpaid: 'Awaiting payment',
+  placed: 'Paid',
+  fulfilled: 'Fulfilled',
+  cancelled: 'Cancelled',
+};
+
+function statusLabel(status: string): string {
+  return STATUS_LABELS[status] ?? status;
+}
+
+// ---------------------------------------------------------------------------------------
+// Shared HTML frame
+// ---------------------------------------------------------------------------------------
+
+/**
+ * Minimal markup with inline styles only: many mail clients strip `<style>` blocks and
+ * external CSS. `bodyHtml` must already be escaped.
+ */
+function htmlDocument(title: string, bodyHtml: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+</head>
+<body style="margin:0;padding:24px;background:#f4f4f5;font-family:Helvetica,Arial,sans-serif;color:#18181b;">
+<div style="max-width:600px;margin:0 auto;background:#ffffff;padding:24px;border-radius:8px;">
+${bodyHtml}
+</div>
+</body>
+</html>
+`;
+}
+
+// ---------------------------------------------------------------------------------------
+// Receipt
+// ---------------------------------------------------------------------------------------
+
+export async function renderReceipt(input: ReceiptInput): Promise<MailMessage> {
+  const money = (minor: number) => formatMoney(minor, input.currency);
+  const when = (at: Date) => formatDateTime(at, input.timeZone);
+  const subject = `Your receipt for order ${input.orderNo}`;
+  const buyerName = fullName(input.buyer.first_name, input.buyer.last_name);
+
+  // Fees and taxes are shown only when charged, so a free or fee-less order stays short.
+  const extraRows: Array<[label: string, minor: number]> = [];
+  if (input.feesMinor !== 0) extraRows.push(['Fees', input.feesMinor]);
+  if (input.taxesMinor !== 0) extraRows.push(['Taxes', input.taxesMinor]);
+
+  const text = [
+    `Hello ${input.buyer.first_name},`,
+    '',
+    `thank you for your order with ${input.organizerName}.`,
+    '',
+    `Order:  ${input.orderNo}`,
+    `Buyer:  ${buyerName} <${input.buyer.email}>`,
+    `Date:   ${when(input.createdAt)}`,
+    `Status: ${statusLabel(input.status)}`,
+    '',
+    ...input.lines.flatMap((line) => [
+      `${line.eventTitle}, ${when(line.performanceStartsAt)}`,
+      `  ${line.quantity} x ${line.ticketTypeName} at ${money(line.unitPriceMinor)} = ${money(line.totalMinor)}`,
+    ]),
+    '',
+    ...extraRows.map(([label, minor]) => `${label}: ${money(minor)}`),
+    `Total: ${money(input.totalMinor)}`,
+    '',
+    `Your e-tickets follow in a separate e-mail.`,
+    '',
+  ].join('\n');
+
+  const lineRowsHtml = input.lines
+    .map(
+      (line) => `<tr>
+<td style="padding:8px 0;border-bottom:1px solid #e4e4e7;">
+<strong>${escapeHtml(line.eventTitle)}</strong><br>
+<span style="color:#52525b;">${escapeHtml(when(line.performanceStartsAt))}</span><br>
+${escapeHtml(line.quantity)} &times; ${escapeHtml(line.ticketTypeName)} at ${escapeHtml(money(line.unitPriceMinor))}
+</td>
+<td style="padding:8px 0;border-bottom:1px solid #e4e4e7;text-align:right;vertical-align:top;">${escapeHtml(money(line.totalMinor))}</td>
+</tr>`,
+    )
+    .join('\n');
+  const extraRowsHtml = extraRows
+    .map(
+      ([label, minor]) => `<tr>
+<td style="padding:4px 0;">${escapeHtml(label)}</td>
+<td style="padding:4px 0;text-align:right;">${escapeHtml(money(minor))}</td>
+</tr>`,
+    )
+    .join('\n');
+
+  const body = `<h1 style="font-size:20px;margin:0 0 16px;">Thank you for your order, ${escapeHtml(input.buyer.first_name)}</h1>
+<p style="margin:0 0 16px;">Your order with ${escapeHtml(input.organizerName)}:</p>
+<p style="margin:0 0 16px;line-height:1.5;">
+Order <strong>${escapeHtml(input.orderNo)}</strong><br>
+Buyer: ${escapeHtml(buyerName)} &lt;${escapeHtml(input.buyer.email)}&gt;<br>
+Date: ${escapeHtml(when(input.createdAt))}<br>
+Status: ${escapeHtml(statusLabel(input.status))}
+</p>
+<table role="presentation" style="width:100%;border-collapse:collapse;">
+${lineRowsHtml}
+${extraRowsHtml}
+<tr>
+<td style="padding:8px 0;font-weight:bold;">Total</td>
+<td style="padding:8px 0;font-weight:bold;text-align:right;">${escapeHtml(money(input.totalMinor))}</td>
+</tr>
+</table>
+<p style="margin:16px 0 0;color:#52525b;">Your e-tickets follow in a separate e-mail.</p>`;
+
+  return { to: input.buyer.email, subject, text, html: htmlDocument(subject, body) };
+}
+
+// ---------------------------------------------------------------------------------------
+// E-tickets
+// ---------------------------------------------------------------------------------------
+
+/** Pixel size the QR code is displayed at; the PNG itself is generated larger for print. */
+const QR_DISPLAY_PX = 200;
+
+export async function renderETickets(input: ETicketInput): Promise<MailMessage> {
+  const when = (at: Date) => formatDateTime(at, input.timeZone);
+  const subject = `Your tickets for order ${input.orderNo}`;
+
+  // Content-IDs are derived from the position, not the ticket number, so they are
+  // unique and contain only characters that are valid in a Content-ID header.
+  const attachments: MailAttachment[] = await Promise.all(
+    input.tickets.map(async (ticket, index) => ({
+      filename: `ticket-${safeFileNamePart(ticket.ticketNo)}.png`,
+      content: await qrCodePng(ticket.serialNo),
+      contentType: 'image/png',
+      cid: `ticket-${index + 1}-qr@marquee`,
+    })),
+  );
+
+  const text = [
+    `Hello ${input.buyer.first_name},`,
+    '',
+    `here are your tickets for order ${input.orderNo} with ${input.organizerName}.`,
+    `Show the QR code of each ticket at the entrance (attached as images).`,
+    '',
+    ...input.tickets.flatMap((ticket) => [
+      `Ticket ${ticket.ticketNo}`,
+      `  ${ticket.eventTitle}, ${when(ticket.performanceStartsAt)}`,
+      ...(ticket.venueName ? [`  Venue:  ${ticket.venueName}`] : []),
+      `  Type:   ${ticket.ticketTypeName}`,
+      `  Holder: ${ticket.holderName}`,
+      `  Serial: ${ticket.serialNo}`,
+      '',
+    ]),
+  ].join('\n');
+
+  const ticketsHtml = input.tickets
+    .map((ticket, index) => {
+      const cid = attachments[index]!.cid!;
+      const venue = ticket.venueName ? `${escapeHtml(ticket.venueName)}<br>` : '';
+      return `<div style="border:1px solid #e4e4e7;border-radius:8px;padding:16px;margin:0 0 16px;">
+<p style="margin:0 0 8px;font-size:16px;"><strong>${escapeHtml(ticket.eventTitle)}</strong></p>
+<p style="margin:0 0 12px;line-height:1.5;color:#3f3f46;">
+${escapeHtml(when(ticket.performanceStartsAt))}<br>
+${venue}${escapeHtml(ticket.ticketTypeName)}<br>
+Holder: ${escapeHtml(ticket.holderName)}<br>
+Ticket <strong>${escapeHtml(ticket.ticketNo)}</strong>
+</p>
+<img src="cid:${escapeHtml(cid)}" width="${QR_DISPLAY_PX}" height="${QR_DISPLAY_PX}" alt="QR code of ticket ${escapeHtml(ticket.ticketNo)}" style="display:block;">
+<p style="margin:8px 0 0;font-family:monospace;color:#52525b;">${escapeHtml(ticket.serialNo)}</p>
+</div>`;
+    })
+    .join('\n');
+
+  const body = `<h1 style="font-size:20px;margin:0 0 16px;">Your tickets, ${escapeHtml(input.buyer.first_name)}</h1>
+<p style="margin:0 0 16px;">Order <strong>${escapeHtml(input.orderNo)}</strong> with ${escapeHtml(input.organizerName)}. Show the QR code of each ticket at the entrance.</p>
+${ticketsHtml}`;
+
+  return { to: input.buyer.email, subject, text, html: htmlDocument(subject, body), attachments };
+}
+
+/** The gate scanner reads the serial number; level M survives some print and screen wear. */
+export function qrCodePng(serialNo: string): Promise<Buffer> {
+  return QRCode.toBuffer(serialNo, { type: 'png', errorCorrectionLevel: 'M', width: 2 * QR_DISPLAY_PX, margin: 2 });
+}
+
+function safeFileNamePart(value: string): string {
+  return value.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 64) || 'ticket';
+}
