@@ -1,0 +1,198 @@
+/**
+ * Webhook URL vetting: decides whether the service may send a request to a
+ * URL an organizer gave us. Runs at endpoint create, at PATCH and before
+ * every send, and (through `resolveVettedAddresses`) inside the sender's
+ * socket lookup, so the address actually connected to is the one vetted.
+ *
+ * The point is SSRF protection: a webhook URL must never let an API user make
+ * the service talk to its own loopback, the private network, or a cloud
+ * metadata endpoint (169.254.169.254, fd00:ec2::254, 100.100.100.200 ...).
+ */
+import { lookup } from 'node:dns/promises';
+import ipaddr from 'ipaddr.js';
+
+export type ResolvedAddress = { address: string; family: 4 | 6 };
+export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
+
+/** The operating system's resolver (getaddrinfo), every address, in the order it returned them. */
+export const systemResolver: Resolver = async (hostname) => {
+  const addresses = await lookup(hostname, { all: true, verbatim: true });
+  return addresses.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
+};
+
+export class UrlVettingError extends Error {
+  override name = 'UrlVettingError';
+}
+
+export interface VettingOptions {
+  /** Lets 127.0.0.0/8, ::1 and ::ffff:127.0.0.0/104 pass, for local development and tests. */
+  allowLoopback: boolean;
+  resolver: Resolver;
+}
+
+export const MAX_WEBHOOK_URL_LENGTH = 2048;
+
+export type AddressVerdict = { ok: true } | { ok: false; range: string };
+
+const ALLOWED: AddressVerdict = { ok: true };
+
+// IANA's IPv6 global unicast space. Everything outside it (IPv4-compatible
+// ::/96, discard 100::/64, site-local fec0::/10, segment routing 5f00::/16 ...)
+// is not a public destination, whatever ipaddr.js happens to call it.
+const IPV6_GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
+// The well-known NAT64 prefix (RFC 6052): a NAT64 gateway forwards to the
+// IPv4 address in the last 32 bits, so that address is what must be public.
+// The local-use prefix 64:ff9b:1::/48 (RFC 8215) is not matched here and is
+// rejected by range() below: its translation is site-specific.
+const NAT64_WELL_KNOWN = ipaddr.parseCIDR('64:ff9b::/96');
+
+/**
+ * Whether a connection to `address` is allowed: only public unicast passes.
+ * On refusal, `range` names the range that matched, using ipaddr.js names
+ * (`private`, `loopback`, `linkLocal`, ...); IPv6 forms that embed an IPv4
+ * address are judged by that address and reported as `<form>:<range>`, e.g.
+ * `ipv4Mapped:private` or `nat64:loopback`.
+ */
+export function isAddressAllowed(address: string, opts: { allowLoopback: boolean }): AddressVerdict {
+  if (!ipaddr.isValid(address)) return { ok: false, range: 'invalid' };
+  const ip = ipaddr.parse(address);
+  return ip.kind() === 'ipv4'
+    ? judgeIPv4(ip as ipaddr.IPv4, opts.allowLoopback)
+    : judgeIPv6(ip as ipaddr.IPv6, opts.allowLoopback);
+}
+
+function judgeIPv4(ip: ipaddr.IPv4, allowLoopback: boolean): AddressVerdict {
+  // ipaddr.js's table covers 0/8, 10/8, 100.64/10, 127/8, 169.254/16,
+  // 172.16/12, 192.0.0/24, 192.0.2/24, 192.168/16, 198.18/15, 198.51.100/24,
+  // 203.0.113/24, 224/4, 240/4 and 255.255.255.255, plus AS112 and AMT anycast.
+  const range = ip.range();
+  if (range === 'unicast') return ALLOWED;
+  if (range === 'loopback' && allowLoopback) return ALLOWED;
+  return { ok: false, range };
+}
+
+function judgeIPv6(ip: ipaddr.IPv6, allowLoopback: boolean): AddressVerdict {
+  const embedded = embeddedIPv4(ip);
+  if (embedded) {
+    // Only the IPv4-mapped form reaches the local host's loopback; a NAT64
+    // or 6to4 "loopback" would be some gateway's, so it never passes.
+    const verdict = judgeIPv4(embedded.ipv4, allowLoopback && embedded.form === 'ipv4Mapped');
+    return verdict.ok ? verdict : { ok: false, range: `${embedded.form}:${verdict.range}` };
+  }
+  // Teredo (2001::/32) is range 'teredo' and thus rejected outright rather
+  // than decoded: its addresses are ephemeral NAT-traversal client addresses,
+  // never a sensible home for an HTTPS receiver, and both embedded IPv4
+  // addresses (server, obfuscated client) would otherwise need vetting.
+  const range = ip.range();
+  if (range === 'loopback') return allowLoopback ? ALLOWED : { ok: false, range };
+  if (range !== 'unicast') return { ok: false, range };
+  if (!ip.match(IPV6_GLOBAL_UNICAST)) return { ok: false, range: 'notGlobalUnicast' };
+  return ALLOWED;
+}
+
+type EmbeddingForm = 'ipv4Mapped' | 'nat64' | '6to4';
+
+function embeddedIPv4(ip: ipaddr.IPv6): { form: EmbeddingForm; ipv4: ipaddr.IPv4 } | null {
+  if (ip.isIPv4MappedAddress()) return { form: 'ipv4Mapped', ipv4: ip.toIPv4Address() };
+  if (ip.match(NAT64_WELL_KNOWN)) return { form: 'nat64', ipv4: ipv4FromParts(ip.parts[6], ip.parts[7]) };
+  // 6to4 (RFC 3056): 2002:AABB:CCDD::/48 tunnels to AA.BB.CC.DD (bits 16..48).
+  if (ip.range() === '6to4') return { form: '6to4', ipv4: ipv4FromParts(ip.parts[1], ip.parts[2]) };
+  return null;
+}
+
+function ipv4FromParts(high: number, low: number): ipaddr.IPv4 {
+  return new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+}
+
+const RANGE_DESCRIPTIONS: Record<string, string> = {
+  invalid: 'not a valid IP address',
+  unspecified: 'an unspecified address',
+  broadcast: 'a broadcast address',
+  multicast: 'a multicast address',
+  linkLocal: 'a link-local address',
+  loopback: 'a loopback address',
+  carrierGradeNat: 'a carrier-grade NAT address',
+  private: 'a private address',
+  uniqueLocal: 'a unique local (private) address',
+  reserved: 'a reserved address',
+  teredo: 'a Teredo tunnel address',
+  notGlobalUnicast: 'an address outside the IPv6 global unicast range',
+};
+
+const EMBEDDING_DESCRIPTIONS: Record<EmbeddingForm, string> = {
+  ipv4Mapped: 'an IPv4-mapped IPv6 address',
+  nat64: 'a NAT64 address',
+  '6to4': 'a 6to4 address',
+};
+
+/** `private` → `a private address`; `ipv4Mapped:private` → `an IPv4-mapped IPv6 address embedding a private address`. */
+export function describeRange(range: string): string {
+  const [form, inner] = range.split(':');
+  if (inner !== undefined && Object.hasOwn(EMBEDDING_DESCRIPTIONS, form)) {
+    return `${EMBEDDING_DESCRIPTIONS[form as EmbeddingForm]} embedding ${describeRange(inner)}`;
+  }
+  return RANGE_DESCRIPTIONS[range] ?? `a special-purpose address (${range})`;
+}
+
+const ONLY_PUBLIC = 'only public addresses are allowed.';
+
+/**
+ * Resolves `hostname` and vets every address it resolves to: one bad address
+ * rejects the host, since the connection could pick any of them.
+ */
+export async function resolveVettedAddresses(hostname: string, opts: VettingOptions): Promise<ResolvedAddress[]> {
+  let addresses: ResolvedAddress[];
+  try {
+    addresses = await opts.resolver(hostname);
+  } catch {
+    throw new UrlVettingError('Webhook URL host could not be resolved.');
+  }
+  if (addresses.length === 0) throw new UrlVettingError('Webhook URL host could not be resolved.');
+  for (const { address } of addresses) {
+    const verdict = isAddressAllowed(address, opts);
+    if (!verdict.ok) {
+      throw new UrlVettingError(
+        `Webhook URL host ${hostname} resolves to ${address}, ${describeRange(verdict.range)}; ${ONLY_PUBLIC}`,
+      );
+    }
+  }
+  return addresses;
+}
+
+/** Returns the parsed URL if the service may deliver to it; throws UrlVettingError saying why not. */
+export async function vetWebhookUrl(raw: string, opts: VettingOptions): Promise<URL> {
+  if (raw.length > MAX_WEBHOOK_URL_LENGTH) {
+    throw new UrlVettingError(`Webhook URL must be at most ${MAX_WEBHOOK_URL_LENGTH} characters.`);
+  }
+  let url: URL;
+  try {
+    // WHATWG parsing also canonicalizes IPv4 literals written in decimal,
+    // octal or hex (https://2130706433/, https://0x7f.1/) to dotted quads,
+    // so they are recognized as IP literals below.
+    url = new URL(raw);
+  } catch {
+    throw new UrlVettingError('Webhook URL is not a valid URL.');
+  }
+  if (url.protocol !== 'https:') throw new UrlVettingError('Webhook URL must use https.');
+  if (url.username !== '' || url.password !== '') {
+    throw new UrlVettingError('Webhook URL must not contain a user name or password.');
+  }
+
+  const literal = ipLiteral(url.hostname);
+  if (literal === null) {
+    await resolveVettedAddresses(url.hostname, opts);
+    return url;
+  }
+  const verdict = isAddressAllowed(literal, opts);
+  if (!verdict.ok) {
+    throw new UrlVettingError(`Webhook URL host ${url.hostname} is ${describeRange(verdict.range)}; ${ONLY_PUBLIC}`);
+  }
+  return url;
+}
+
+/** The address of an IP-literal URL host (`[::1]` → `::1`), or null for a DNS name. */
+function ipLiteral(hostname: string): string | null {
+  if (hostname.startsWith('[') && hostname.endsWith(']')) return hostname.slice(1, -1);
+  // After WHATWG canonicalization, an IPv4 host is always a four-part decimal.
+  return ipaddr.IPv4.isValidFourPartDecimal(hostname) ? hostname : null;
+}
