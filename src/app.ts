@@ -1,0 +1,96 @@
+/**
+ * buildApp(): the HTTP application with every plugin, route and convention, and no
+ * listen(): main.ts listens, tests inject. Conventions that hold for every route live
+ * here once: request ids, CORS, validation, problem+json errors, 404s, OpenAPI.
+ */
+import { randomUUID } from 'node:crypto';
+import cors from '@fastify/cors';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Config } from './config.ts';
+import type { DatabaseHandle } from './db/client.ts';
+import { systemClock, type Clock } from './lib/clock.ts';
+import type { AppDeps } from './http/context.ts';
+import { handleError, sendProblem } from './http/errors.ts';
+import { registerJsonParser } from './http/json-body.ts';
+import { validatorCompiler } from './http/validation.ts';
+import { adminRoutes } from './http/routes/admin/index.ts';
+import { healthRoutes } from './http/routes/health.ts';
+import { v1Routes } from './http/routes/v1/index.ts';
+import { openApiDocument } from './http/openapi.ts';
+
+export interface BuildAppOptions {
+  config: Readonly<Config>;
+  database: DatabaseHandle;
+  adminToken: string;
+  clock?: Clock;
+  /** A pino logger; omitted means no logging (tests). */
+  logger?: FastifyBaseLogger;
+}
+
+/** Headers browser callers may read (spec: CORS), plus the rate-limit pacing headers. */
+const EXPOSED_HEADERS = ['x-request-id', 'retry-after', 'idempotent-replayed', 'ratelimit', 'ratelimit-policy'];
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
+    trustProxy: opts.config.trustProxy,
+    bodyLimit: 1024 * 1024,
+    // Keep a caller's well-formed request id (so it can correlate), else mint one.
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
+    },
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const deps: AppDeps = {
+    config: opts.config,
+    db: opts.database.db,
+    engine: opts.database.engine,
+    clock: opts.clock ?? systemClock,
+    adminToken: opts.adminToken,
+  };
+  app.decorate('deps', deps);
+  app.decorateRequest('auth', undefined);
+  app.decorateRequest('db', null as never);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    request.db = deps.db;
+  });
+
+  app.setValidatorCompiler(validatorCompiler);
+  registerJsonParser(app);
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const isApi = path === '/v1' || path.startsWith('/v1/') || path.startsWith('/admin/v1');
+    return sendProblem(reply, 404, isApi ? 'Unknown API endpoint.' : 'Not found.');
+  });
+
+  await app.register(cors, {
+    origin: '*',
+    methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
+    exposedHeaders: EXPOSED_HEADERS,
+    credentials: false,
+    maxAge: 600,
+  });
+
+  await app.register(swagger, { openapi: openApiDocument });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: '/v1/openapi.json' } });
+
+  await app.register(healthRoutes);
+  await app.register(async (v1) => {
+    v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+    await v1.register(v1Routes);
+  }, { prefix: '/v1' });
+  await app.register(adminRoutes, { prefix: '/admin/v1' });
+
+  return app;
+}

@@ -1,0 +1,70 @@
+/**
+ * Keyset pagination, the one helper every list uses: order by (sort key, id), fetch one
+ * row more than asked to know `has_more` exactly, and continue after a cursor row with
+ * a row comparison. Never OFFSET, so the 200th page costs what the first does.
+ */
+import { sql, type SelectQueryBuilder } from 'kysely';
+import { badRequest } from '../http/errors.ts';
+import type { Executor } from './transaction.ts';
+import type { Database } from './schema.ts';
+
+export interface PageRequest {
+  limit: number;
+  starting_after?: string;
+}
+
+export interface Page<T> {
+  object: 'list';
+  data: T[];
+  has_more: boolean;
+}
+
+type TenantTable = {
+  [K in keyof Database]: Database[K] extends { organizer_id: string; id: unknown } ? K : never;
+}[keyof Database];
+
+export interface KeysetOptions {
+  /** The listed table; the query must select from it unaliased. */
+  table: TenantTable;
+  sortColumn: string;
+  direction: 'asc' | 'desc';
+  organizerId: string;
+}
+
+export async function keysetPage<DB, TB extends keyof DB, O>(
+  db: Executor,
+  query: SelectQueryBuilder<DB, TB, O>,
+  page: PageRequest,
+  opts: KeysetOptions,
+): Promise<Page<O>> {
+  const sortRef = sql.ref(`${opts.table}.${opts.sortColumn}`);
+  const idRef = sql.ref(`${opts.table}.id`);
+  let q = query;
+  if (page.starting_after !== undefined) {
+    const cursor = await db
+      .selectFrom(opts.table)
+      .select('id')
+      .where('id', '=', page.starting_after)
+      .where('organizer_id', '=', opts.organizerId)
+      .executeTakeFirst();
+    if (!cursor) {
+      throw badRequest(`starting_after \`${page.starting_after}\` is not the id of an item in this list.`);
+    }
+    // The cursor's sort key is read in SQL, at full timestamp precision.
+    const after = sql`(SELECT ${sql.ref(opts.sortColumn)}, id FROM ${sql.table(opts.table)} WHERE id = ${page.starting_after})`;
+    const op = sql.raw(opts.direction === 'desc' ? '<' : '>');
+    q = q.where(sql<boolean>`(${sortRef}, ${idRef}) ${op} ${after}` as never);
+  }
+  const rows = await q
+    .orderBy(sortRef as never, opts.direction)
+    .orderBy(idRef as never, opts.direction)
+    .limit(page.limit + 1)
+    .execute();
+  const has_more = rows.length > page.limit;
+  return { object: 'list', data: has_more ? rows.slice(0, page.limit) : rows, has_more };
+}
+
+/** Shapes each row of a page for the response. */
+export function mapPage<T, U>(page: Page<T>, fn: (row: T) => U): Page<U> {
+  return { object: 'list', data: page.data.map(fn), has_more: page.has_more };
+}

@@ -1,0 +1,117 @@
+/**
+ * A Kysely dialect for embedded PGlite.
+ *
+ * PGlite is a single PostgreSQL backend: one session, one query at a time. Kysely's
+ * transactions assume a connection that belongs to the transaction until it ends, so
+ * this driver hands out its one connection under a mutex: a transaction holds it from
+ * BEGIN to COMMIT/ROLLBACK, and a query from another request waits instead of landing
+ * inside someone else's transaction. That is the whole job of this file.
+ */
+import type { PGlite } from '@electric-sql/pglite';
+import { Mutex } from 'async-mutex';
+import {
+  CompiledQuery,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryResult,
+  type TransactionSettings,
+} from 'kysely';
+
+class PGliteConnection implements DatabaseConnection {
+  constructor(private readonly pglite: PGlite) {}
+
+  async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    // A raw parameterless query may hold several statements (a migration file); the
+    // extended protocol behind query() takes one, so such text goes through exec(),
+    // as node-postgres sends it through the simple protocol.
+    if (compiled.parameters.length === 0 && compiled.query.kind === 'RawNode') {
+      const results = await this.pglite.exec(compiled.sql);
+      const last = results[results.length - 1];
+      return { rows: (last?.rows ?? []) as R[], numAffectedRows: last?.affectedRows === undefined ? undefined : BigInt(last.affectedRows) };
+    }
+    const result = await this.pglite.query<R>(compiled.sql, compiled.parameters as unknown[], {
+      rowMode: 'object',
+    });
+    const affected = result.affectedRows;
+    return {
+      rows: result.rows,
+      numAffectedRows: affected === undefined ? undefined : BigInt(affected),
+    };
+  }
+
+  // eslint-disable-next-line require-yield
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('PGlite driver does not support streaming queries');
+  }
+}
+
+class PGliteDriver implements Driver {
+  readonly #connection: PGliteConnection;
+  readonly #mutex = new Mutex();
+  #release: (() => void) | undefined;
+
+  constructor(pglite: PGlite) {
+    this.#connection = new PGliteConnection(pglite);
+  }
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    this.#release = await this.#mutex.acquire();
+    return this.#connection;
+  }
+
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    const isolation = settings.isolationLevel ? ` ISOLATION LEVEL ${settings.isolationLevel.toUpperCase()}` : '';
+    await connection.executeQuery(CompiledQuery.raw(`BEGIN${isolation}`));
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('COMMIT'));
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('ROLLBACK'));
+  }
+
+  async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`SAVEPOINT ${name}`));
+  }
+
+  async rollbackToSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`ROLLBACK TO SAVEPOINT ${name}`));
+  }
+
+  async releaseSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`RELEASE SAVEPOINT ${name}`));
+  }
+
+  async releaseConnection(): Promise<void> {
+    const release = this.#release;
+    this.#release = undefined;
+    release?.();
+  }
+
+  async destroy(): Promise<void> {}
+}
+
+export class PGliteDialect implements Dialect {
+  constructor(private readonly pglite: PGlite) {}
+  createAdapter() {
+    return new PostgresAdapter();
+  }
+  createDriver(): Driver {
+    return new PGliteDriver(this.pglite);
+  }
+  createQueryCompiler() {
+    return new PostgresQueryCompiler();
+  }
+  createIntrospector(db: Kysely<unknown>) {
+    return new PostgresIntrospector(db);
+  }
+}

@@ -1,0 +1,36 @@
+/** SQL for API keys. */
+import type { Insertable } from 'kysely';
+import type { Executor } from '../transaction.ts';
+import type { ApiKeysTable } from '../schema.ts';
+
+export function insertApiKey(db: Executor, values: Insertable<ApiKeysTable>) {
+  return db.insertInto('api_keys').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+/** The key with this hash and its organizer's settings, whatever its state. */
+export function findApiKeyByHash(db: Executor, keyHash: Buffer) {
+  return db
+    .selectFrom('api_keys')
+    .innerJoin('organizers', 'organizers.id', 'api_keys.organizer_id')
+    .select([
+      'api_keys.id',
+      'api_keys.organizer_id',
+      'api_keys.key_hash',
+      'api_keys.scopes',
+      'api_keys.expires_at',
+      'api_keys.revoked_at',
+      'organizers.currency',
+      'organizers.timezone',
+    ])
+    .where('api_keys.key_hash', '=', keyHash)
+    .executeTakeFirst();
+}
+
+export function revokeApiKey(db: Executor, id: string, now: Date) {
+  return db
+    .updateTable('api_keys')
+    .set((eb) => ({ revoked_at: eb.fn.coalesce('revoked_at', eb.val(now)) }))
+    .where('id', '=', id)
+    .returning(['id', 'revoked_at'])
+    .executeTakeFirst();
+}

@@ -1,0 +1,56 @@
+/** Organizers (tenants): creation with validated defaults, settings updates. */
+import type { Executor } from '../../db/transaction.ts';
+import { findOrganizer, insertOrganizer, updateOrganizer } from '../../db/repositories/organizers.ts';
+import { badRequest, notFound } from '../../http/errors.ts';
+import { isValidCurrency, isValidTimeZone } from '../../lib/locale.ts';
+
+export interface OrganizerSettings {
+  name?: string;
+  timezone?: string;
+  currency?: string;
+  box_office_fee_minor?: number;
+  tax_rate_bps?: number;
+}
+
+function checkSettings(input: OrganizerSettings): void {
+  if (input.name !== undefined && input.name.trim() === '') throw badRequest('`name` must not be blank.');
+  if (input.timezone !== undefined && !isValidTimeZone(input.timezone)) {
+    throw badRequest(`\`timezone\` must be an IANA time zone such as Europe/Berlin, got "${input.timezone}".`);
+  }
+  if (input.currency !== undefined && !isValidCurrency(input.currency)) {
+    throw badRequest(`\`currency\` must be an ISO 4217 code such as EUR, got "${input.currency}".`);
+  }
+}
+
+export async function createOrganizer(db: Executor, input: { name: string; timezone?: string; currency?: string }) {
+  checkSettings(input);
+  return insertOrganizer(db, { name: input.name, timezone: input.timezone ?? 'UTC', currency: input.currency ?? 'EUR' });
+}
+
+export async function getOrganizer(db: Executor, id: string) {
+  const row = await findOrganizer(db, id);
+  if (!row) throw notFound('Organizer');
+  return row;
+}
+
+export async function updateOrganizerSettings(db: Executor, id: string, input: OrganizerSettings) {
+  if (Object.keys(input).length === 0) throw badRequest('Send at least one field to update.');
+  checkSettings(input);
+  const row = await updateOrganizer(db, id, input);
+  if (!row) throw notFound('Organizer');
+  return row;
+}
+
+export function presentOrganizer(row: Awaited<ReturnType<typeof getOrganizer>>) {
+  return {
+    id: row.id,
+    object: 'organizer' as const,
+    name: row.name,
+    timezone: row.timezone,
+    currency: row.currency,
+    box_office_fee_minor: row.box_office_fee_minor,
+    tax_rate_bps: row.tax_rate_bps,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}

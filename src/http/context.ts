@@ -1,0 +1,40 @@
+/**
+ * What the app hands every route: its dependencies (app.deps) and, per request, the
+ * authenticated organizer (request.auth) and the database executor to use (request.db:
+ * the shared handle, or a request-scoped transaction opened by the idempotency layer).
+ */
+import type { Config } from '../config.ts';
+import type { Db, Engine } from '../db/client.ts';
+import type { Executor } from '../db/transaction.ts';
+import type { AuthContext, Scope } from '../domain/auth/api-keys.ts';
+import type { Clock } from '../lib/clock.ts';
+
+export interface AppDeps {
+  config: Readonly<Config>;
+  db: Db;
+  engine: Engine;
+  clock: Clock;
+  adminToken: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    deps: AppDeps;
+  }
+  interface FastifyRequest {
+    auth: AuthContext | undefined;
+    db: Executor;
+  }
+  interface FastifyContextConfig {
+    /** Name used in "X not found." when the path id is malformed. */
+    resource?: string;
+    /** Scope the route needs; defaults to read for GET/HEAD, write otherwise. */
+    scope?: Scope;
+  }
+}
+
+/** The authenticated organizer of a /v1 request (the auth hook guarantees it). */
+export function tenantOf(request: { auth: AuthContext | undefined }): AuthContext {
+  if (!request.auth) throw new Error('tenantOf() called on a route without API key authentication');
+  return request.auth;
+}

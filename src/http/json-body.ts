@@ -1,0 +1,16 @@
+/**
+ * The JSON body parser: Fastify's own (prototype-poisoning safe), except that an empty
+ * body is "no body" rather than an error, because clients often send
+ * `content-type: application/json` on body-less POSTs such as check_in.
+ */
+import type { FastifyInstance } from 'fastify';
+
+export function registerJsonParser(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    parseJson(request, text, done);
+  });
+}

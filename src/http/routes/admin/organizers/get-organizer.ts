@@ -1,0 +1,15 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { getOrganizer, presentOrganizer } from '../../../../domain/organizers/organizers.ts';
+import { errorResponses, IdParams } from '../../../schemas/common.ts';
+import { Organizer } from '../../../schemas/organizers.ts';
+
+export const getOrganizerRoute: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/organizers/:id', {
+    config: { resource: 'Organizer' },
+    schema: {
+      tags: ['admin'], operationId: 'adminGetOrganizer', summary: 'Get an organizer',
+      params: IdParams,
+      response: { 200: Organizer, ...errorResponses(401, 404) },
+    },
+  }, async (request) => presentOrganizer(await getOrganizer(request.db, request.params.id)));
+};

@@ -1,0 +1,16 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { presentOrganizer, updateOrganizerSettings } from '../../../../domain/organizers/organizers.ts';
+import { errorResponses, IdParams } from '../../../schemas/common.ts';
+import { Organizer, UpdateOrganizer } from '../../../schemas/organizers.ts';
+
+export const updateOrganizerRoute: FastifyPluginAsyncTypebox = async (app) => {
+  app.patch('/organizers/:id', {
+    config: { resource: 'Organizer' },
+    schema: {
+      tags: ['admin'], operationId: 'adminUpdateOrganizer', summary: 'Update organizer settings (fee, tax, defaults)',
+      params: IdParams,
+      body: UpdateOrganizer,
+      response: { 200: Organizer, ...errorResponses(400, 401, 404) },
+    },
+  }, async (request) => presentOrganizer(await updateOrganizerSettings(request.db, request.params.id, request.body)));
+};

@@ -1,0 +1,60 @@
+import { Type } from '@sinclair/typebox';
+import { Nullable, Timestamp, TimestampInput, Uuid } from './common.ts';
+
+export const Organizer = Type.Object({
+  id: Uuid,
+  object: Type.Literal('organizer'),
+  name: Type.String(),
+  timezone: Type.String(),
+  currency: Type.String(),
+  box_office_fee_minor: Type.Integer({ description: 'box-office fee per ticket, minor units' }),
+  tax_rate_bps: Type.Integer({ description: 'tax on items and fees, basis points' }),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+const Name = Type.String({ minLength: 1, maxLength: 200 });
+const TimeZone = Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone id' });
+const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code' });
+
+export const CreateOrganizer = Type.Object(
+  { name: Name, timezone: Type.Optional(TimeZone), currency: Type.Optional(Currency) },
+  { additionalProperties: false },
+);
+
+export const UpdateOrganizer = Type.Object(
+  {
+    name: Type.Optional(Name),
+    timezone: Type.Optional(TimeZone),
+    currency: Type.Optional(Currency),
+    box_office_fee_minor: Type.Optional(Type.Integer({ minimum: 0, maximum: 100000000 })),
+    tax_rate_bps: Type.Optional(Type.Integer({ minimum: 0, maximum: 10000 })),
+  },
+  { additionalProperties: false },
+);
+
+export const Scope = Type.Union([Type.Literal('read'), Type.Literal('write')]);
+
+export const CreateApiKey = Type.Object(
+  {
+    name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+    scopes: Type.Array(Scope, { minItems: 1, maxItems: 2, uniqueItems: true }),
+    expires_at: Type.Optional(Nullable(TimestampInput)),
+  },
+  { additionalProperties: false },
+);
+
+export const CreatedApiKey = Type.Object({
+  id: Uuid,
+  object: Type.Literal('api_key'),
+  key: Type.String({ description: 'the raw key; shown only in this response' }),
+  scopes: Type.Array(Scope),
+  expires_at: Nullable(Timestamp),
+  created_at: Timestamp,
+});
+
+export const RevokedApiKey = Type.Object({
+  id: Uuid,
+  object: Type.Literal('api_key'),
+  revoked_at: Timestamp,
+});

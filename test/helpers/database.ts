@@ -1,0 +1,56 @@
+/**
+ * A fresh, migrated database for one test file: in-memory PGlite by default, or a new
+ * database on the PostgreSQL server named by TEST_DATABASE_URL (dropped at close).
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openDatabase, type DatabaseHandle } from '../../src/db/client.ts';
+import { migrate } from '../../src/db/migrate.ts';
+
+export const testDatabaseUrl = process.env.TEST_DATABASE_URL || undefined;
+export const onPostgres = testDatabaseUrl !== undefined;
+
+export interface TestDatabase extends DatabaseHandle {
+  /** Connection string of this database (PostgreSQL only), for a second process or pool. */
+  url: string | undefined;
+}
+
+/** Creates an empty database on the test server and returns its URL (PostgreSQL only). */
+export async function createEmptyPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  if (!testDatabaseUrl) throw new Error('TEST_DATABASE_URL is not set');
+  const name = `marquee_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: testDatabaseUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(testDatabaseUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: testDatabaseUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+export async function createTestDatabase(opts: { poolSize?: number } = {}): Promise<TestDatabase> {
+  if (!testDatabaseUrl) {
+    const handle = await openDatabase({});
+    await migrate(handle.db);
+    return { ...handle, url: undefined };
+  }
+  const empty = await createEmptyPostgresDatabase();
+  const handle = await openDatabase({ databaseUrl: empty.url, poolSize: opts.poolSize ?? 30 });
+  await migrate(handle.db);
+  return {
+    ...handle,
+    url: empty.url,
+    async close() {
+      await handle.close();
+      await empty.drop();
+    },
+  };
+}
