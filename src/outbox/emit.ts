@@ -1,0 +1,38 @@
+/**
+ * The transactional outbox: domain code calls emitDomainEvent() with the transaction
+ * that makes the change, so the event commits or rolls back with it. Delivery (webhooks)
+ * happens after commit, from these rows; nothing is ever published before commit.
+ */
+import type { Executor } from '../db/transaction.ts';
+
+/** The 7 subscribable event types of the spec, plus the synthetic test.ping. */
+export const SUBSCRIBABLE_EVENT_TYPES = [
+  'order.created',
+  'order.paid',
+  'order.refunded',
+  'ticket.issued',
+  'ticket.checked_in',
+  'event.published',
+  'event.updated',
+] as const;
+export type SubscribableEventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
+export type DomainEventType = SubscribableEventType | 'test.ping';
+
+export interface DomainEventInput {
+  organizerId: string;
+  type: DomainEventType;
+  /** The `data` object of the webhook envelope, exactly the spec's fields for the type. */
+  data: Record<string, unknown>;
+  /** The event's timestamp (the clock's now). */
+  at: Date;
+}
+
+/** Records a domain event in the caller's transaction; returns its id (the webhook-id). */
+export async function emitDomainEvent(trx: Executor, event: DomainEventInput): Promise<string> {
+  const row = await trx
+    .insertInto('domain_events')
+    .values({ organizer_id: event.organizerId, type: event.type, data: JSON.stringify(event.data), created_at: event.at })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
