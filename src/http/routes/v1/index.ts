@@ -4,7 +4,15 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { apiKeyAuth } from '../../plugins/api-key-auth.ts';
+import { createEventRoute } from './events/create-event.ts';
+import { getEventRoute } from './events/get-event.ts';
+import { listEventsRoute } from './events/list-events.ts';
+import { updateEventRoute } from './events/update-event.ts';
 
 export const v1Routes: FastifyPluginAsync = async (app) => {
   app.addHook('onRequest', apiKeyAuth);
+  await app.register(listEventsRoute);
+  await app.register(createEventRoute);
+  await app.register(getEventRoute);
+  await app.register(updateEventRoute);
 };

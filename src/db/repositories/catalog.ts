@@ -1,0 +1,229 @@
+/**
+ * SQL for the catalog: venues, categories, events, performances, ticket types, prices
+ * and holds. One query per function; every query that reads tenant data filters on
+ * organizer_id (the admin routes, which have no tenant, use the *Any variants).
+ */
+import { sql, type Insertable } from 'kysely';
+import type { Executor } from '../transaction.ts';
+import type { EventsTable, HoldsTable, PerformancesTable, PricesTable, TicketTypesTable, Translation } from '../schema.ts';
+
+// ---------------------------------------------------------------- venues, categories
+
+export function findVenue(db: Executor, organizerId: string, id: string) {
+  return db.selectFrom('venues').select(['id', 'name', 'is_online']).where('id', '=', id).where('organizer_id', '=', organizerId).executeTakeFirst();
+}
+
+/** Inserts a named venue unless one with that name (case-insensitive) exists; race-safe. */
+export async function insertVenueIfAbsent(db: Executor, organizerId: string, name: string, now: Date): Promise<void> {
+  await sql`
+    INSERT INTO venues (organizer_id, name, is_online, created_at)
+    VALUES (${organizerId}, ${name}, false, ${now})
+    ON CONFLICT (organizer_id, lower(name)) WHERE NOT is_online DO NOTHING
+  `.execute(db);
+}
+
+export function findVenueByName(db: Executor, organizerId: string, name: string) {
+  return db
+    .selectFrom('venues')
+    .select(['id', 'name', 'is_online'])
+    .where('organizer_id', '=', organizerId)
+    .where('is_online', '=', false)
+    .where(sql<boolean>`lower(name) = lower(${name})`)
+    .executeTakeFirst();
+}
+
+/** Inserts the organizer's one shared Online venue unless it exists; race-safe. */
+export async function insertOnlineVenueIfAbsent(db: Executor, organizerId: string, now: Date): Promise<void> {
+  await sql`
+    INSERT INTO venues (organizer_id, name, is_online, created_at)
+    VALUES (${organizerId}, 'Online', true, ${now})
+    ON CONFLICT (organizer_id) WHERE is_online DO NOTHING
+  `.execute(db);
+}
+
+export function findOnlineVenue(db: Executor, organizerId: string) {
+  return db
+    .selectFrom('venues')
+    .select(['id', 'name', 'is_online'])
+    .where('organizer_id', '=', organizerId)
+    .where('is_online', '=', true)
+    .executeTakeFirst();
+}
+
+export async function insertCategoryIfAbsent(db: Executor, organizerId: string, name: string, now: Date): Promise<void> {
+  await sql`
+    INSERT INTO categories (organizer_id, name, created_at)
+    VALUES (${organizerId}, ${name}, ${now})
+    ON CONFLICT (organizer_id, lower(name)) DO NOTHING
+  `.execute(db);
+}
+
+export function findCategoryByName(db: Executor, organizerId: string, name: string) {
+  return db
+    .selectFrom('categories')
+    .select(['id', 'name'])
+    .where('organizer_id', '=', organizerId)
+    .where(sql<boolean>`lower(name) = lower(${name})`)
+    .executeTakeFirst();
+}
+
+// ---------------------------------------------------------------- events
+
+export type EventRow = Awaited<ReturnType<typeof findEvent>> & {};
+
+export function findEvent(db: Executor, organizerId: string, id: string) {
+  return db.selectFrom('events').selectAll().where('id', '=', id).where('organizer_id', '=', organizerId).executeTakeFirst();
+}
+
+/** The event, whatever its organizer (admin API), locked for the rest of the transaction. */
+export function findEventAnyForUpdate(db: Executor, id: string) {
+  return db.selectFrom('events').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+export function findEventForUpdate(db: Executor, organizerId: string, id: string) {
+  return db.selectFrom('events').selectAll().where('id', '=', id).where('organizer_id', '=', organizerId).forUpdate().executeTakeFirst();
+}
+
+export function findEventIdByTitle(db: Executor, organizerId: string, title: string) {
+  return db
+    .selectFrom('events')
+    .select('id')
+    .where('organizer_id', '=', organizerId)
+    .where(sql<boolean>`lower(title) = lower(${title})`)
+    .executeTakeFirst();
+}
+
+/**
+ * Inserts the event unless its title is taken in the organizer (the events_title_uq
+ * index decides, also against a concurrent insert); undefined when it is taken.
+ */
+export async function insertEventUnlessTitleTaken(db: Executor, values: Insertable<EventsTable>): Promise<EventRow | undefined> {
+  return db
+    .insertInto('events')
+    .values(values)
+    .onConflict((oc) => oc.expression(sql`organizer_id, lower(title)`).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export function updateEventRow(
+  db: Executor,
+  organizerId: string,
+  id: string,
+  values: { title?: string; translations?: Translation[]; contact_email?: string | null; is_archived?: boolean; updated_at: Date },
+) {
+  const { translations, ...rest } = values;
+  return db
+    .updateTable('events')
+    .set({ ...rest, ...(translations === undefined ? {} : { translations: JSON.stringify(translations) }) })
+    .where('id', '=', id)
+    .where('organizer_id', '=', organizerId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export function markEventPublished(db: Executor, id: string, now: Date) {
+  return db
+    .updateTable('events')
+    .set({ status: 'published', published_at: now, updated_at: now })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** The organizer's events, for keysetPage (newest first). */
+export function eventsQuery(db: Executor, organizerId: string) {
+  return db.selectFrom('events').selectAll().where('organizer_id', '=', organizerId);
+}
+
+// ---------------------------------------------------------------- performances
+
+export type PerformanceRow = Awaited<ReturnType<typeof findPerformance>> & {};
+
+export function findPerformance(db: Executor, organizerId: string, id: string) {
+  return db.selectFrom('performances').selectAll().where('id', '=', id).where('organizer_id', '=', organizerId).executeTakeFirst();
+}
+
+export function findPerformanceAny(db: Executor, id: string) {
+  return db.selectFrom('performances').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function insertPerformances(db: Executor, rows: Insertable<PerformancesTable>[]) {
+  return db.insertInto('performances').values(rows).execute();
+}
+
+/** The event's performances in schedule order (starts_at, id). */
+export function listEventPerformances(db: Executor, eventId: string) {
+  return db.selectFrom('performances').selectAll().where('event_id', '=', eventId).orderBy('starts_at').orderBy('id').execute();
+}
+
+/** The event's performances, for keysetPage (soonest first). */
+export function performancesQuery(db: Executor, organizerId: string, eventId: string) {
+  return db.selectFrom('performances').selectAll().where('organizer_id', '=', organizerId).where('event_id', '=', eventId);
+}
+
+export function isPerformanceOfEvent(db: Executor, eventId: string, performanceId: string) {
+  return db.selectFrom('performances').select('id').where('id', '=', performanceId).where('event_id', '=', eventId).executeTakeFirst();
+}
+
+/** Draft performances of the event go live; returns them in schedule order. */
+export function publishDraftPerformances(db: Executor, eventId: string, now: Date) {
+  return db
+    .updateTable('performances')
+    .set({ status: 'published', updated_at: now })
+    .where('event_id', '=', eventId)
+    .where('status', '=', 'draft')
+    .returning(['id', 'starts_at'])
+    .execute();
+}
+
+// ---------------------------------------------------------------- ticket types, prices
+
+export function insertTicketTypes(db: Executor, rows: Insertable<TicketTypesTable>[]) {
+  return db.insertInto('ticket_types').values(rows).execute();
+}
+
+export function insertPrices(db: Executor, rows: Insertable<PricesTable>[]) {
+  return db.insertInto('prices').values(rows).execute();
+}
+
+export function listEventTicketTypes(db: Executor, eventId: string) {
+  return db.selectFrom('ticket_types').selectAll().where('event_id', '=', eventId).orderBy('sort_order').orderBy('id').execute();
+}
+
+/** Prices of the event's ticket types, in the schedule order of their performances. */
+export function listEventPrices(db: Executor, eventId: string) {
+  return db
+    .selectFrom('prices')
+    .innerJoin('performances', 'performances.id', 'prices.performance_id')
+    .select([
+      'prices.ticket_type_id',
+      'prices.performance_id',
+      'prices.seat_category_key',
+      'prices.price_minor',
+      'prices.limited_quantity',
+      'prices.is_active',
+    ])
+    .where('performances.event_id', '=', eventId)
+    .orderBy('performances.starts_at')
+    .orderBy('performances.id')
+    .execute();
+}
+
+// ---------------------------------------------------------------- holds
+
+export type HoldRow = Awaited<ReturnType<typeof insertHold>>;
+
+export function insertHold(db: Executor, values: Insertable<HoldsTable>) {
+  return db.insertInto('holds').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Sets released_at unless already set (a second release keeps the first time). */
+export function releaseHoldRow(db: Executor, id: string, now: Date) {
+  return db
+    .updateTable('holds')
+    .set((eb) => ({ released_at: eb.fn.coalesce('released_at', eb.val(now)) }))
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
