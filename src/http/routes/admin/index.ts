@@ -6,6 +6,9 @@ import { revokeApiKeyRoute } from './api-keys/revoke-api-key.ts';
 import { createOrganizerRoute } from './organizers/create-organizer.ts';
 import { getOrganizerRoute } from './organizers/get-organizer.ts';
 import { updateOrganizerRoute } from './organizers/update-organizer.ts';
+import { publishEventRoute } from './events/publish-event.ts';
+import { createHoldRoute } from './holds/create-hold.ts';
+import { releaseHoldRoute } from './holds/release-hold.ts';
 
 export const adminRoutes: FastifyPluginAsync = async (app) => {
   app.addHook('onRequest', adminAuth);
@@ -18,4 +21,7 @@ export const adminRoutes: FastifyPluginAsync = async (app) => {
   await app.register(updateOrganizerRoute);
   await app.register(createApiKeyRoute);
   await app.register(revokeApiKeyRoute);
+  await app.register(publishEventRoute);
+  await app.register(createHoldRoute);
+  await app.register(releaseHoldRoute);
 };

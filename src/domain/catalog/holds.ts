@@ -1,0 +1,80 @@
+/**
+ * Holds (admin API): a storefront cart hold expires (default 15 minutes), an organizer's
+ * hold allocation does not; both reduce availability while active. A hold is created
+ * under the same performance lock a sale takes (lockPerformances), after the same count
+ * (getAvailability), so holds and sales serialize and neither can oversell the other.
+ */
+import { findPerformanceAny, insertHold, releaseHoldRow, type HoldRow } from '../../db/repositories/catalog.ts';
+import { withTransaction, type Executor } from '../../db/transaction.ts';
+import { badRequest, notFound } from '../../http/errors.ts';
+import { getAvailability, lockPerformances } from '../inventory/inventory.ts';
+
+export const CART_HOLD_TTL_MS = 15 * 60 * 1000;
+
+export interface CreateHoldInput {
+  kind: 'cart' | 'allocation';
+  quantity: number;
+  ticket_type_id?: string | null;
+  expires_at?: string | null;
+}
+
+export function presentHold(row: HoldRow) {
+  return {
+    id: row.id,
+    object: 'hold' as const,
+    performance_id: row.performance_id,
+    ticket_type_id: row.ticket_type_id,
+    kind: row.kind,
+    quantity: row.quantity,
+    expires_at: row.expires_at,
+    released_at: row.released_at,
+    created_at: row.created_at,
+  };
+}
+
+export async function createHold(db: Executor, performanceId: string, input: CreateHoldInput, now: Date) {
+  let expiresAt: Date | null = null;
+  if (input.kind === 'allocation') {
+    if (input.expires_at != null) throw badRequest('`expires_at` is for cart holds only; a hold allocation does not expire.');
+  } else {
+    expiresAt = input.expires_at == null ? new Date(now.getTime() + CART_HOLD_TTL_MS) : new Date(input.expires_at);
+    if (expiresAt.getTime() <= now.getTime()) throw badRequest('`expires_at` must be in the future.');
+  }
+  const ticketTypeId = input.ticket_type_id ?? null;
+
+  return withTransaction(db, async (trx) => {
+    const performance = await findPerformanceAny(trx, performanceId);
+    if (!performance) throw notFound('Performance');
+    await lockPerformances(trx, [performanceId]);
+    const available = (await getAvailability(trx, performanceId, now))!;
+
+    let remaining = available.performance_remaining;
+    let what = 'seats';
+    if (ticketTypeId !== null) {
+      const type = available.ticket_types.find((t) => t.ticket_type_id === ticketTypeId);
+      if (!type) throw badRequest(`Ticket type ${ticketTypeId} has no active price on performance ${performanceId}.`);
+      remaining = type.remaining;
+      what = `"${type.ticket_type_name}" tickets`;
+    }
+    if (input.quantity > remaining) {
+      throw badRequest(`Cannot hold ${input.quantity} ${what}: ${remaining} remaining for this performance.`);
+    }
+    const row = await insertHold(trx, {
+      organizer_id: performance.organizer_id,
+      performance_id: performanceId,
+      ticket_type_id: ticketTypeId,
+      kind: input.kind,
+      quantity: input.quantity,
+      expires_at: expiresAt,
+      created_at: now,
+    });
+    return presentHold(row);
+  });
+}
+
+/** Releases a hold; releasing it again answers the same hold (first released_at kept). */
+export async function releaseHold(db: Executor, id: string, now: Date) {
+  const row = await releaseHoldRow(db, id, now);
+  if (!row) throw notFound('Hold');
+  return presentHold(row);
+}

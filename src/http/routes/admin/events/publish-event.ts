@@ -1,0 +1,16 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { publishEvent } from '../../../../domain/catalog/events.ts';
+import { errorResponses, IdParams } from '../../../schemas/common.ts';
+import { EventDetail } from '../../../schemas/events.ts';
+
+export const publishEventRoute: FastifyPluginAsyncTypebox = async (app) => {
+  app.post('/events/:id/publish', {
+    config: { resource: 'Event' },
+    schema: {
+      tags: ['admin'], operationId: 'adminPublishEvent',
+      summary: 'Publish a draft event: its performances go live, one event.published each',
+      params: IdParams,
+      response: { 200: EventDetail, ...errorResponses(401, 404, 409) },
+    },
+  }, async (request) => publishEvent(request.db, request.params.id, app.deps.clock.now()));
+};

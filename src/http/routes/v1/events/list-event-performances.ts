@@ -1,0 +1,21 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { listPerformances } from '../../../../domain/catalog/performances.ts';
+import { tenantOf } from '../../../context.ts';
+import { errorResponses, IdParams, ListOf, PAGE_LIMIT_DEFAULT } from '../../../schemas/common.ts';
+import { ListPerformancesQuery, Performance } from '../../../schemas/performances.ts';
+
+export const listEventPerformancesRoute: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/events/:id/performances', {
+    config: { resource: 'Event' },
+    schema: {
+      tags: ['performances'], operationId: 'listEventPerformances',
+      summary: "List an event's performances, soonest first",
+      params: IdParams,
+      querystring: ListPerformancesQuery,
+      response: { 200: ListOf(Performance), ...errorResponses(400, 401, 403, 404) },
+    },
+  }, async (request) => listPerformances(request.db, tenantOf(request).organizerId, request.params.id, {
+    limit: request.query.limit ?? PAGE_LIMIT_DEFAULT,
+    starting_after: request.query.starting_after,
+  }));
+};

@@ -1,0 +1,16 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { getPerformance } from '../../../../domain/catalog/performances.ts';
+import { tenantOf } from '../../../context.ts';
+import { errorResponses, IdParams } from '../../../schemas/common.ts';
+import { Performance } from '../../../schemas/performances.ts';
+
+export const getPerformanceRoute: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/performances/:id', {
+    config: { resource: 'Performance' },
+    schema: {
+      tags: ['performances'], operationId: 'getPerformance', summary: 'Get a performance',
+      params: IdParams,
+      response: { 200: Performance, ...errorResponses(401, 403, 404) },
+    },
+  }, async (request) => getPerformance(request.db, tenantOf(request).organizerId, request.params.id));
+};

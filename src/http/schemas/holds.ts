@@ -1,0 +1,26 @@
+/** Admin holds: storefront cart holds (expire) and organizer hold allocations (no expiry). */
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, Timestamp, TimestampInput, Uuid } from './common.ts';
+
+export const CreateHold = Type.Object(
+  {
+    kind: Type.Union([Type.Literal('cart'), Type.Literal('allocation')]),
+    quantity: Type.Integer({ minimum: 1, maximum: 1000000 }),
+    ticket_type_id: Type.Optional(Nullable(Uuid)),
+    expires_at: Type.Optional(Nullable(TimestampInput)),
+  },
+  { additionalProperties: false },
+);
+export type CreateHoldInput = Static<typeof CreateHold>;
+
+export const Hold = Type.Object({
+  id: Uuid,
+  object: Type.Literal('hold'),
+  performance_id: Uuid,
+  ticket_type_id: Nullable(Uuid),
+  kind: Type.Union([Type.Literal('cart'), Type.Literal('allocation')]),
+  quantity: Type.Integer(),
+  expires_at: Nullable(Timestamp),
+  released_at: Nullable(Timestamp),
+  created_at: Timestamp,
+});
