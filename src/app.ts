@@ -20,6 +20,7 @@ import { adminRoutes } from './http/routes/admin/index.ts';
 import { healthRoutes } from './http/routes/health.ts';
 import { v1Routes } from './http/routes/v1/index.ts';
 import { openApiDocument } from './http/openapi.ts';
+import { systemResolver, type Resolver } from './domain/webhooks/url-vetting.ts';
 
 export interface BuildAppOptions {
   config: Readonly<Config>;
@@ -28,6 +29,8 @@ export interface BuildAppOptions {
   clock?: Clock;
   /** A pino logger; omitted means no logging (tests). */
   logger?: FastifyBaseLogger;
+  /** DNS for webhook URL vetting; omitted means the system resolver (tests inject a fake). */
+  webhookResolver?: Resolver;
 }
 
 /** Headers browser callers may read (spec: CORS), plus the rate-limit pacing headers. */
@@ -54,6 +57,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     engine: opts.database.engine,
     clock: opts.clock ?? systemClock,
     adminToken: opts.adminToken,
+    webhookResolver: opts.webhookResolver ?? systemResolver,
   };
   app.decorate('deps', deps);
   app.decorateRequest('auth', undefined);

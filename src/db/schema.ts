@@ -150,3 +150,55 @@ export interface Database {
   prices: PricesTable;
   holds: HoldsTable;
 }
+
+// Webhooks (migrations/0004_webhooks.sql). Declared as a merged part of Database so
+// appends by other areas never touch the same lines.
+export type WebhookEndpointStatus = 'enabled' | 'disabled' | 'auto_disabled';
+export type WebhookDeliveryStatus = 'pending' | 'success' | 'failed' | 'exhausted';
+
+export interface WebhookEndpointsTable {
+  id: Generated<string>;
+  organizer_id: string;
+  url: string;
+  description: string | null;
+  event_types: string[];
+  status: ColumnType<WebhookEndpointStatus, WebhookEndpointStatus | undefined, WebhookEndpointStatus>;
+  disabled_reason: string | null;
+  secret: string;
+  reenabled_at: Timestamp | null;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<string>;
+  organizer_id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  status: ColumnType<WebhookDeliveryStatus, WebhookDeliveryStatus | undefined, WebhookDeliveryStatus>;
+  attempt: Generated<number>;
+  response_status: number | null;
+  response_ms: number | null;
+  error: string | null;
+  next_retry_at: Timestamp | null;
+  locked_until: Timestamp | null;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface WebhookDeliveryAttemptsTable {
+  id: Generated<string>;
+  delivery_id: string;
+  attempt: number;
+  response_status: number | null;
+  response_ms: number | null;
+  error: string | null;
+  created_at: CreatedAt;
+}
+
+export interface Database {
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
+}

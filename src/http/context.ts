@@ -8,6 +8,7 @@ import type { Db, Engine } from '../db/client.ts';
 import type { Executor } from '../db/transaction.ts';
 import type { AuthContext, Scope } from '../domain/auth/api-keys.ts';
 import type { Clock } from '../lib/clock.ts';
+import type { Resolver } from '../domain/webhooks/url-vetting.ts';
 
 export interface AppDeps {
   config: Readonly<Config>;
@@ -15,6 +16,8 @@ export interface AppDeps {
   engine: Engine;
   clock: Clock;
   adminToken: string;
+  /** DNS used by webhook URL vetting at endpoint create and PATCH. */
+  webhookResolver: Resolver;
 }
 
 declare module 'fastify' {

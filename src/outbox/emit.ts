@@ -4,6 +4,8 @@
  * happens after commit, from these rows; nothing is ever published before commit.
  */
 import type { Executor } from '../db/transaction.ts';
+import { fanOutDeliveries } from '../db/repositories/webhooks.ts';
+import { notifyDeliveriesQueued } from '../domain/webhooks/wakeup.ts';
 
 /** The 7 subscribable event types of the spec, plus the synthetic test.ping. */
 export const SUBSCRIBABLE_EVENT_TYPES = [
@@ -27,12 +29,21 @@ export interface DomainEventInput {
   at: Date;
 }
 
-/** Records a domain event in the caller's transaction; returns its id (the webhook-id). */
+/**
+ * Records a domain event in the caller's transaction, and in the same transaction queues
+ * one pending webhook delivery per enabled endpoint of the organizer subscribed to the
+ * type. Returns the event id (the webhook-id). `test.ping` is never fanned out: it is
+ * addressed to one endpoint by the admin test route.
+ */
 export async function emitDomainEvent(trx: Executor, event: DomainEventInput): Promise<string> {
   const row = await trx
     .insertInto('domain_events')
     .values({ organizer_id: event.organizerId, type: event.type, data: JSON.stringify(event.data), created_at: event.at })
     .returning('id')
     .executeTakeFirstOrThrow();
+  if (event.type !== 'test.ping') {
+    const queued = await fanOutDeliveries(trx, { id: row.id, organizerId: event.organizerId, type: event.type, at: event.at });
+    if (queued > 0) notifyDeliveriesQueued();
+  }
   return row.id;
 }

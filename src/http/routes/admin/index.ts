@@ -1,6 +1,7 @@
 /** The admin API (operations.md section 3), mounted at /admin/v1 behind the admin token. */
 import type { FastifyPluginAsync } from 'fastify';
 import { adminAuth } from '../../plugins/admin-auth.ts';
+import { testWebhookEndpointRoute } from './webhook-endpoints/test-webhook-endpoint.ts';
 import { createApiKeyRoute } from './api-keys/create-api-key.ts';
 import { revokeApiKeyRoute } from './api-keys/revoke-api-key.ts';
 import { createOrganizerRoute } from './organizers/create-organizer.ts';
@@ -24,4 +25,5 @@ export const adminRoutes: FastifyPluginAsync = async (app) => {
   await app.register(publishEventRoute);
   await app.register(createHoldRoute);
   await app.register(releaseHoldRoute);
+  await app.register(testWebhookEndpointRoute);
 };

@@ -4,6 +4,14 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { apiKeyAuth } from '../../plugins/api-key-auth.ts';
+import { createWebhookEndpointRoute } from './webhook-endpoints/create-webhook-endpoint.ts';
+import { deleteWebhookEndpointRoute } from './webhook-endpoints/delete-webhook-endpoint.ts';
+import { getWebhookEndpointRoute } from './webhook-endpoints/get-webhook-endpoint.ts';
+import { listWebhookDeliveriesRoute } from './webhook-endpoints/list-webhook-deliveries.ts';
+import { listWebhookEndpointsRoute } from './webhook-endpoints/list-webhook-endpoints.ts';
+import { rotateWebhookEndpointSecretRoute } from './webhook-endpoints/rotate-webhook-endpoint-secret.ts';
+import { updateWebhookEndpointRoute } from './webhook-endpoints/update-webhook-endpoint.ts';
+import { redeliverWebhookDeliveryRoute } from './webhook-deliveries/redeliver-webhook-delivery.ts';
 import { createEventRoute } from './events/create-event.ts';
 import { getEventRoute } from './events/get-event.ts';
 import { listEventsRoute } from './events/list-events.ts';
@@ -21,4 +29,13 @@ export const v1Routes: FastifyPluginAsync = async (app) => {
   await app.register(listEventPerformancesRoute);
   await app.register(getPerformanceRoute);
   await app.register(getAvailabilityRoute);
+  // Webhook endpoints and their delivery log.
+  await app.register(listWebhookEndpointsRoute);
+  await app.register(createWebhookEndpointRoute);
+  await app.register(getWebhookEndpointRoute);
+  await app.register(updateWebhookEndpointRoute);
+  await app.register(deleteWebhookEndpointRoute);
+  await app.register(rotateWebhookEndpointSecretRoute);
+  await app.register(listWebhookDeliveriesRoute);
+  await app.register(redeliverWebhookDeliveryRoute);
 };

@@ -1,0 +1,23 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { presentEndpoint, updateEndpointSettings } from '../../../../domain/webhooks/endpoints.ts';
+import { tenantOf } from '../../../context.ts';
+import { errorResponses, IdParams } from '../../../schemas/common.ts';
+import { UpdateWebhookEndpoint, WebhookEndpoint } from '../../../schemas/webhooks.ts';
+
+export const updateWebhookEndpointRoute: FastifyPluginAsyncTypebox = async (app) => {
+  app.patch('/webhook_endpoints/:id', {
+    config: { resource: 'Webhook endpoint' },
+    schema: {
+      tags: ['webhooks'], operationId: 'updateWebhookEndpoint',
+      summary: 'Update url (re-vetted), description, event_types or status (enabled/disabled)',
+      params: IdParams,
+      body: UpdateWebhookEndpoint,
+      response: { 200: WebhookEndpoint, ...errorResponses(400, 401, 403, 404) },
+    },
+  }, async (request) => {
+    const { config, webhookResolver, clock } = app.deps;
+    const row = await updateEndpointSettings(request.db, tenantOf(request).organizerId, request.params.id, request.body,
+      { allowLoopback: config.webhookAllowLoopback, resolver: webhookResolver }, clock.now());
+    return presentEndpoint(row);
+  });
+};

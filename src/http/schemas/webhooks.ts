@@ -1,0 +1,65 @@
+import { Type } from '@sinclair/typebox';
+import { SUBSCRIBABLE_EVENT_TYPES, type SubscribableEventType } from '../../outbox/emit.ts';
+import { Nullable, PaginationQuery, Timestamp, Uuid } from './common.ts';
+
+/** One of the 7 subscribable types; an `enum` so a wrong value's error lists them. */
+export const SubscribableEventTypeSchema = Type.Unsafe<SubscribableEventType>(
+  Type.String({ enum: [...SUBSCRIBABLE_EVENT_TYPES], description: 'a subscribable event type' }),
+);
+
+const EventTypes = Type.Array(SubscribableEventTypeSchema, { minItems: 1, maxItems: SUBSCRIBABLE_EVENT_TYPES.length, uniqueItems: true });
+const Url = Type.String({ maxLength: 2048, description: 'https URL whose host resolves only to public addresses' });
+const Description = Nullable(Type.String({ maxLength: 500 }));
+
+export const WebhookEndpoint = Type.Object({
+  id: Uuid,
+  object: Type.Literal('webhook_endpoint'),
+  url: Type.String(),
+  description: Nullable(Type.String()),
+  event_types: Type.Array(SubscribableEventTypeSchema),
+  status: Type.Union([Type.Literal('enabled'), Type.Literal('disabled'), Type.Literal('auto_disabled')]),
+  disabled_reason: Nullable(Type.String()),
+  secret_preview: Type.String({ description: 'abbreviated secret, e.g. whsec_MfKQ…LaSw' }),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+export const WebhookEndpointWithSecret = Type.Composite([
+  WebhookEndpoint,
+  Type.Object({ secret: Type.String({ description: 'the raw signing secret, whsec_ + base64; shown only in this response' }) }),
+]);
+
+export const CreateWebhookEndpoint = Type.Object(
+  { url: Url, description: Type.Optional(Description), event_types: EventTypes },
+  { additionalProperties: false },
+);
+
+export const UpdateWebhookEndpoint = Type.Object(
+  {
+    url: Type.Optional(Url),
+    description: Type.Optional(Description),
+    event_types: Type.Optional(EventTypes),
+    status: Type.Optional(Type.Unsafe<'enabled' | 'disabled'>(
+      Type.String({ enum: ['enabled', 'disabled'], description: 'auto_disabled is set only by the service' }),
+    )),
+  },
+  { additionalProperties: false },
+);
+
+export const WebhookDelivery = Type.Object({
+  id: Uuid,
+  object: Type.Literal('webhook_delivery'),
+  endpoint_id: Uuid,
+  event_id: Type.String({ description: 'equals the webhook-id header' }),
+  event_type: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('success'), Type.Literal('failed'), Type.Literal('exhausted')]),
+  attempt: Type.Integer(),
+  response_status: Nullable(Type.Integer()),
+  response_ms: Nullable(Type.Integer()),
+  error: Nullable(Type.String()),
+  next_retry_at: Nullable(Timestamp),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+export const WebhookListQuery = Type.Object(PaginationQuery);

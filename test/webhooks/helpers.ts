@@ -1,0 +1,55 @@
+/**
+ * Shared pieces of the webhook tests: a fake DNS (no test ever touches the network),
+ * an app wired to it, and verification through the official `standardwebhooks` package
+ * at a chosen "now" (the package checks freshness against Date.now()).
+ */
+import { Webhook } from 'standardwebhooks';
+import type { Resolver } from '../../src/domain/webhooks/url-vetting.ts';
+import { createTestApp, type TestApp, type TestAppOptions } from '../helpers/app.ts';
+import type { ReceivedRequest } from '../helpers/https-receiver.ts';
+
+const FAKE_DNS: Record<string, string[]> = {
+  'localhost': ['127.0.0.1'],
+  'hooks.test.localhost': ['127.0.0.1'],
+  'private.test': ['10.1.2.3'],
+  'metadata.test': ['169.254.169.254'],
+  'cgnat.test': ['100.64.0.1'],
+  'ula.test': ['fd00::1'],
+  'mapped.test': ['::ffff:192.168.1.1'],
+  'mixed.test': ['93.184.216.34', '192.168.0.10'],
+};
+
+/** Test hostnames to fixed addresses; anything else does not resolve. */
+export const fakeResolver: Resolver = async (hostname) => {
+  const addresses = FAKE_DNS[hostname];
+  if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+  return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+};
+
+/** createTestApp() with the fake resolver as the app's webhook DNS. */
+export async function createWebhookTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
+  const t = await createTestApp(opts);
+  t.app.deps.webhookResolver = fakeResolver;
+  return t;
+}
+
+/**
+ * Verifies a received delivery with the standardwebhooks package, as of `nowMs`
+ * (default: its own webhook-timestamp, so a request signed at a ManualClock time
+ * verifies; freshness itself is tested with the real clock). Returns the parsed body.
+ */
+export function verifyDelivery(secret: string, req: ReceivedRequest, nowMs?: number): unknown {
+  const headers = {
+    'webhook-id': String(req.headers['webhook-id']),
+    'webhook-timestamp': String(req.headers['webhook-timestamp']),
+    'webhook-signature': String(req.headers['webhook-signature']),
+  };
+  const at = nowMs ?? Number(headers['webhook-timestamp']) * 1000;
+  const realNow = Date.now;
+  Date.now = () => at;
+  try {
+    return new Webhook(secret).verify(req.body, headers);
+  } finally {
+    Date.now = realNow;
+  }
+}
