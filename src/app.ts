@@ -14,6 +14,9 @@ import type { DatabaseHandle } from './db/client.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import type { AppDeps } from './http/context.ts';
 import { handleError, sendProblem } from './http/errors.ts';
+import { DEFAULT_IDEMPOTENCY_SETTINGS, type IdempotencySettings } from './http/plugins/idempotency.ts';
+import { preauthRateLimit } from './http/plugins/rate-limit.ts';
+import { createRateLimiter, type RateLimiter } from './http/rate-limit/limiter.ts';
 import { registerJsonParser } from './http/json-body.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { adminRoutes } from './http/routes/admin/index.ts';
@@ -29,6 +32,12 @@ export interface BuildAppOptions {
   clock?: Clock;
   /** A pino logger; omitted means no logging (tests). */
   logger?: FastifyBaseLogger;
+  /** Rate limiter to use instead of one built from config.rateLimits/redisUrl (tests). The app closes it. */
+  rateLimiter?: RateLimiter;
+  /** Namespace of the Redis rate-limit counters (default 'marquee:rl'); tests use a unique one. */
+  rateLimitKeyPrefix?: string;
+  /** Idempotency lease/retention overrides and test seams (defaults: 60 s lease, 24 h retention). */
+  idempotency?: Partial<IdempotencySettings>;
   /** DNS for webhook URL vetting; omitted means the system resolver (tests inject a fake). */
   webhookResolver?: Resolver;
 }
@@ -51,12 +60,24 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  const rateLimiter =
+    opts.rateLimiter ??
+    createRateLimiter({
+      limits: opts.config.rateLimits,
+      redisUrl: opts.config.redisUrl,
+      keyPrefix: opts.rateLimitKeyPrefix,
+      logger: { warn: (obj, msg) => app.log.warn(obj, msg), info: (obj, msg) => app.log.info(obj, msg as string) },
+    });
+  app.addHook('onClose', async () => rateLimiter.close());
+
   const deps: AppDeps = {
     config: opts.config,
     db: opts.database.db,
     engine: opts.database.engine,
     clock: opts.clock ?? systemClock,
     adminToken: opts.adminToken,
+    rateLimiter,
+    idempotency: { ...DEFAULT_IDEMPOTENCY_SETTINGS, ...opts.idempotency },
     webhookResolver: opts.webhookResolver ?? systemResolver,
   };
   app.decorate('deps', deps);
@@ -85,6 +106,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     credentials: false,
     maxAge: 600,
   });
+  // Pre-auth rate limit per client IP: every request, before any authentication, after
+  // the CORS hook so that a 429 is readable by browser callers too.
+  app.addHook('onRequest', preauthRateLimit);
 
   await app.register(swagger, { openapi: openApiDocument });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: '/v1/openapi.json' } });

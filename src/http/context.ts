@@ -8,6 +8,8 @@ import type { Db, Engine } from '../db/client.ts';
 import type { Executor } from '../db/transaction.ts';
 import type { AuthContext, Scope } from '../domain/auth/api-keys.ts';
 import type { Clock } from '../lib/clock.ts';
+import type { IdempotencySettings } from './plugins/idempotency.ts';
+import type { RateLimiter } from './rate-limit/limiter.ts';
 import type { Resolver } from '../domain/webhooks/url-vetting.ts';
 
 export interface AppDeps {
@@ -16,6 +18,10 @@ export interface AppDeps {
   engine: Engine;
   clock: Clock;
   adminToken: string;
+  /** Rate-limit counters (in-process, or shared through Redis); see plugins/rate-limit.ts. */
+  rateLimiter: RateLimiter;
+  /** Lease, retention and test hooks of the idempotency layer; see plugins/idempotency.ts. */
+  idempotency: IdempotencySettings;
   /** DNS used by webhook URL vetting at endpoint create and PATCH. */
   webhookResolver: Resolver;
 }

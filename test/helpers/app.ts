@@ -4,7 +4,7 @@
  * authenticated /v1 calls). Everything goes through HTTP via inject().
  */
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../../src/app.ts';
+import { buildApp, type BuildAppOptions } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
@@ -39,6 +39,8 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   clock?: ManualClock;
   database?: TestDatabase;
+  /** Extra buildApp options: a logger, a rate limiter or its Redis key prefix, idempotency settings. */
+  appOptions?: Partial<Omit<BuildAppOptions, 'config' | 'database' | 'adminToken' | 'clock'>>;
 }
 
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -52,7 +54,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     WEBHOOK_ALLOW_LOOPBACK: 'true',
     ...opts.env,
   });
-  const app = await buildApp({ config, database, adminToken: ADMIN_TOKEN, clock });
+  const app = await buildApp({ ...opts.appOptions, config, database, adminToken: ADMIN_TOKEN, clock });
   await app.ready();
 
   const send = (method: Method, url: string, headers: Record<string, string>, body?: unknown) =>

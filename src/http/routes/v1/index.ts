@@ -4,6 +4,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { apiKeyAuth } from '../../plugins/api-key-auth.ts';
+import { apiKeyRateLimit } from '../../plugins/rate-limit.ts';
 import { createWebhookEndpointRoute } from './webhook-endpoints/create-webhook-endpoint.ts';
 import { deleteWebhookEndpointRoute } from './webhook-endpoints/delete-webhook-endpoint.ts';
 import { getWebhookEndpointRoute } from './webhook-endpoints/get-webhook-endpoint.ts';
@@ -22,6 +23,8 @@ import { getAvailabilityRoute } from './performances/get-availability.ts';
 
 export const v1Routes: FastifyPluginAsync = async (app) => {
   app.addHook('onRequest', apiKeyAuth);
+  // Per-key read/write rate limit, right after authentication (the key id is known).
+  app.addHook('onRequest', apiKeyRateLimit);
   await app.register(listEventsRoute);
   await app.register(createEventRoute);
   await app.register(getEventRoute);
