@@ -80,8 +80,8 @@ export const CreateTicketType = Type.Object(
   { additionalProperties: false },
 );
 
+// The object branch first, so a bad `venue.id` or `venue.name` is the error reported.
 export const VenueInput = Type.Union([
-  Type.Literal('online'),
   Type.Object(
     {
       id: Type.Optional(Uuid),
@@ -89,6 +89,7 @@ export const VenueInput = Type.Union([
     },
     { additionalProperties: false },
   ),
+  Type.Literal('online'),
 ], { description: '`{id}` of an existing venue, `{name}` (found case-insensitively, else created) or the string `online`' });
 
 export const CreateEvent = Type.Object(

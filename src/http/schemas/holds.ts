@@ -2,9 +2,12 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, Timestamp, TimestampInput, Uuid } from './common.ts';
 
+/** A plain string enum, so a wrong value answers "must be one of: cart, allocation". */
+const HoldKind = Type.Unsafe<'cart' | 'allocation'>({ type: 'string', enum: ['cart', 'allocation'] });
+
 export const CreateHold = Type.Object(
   {
-    kind: Type.Union([Type.Literal('cart'), Type.Literal('allocation')]),
+    kind: HoldKind,
     quantity: Type.Integer({ minimum: 1, maximum: 1000000 }),
     ticket_type_id: Type.Optional(Nullable(Uuid)),
     expires_at: Type.Optional(Nullable(TimestampInput)),
@@ -18,7 +21,7 @@ export const Hold = Type.Object({
   object: Type.Literal('hold'),
   performance_id: Uuid,
   ticket_type_id: Nullable(Uuid),
-  kind: Type.Union([Type.Literal('cart'), Type.Literal('allocation')]),
+  kind: HoldKind,
   quantity: Type.Integer(),
   expires_at: Nullable(Timestamp),
   released_at: Nullable(Timestamp),
