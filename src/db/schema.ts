@@ -202,3 +202,196 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
 }
+
+// Orders, tickets, questions, contacts, e-mail jobs (migrations/0003_orders.sql).
+export interface OrdersTable {
+  id: Generated<string>;
+  organizer_id: string;
+  order_no: string;
+  status: 'unpaid' | 'placed' | 'fulfilled' | 'cancelled';
+  channel: Generated<'box_office' | 'online'>;
+  tender: 'cash' | 'pay_later' | 'free';
+  buyer_first_name: string;
+  buyer_last_name: string | null;
+  buyer_email: string;
+  buyer_phone: string | null;
+  currency: string;
+  total_minor: number;
+  etickets_sent_at: Timestamp | null;
+  disputed_at: Timestamp | null;
+  paid_at: Timestamp | null;
+  cancelled_at: Timestamp | null;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface OrderTransactionsTable {
+  id: Generated<string>;
+  organizer_id: string;
+  order_id: string;
+  transaction_no: string;
+  position: number;
+  event_id: string;
+  performance_id: string;
+  delivery_method: 'eticket';
+  items_total_minor: number;
+  surcharges_minor: number;
+  taxes_minor: number;
+  service_fees_minor: number;
+  total_minor: number;
+  created_at: CreatedAt;
+}
+
+export interface TicketsTable {
+  id: Generated<string>;
+  organizer_id: string;
+  order_id: string;
+  order_transaction_id: string;
+  order_no: string;
+  position: number;
+  ticket_no: string;
+  serial_no: string;
+  status: 'purchased' | 'checked_in' | 'refunded' | 'cancelled';
+  event_id: string;
+  performance_id: string;
+  ticket_type_id: string;
+  holder_first_name: string;
+  holder_last_name: string | null;
+  holder_email: string;
+  unit_price_minor: number;
+  fee_minor: number;
+  tax_minor: number;
+  total_minor: number;
+  checked_in_at: Timestamp | null;
+  transferred_at: Timestamp | null;
+  refund_id: string | null;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface PaymentsTable {
+  id: Generated<string>;
+  organizer_id: string;
+  order_id: string;
+  tender: 'cash' | 'card' | 'bankTransfer';
+  amount_minor: number;
+  currency: string;
+  created_at: CreatedAt;
+}
+
+export interface RefundsTable {
+  id: Generated<string>;
+  organizer_id: string;
+  order_id: string;
+  mode: 'cash' | 'card';
+  status: 'pending' | 'refunded' | 'failed';
+  amount_minor: number;
+  currency: string;
+  ticket_count: number;
+  settled_at: Timestamp | null;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface QuestionOption {
+  key: string;
+  label: string;
+}
+
+export type QuestionType = 'text' | 'number' | 'date' | 'email' | 'phone' | 'select' | 'multi_select';
+
+export interface RegistrationQuestionsTable {
+  id: Generated<string>;
+  organizer_id: string;
+  event_id: string;
+  key: string;
+  label: string;
+  type: QuestionType;
+  options: Json<QuestionOption[]>;
+  required: Generated<boolean>;
+  per_attendee: Generated<boolean>;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface RegistrationAnswersTable {
+  id: Generated<string>;
+  organizer_id: string;
+  order_id: string;
+  question_id: string | null;
+  position: number;
+  key: string;
+  label: string;
+  ticket_id: string | null;
+  ticket_no: string | null;
+  value: Json<string | string[]>;
+  value_labels: Json<string[] | null> | null;
+  created_at: CreatedAt;
+}
+
+export interface ContactsTable {
+  id: Generated<string>;
+  organizer_id: string;
+  email: string;
+  first_name: string;
+  last_name: string | null;
+  phone: string | null;
+  orders_count: Generated<number>;
+  first_order_at: Timestamp;
+  last_order_at: Timestamp;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface EmailJobsTable {
+  id: Generated<string>;
+  organizer_id: string;
+  order_id: string;
+  kind: 'receipt' | 'etickets';
+  recipient: string;
+  subject: string;
+  status: Generated<'pending' | 'sending' | 'sent' | 'failed' | 'skipped'>;
+  attempts: Generated<number>;
+  max_attempts: Generated<number>;
+  next_attempt_at: Timestamp;
+  locked_until: Timestamp | null;
+  last_error: string | null;
+  message_id: string | null;
+  sent_at: Timestamp | null;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface Database {
+  orders: OrdersTable;
+  order_transactions: OrderTransactionsTable;
+  tickets: TicketsTable;
+  payments: PaymentsTable;
+  refunds: RefundsTable;
+  registration_questions: RegistrationQuestionsTable;
+  registration_answers: RegistrationAnswersTable;
+  contacts: ContactsTable;
+  email_jobs: EmailJobsTable;
+}
+
+// Idempotency keys (migrations/0005_idempotency.sql; docs/idempotency.md).
+export interface IdempotencyKeysTable {
+  organizer_id: string;
+  key: string;
+  request_hash: string;
+  api_key_id: string;
+  method: string;
+  path: string;
+  status: 'in_progress' | 'completed';
+  lease_token: string | null;
+  locked_until: Timestamp | null;
+  response_status: number | null;
+  response_headers: Json<Record<string, string>> | null;
+  response_body: string | null;
+  created_at: Timestamp;
+  completed_at: Timestamp | null;
+}
+
+export interface Database {
+  idempotency_keys: IdempotencyKeysTable;
+}

@@ -7,6 +7,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import type { Clock } from '../lib/clock.ts';
+import { emailJob } from './email-job.ts';
 
 export interface WorkerDeps {
   config: Readonly<Config>;
@@ -23,7 +24,7 @@ export interface RunningJob {
 
 export type JobFactory = (deps: WorkerDeps) => RunningJob;
 
-const jobs: JobFactory[] = [];
+const jobs: JobFactory[] = [emailJob];
 
 export interface Workers {
   stop(): Promise<void>;

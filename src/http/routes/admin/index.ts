@@ -1,6 +1,15 @@
 /** The admin API (operations.md section 3), mounted at /admin/v1 behind the admin token. */
 import type { FastifyPluginAsync } from 'fastify';
 import { adminAuth } from '../../plugins/admin-auth.ts';
+import { listEmailsRoute } from './emails/list-emails.ts';
+import { cancelOrderRoute } from './orders/cancel-order.ts';
+import { refundOrderRoute } from './orders/refund-order.ts';
+import { settleOrderRoute } from './orders/settle-order.ts';
+import { createQuestionRoute } from './questions/create-question.ts';
+import { updateQuestionRoute } from './questions/update-question.ts';
+import { settleRefundRoute } from './refunds/settle-refund.ts';
+import { scanTicketRoute } from './scan/scan-ticket.ts';
+import { transferTicketRoute } from './tickets/transfer-ticket.ts';
 import { testWebhookEndpointRoute } from './webhook-endpoints/test-webhook-endpoint.ts';
 import { createApiKeyRoute } from './api-keys/create-api-key.ts';
 import { revokeApiKeyRoute } from './api-keys/revoke-api-key.ts';
@@ -26,4 +35,14 @@ export const adminRoutes: FastifyPluginAsync = async (app) => {
   await app.register(createHoldRoute);
   await app.register(releaseHoldRoute);
   await app.register(testWebhookEndpointRoute);
+  // Orders, tickets, questions, the gate scanner and the mail log.
+  await app.register(createQuestionRoute);
+  await app.register(updateQuestionRoute);
+  await app.register(settleOrderRoute);
+  await app.register(refundOrderRoute);
+  await app.register(cancelOrderRoute);
+  await app.register(settleRefundRoute);
+  await app.register(transferTicketRoute);
+  await app.register(scanTicketRoute);
+  await app.register(listEmailsRoute);
 };

@@ -4,6 +4,12 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { apiKeyAuth } from '../../plugins/api-key-auth.ts';
+import { createOrderRoute } from './orders/create-order.ts';
+import { getOrderRoute } from './orders/get-order.ts';
+import { listOrdersRoute } from './orders/list-orders.ts';
+import { checkInTicketRoute } from './tickets/check-in-ticket.ts';
+import { getTicketRoute } from './tickets/get-ticket.ts';
+import { listTicketsRoute } from './tickets/list-tickets.ts';
 import { apiKeyRateLimit } from '../../plugins/rate-limit.ts';
 import { createWebhookEndpointRoute } from './webhook-endpoints/create-webhook-endpoint.ts';
 import { deleteWebhookEndpointRoute } from './webhook-endpoints/delete-webhook-endpoint.ts';
@@ -41,4 +47,11 @@ export const v1Routes: FastifyPluginAsync = async (app) => {
   await app.register(rotateWebhookEndpointSecretRoute);
   await app.register(listWebhookDeliveriesRoute);
   await app.register(redeliverWebhookDeliveryRoute);
+  // Orders and tickets.
+  await app.register(listOrdersRoute);
+  await app.register(createOrderRoute);
+  await app.register(getOrderRoute);
+  await app.register(listTicketsRoute);
+  await app.register(getTicketRoute);
+  await app.register(checkInTicketRoute);
 };

@@ -1,0 +1,99 @@
+/** SQL for tickets: issue, read, list, and the conditional updates of check-in, refund, cancel, transfer. */
+import { sql, type Insertable } from 'kysely';
+import type { Executor } from '../transaction.ts';
+import type { TicketsTable } from '../schema.ts';
+
+export type TicketRow = Awaited<ReturnType<typeof findTicket>> & {};
+
+export function insertTickets(db: Executor, values: Insertable<TicketsTable>[]) {
+  return db.insertInto('tickets').values(values).returningAll().execute();
+}
+
+export function findTicket(db: Executor, organizerId: string, id: string) {
+  return db.selectFrom('tickets').selectAll().where('id', '=', id).where('organizer_id', '=', organizerId).executeTakeFirst();
+}
+
+export async function findTicketOrganizer(db: Executor, id: string): Promise<string | undefined> {
+  const row = await db.selectFrom('tickets').select('organizer_id').where('id', '=', id).executeTakeFirst();
+  return row?.organizer_id;
+}
+
+export function findTicketsOfOrders(db: Executor, orderIds: string[]) {
+  return db.selectFrom('tickets').selectAll().where('order_id', 'in', orderIds).orderBy('order_id').orderBy('position').execute();
+}
+
+export interface TicketFilters {
+  order_id?: string;
+  performance_id?: string;
+  status?: TicketRow['status'];
+}
+
+export function ticketsListQuery(db: Executor, organizerId: string, filters: TicketFilters) {
+  let q = db.selectFrom('tickets').selectAll('tickets').where('tickets.organizer_id', '=', organizerId);
+  if (filters.order_id !== undefined) q = q.where('tickets.order_id', '=', filters.order_id);
+  if (filters.performance_id !== undefined) q = q.where('tickets.performance_id', '=', filters.performance_id);
+  if (filters.status !== undefined) q = q.where('tickets.status', '=', filters.status);
+  return q;
+}
+
+export type TicketKey = { id: string } | { serialNo: string };
+
+/**
+ * The check-in: ONE conditional update. It admits the ticket only while it is
+ * `purchased` and its order is paid (placed or fulfilled). Concurrent check-ins of one
+ * ticket queue on its row lock; each re-evaluates the condition on the committed row,
+ * so exactly one gets a row back.
+ */
+export function checkInTicket(db: Executor, organizerId: string, key: TicketKey, now: Date) {
+  const where = 'id' in key ? sql`t.id = ${key.id}` : sql`t.serial_no = ${key.serialNo}`;
+  return sql<TicketRow>`
+    UPDATE tickets t
+    SET status = 'checked_in', checked_in_at = ${now}, updated_at = ${now}
+    FROM orders o
+    WHERE ${where}
+      AND t.organizer_id = ${organizerId}
+      AND t.status = 'purchased'
+      AND o.id = t.order_id
+      AND o.status IN ('placed', 'fulfilled')
+    RETURNING t.*
+  `.execute(db);
+}
+
+/** Why a ticket was not admitted: its state and its order's. */
+export function findTicketWithOrderStatus(db: Executor, organizerId: string, key: TicketKey) {
+  let q = db
+    .selectFrom('tickets as t')
+    .innerJoin('orders as o', 'o.id', 't.order_id')
+    .select(['t.id', 't.status', 'o.status as order_status'])
+    .where('t.organizer_id', '=', organizerId);
+  q = 'id' in key ? q.where('t.id', '=', key.id) : q.where('t.serial_no', '=', key.serialNo);
+  return q.executeTakeFirst();
+}
+
+/** Moves the given purchased tickets of an order to refunded/cancelled; returns those moved. */
+export function releaseTickets(
+  db: Executor,
+  orderId: string,
+  ticketIds: string[] | 'all',
+  values: { status: 'refunded' | 'cancelled'; refund_id?: string; updated_at: Date },
+) {
+  let q = db.updateTable('tickets').set(values).where('order_id', '=', orderId).where('status', '=', 'purchased');
+  if (ticketIds !== 'all') q = q.where('id', 'in', ticketIds);
+  return q.returningAll().execute();
+}
+
+/** A new holder for a purchased ticket; undefined when the ticket is not purchased (any more). */
+export function transferTicket(
+  db: Executor,
+  id: string,
+  holder: { holder_first_name: string; holder_last_name: string | null; holder_email: string },
+  now: Date,
+) {
+  return db
+    .updateTable('tickets')
+    .set({ ...holder, transferred_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'purchased')
+    .returningAll()
+    .executeTakeFirst();
+}

@@ -1,0 +1,201 @@
+/**
+ * The buyer's e-mails as durable jobs (docs/orders.md, "E-mail"):
+ *
+ * - enqueueOrderEmails() writes `email_jobs` rows in the order's own transaction, so a
+ *   committed sale always has its mails queued and a rolled-back one never sends.
+ * - runEmailJobsOnce() claims due jobs (FOR UPDATE SKIP LOCKED, a lease in locked_until),
+ *   renders them from the database as it is now, sends through the Mailer, and records
+ *   status, attempts, last_error and sent_at. A failure is retried with backoff until
+ *   max_attempts, then `failed`. A mail failure never touches the sale.
+ * - Once the e-ticket mail is delivered: `ticket.issued`, orders.etickets_sent_at, and a
+ *   `placed` order becomes `fulfilled`, all in one transaction with the job's `sent`.
+ */
+import type { Executor } from '../../db/transaction.ts';
+import { withTransaction } from '../../db/transaction.ts';
+import type { Db } from '../../db/client.ts';
+import { findOrganizer } from '../../db/repositories/organizers.ts';
+import type { OrderRow } from '../../db/repositories/orders.ts';
+import {
+  claimEmailJobs,
+  findReceiptLines,
+  findTicketsForMail,
+  finishEmailJob,
+  insertEmailJobs,
+  type EmailJobRow,
+} from '../../db/repositories/emails.ts';
+import { findTransactionsOfOrders } from '../../db/repositories/orders.ts';
+import type { Mailer, MailMessage } from '../../mail/transport.ts';
+import { renderETickets, renderReceipt } from '../../mail/templates.ts';
+import { emitDomainEvent } from '../../outbox/emit.ts';
+
+export type EmailKind = 'receipt' | 'etickets';
+
+/** Delay before retry n (1-based), after a failed attempt. */
+export const EMAIL_RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 12 * 3_600_000];
+export const EMAIL_MAX_ATTEMPTS = EMAIL_RETRY_DELAYS_MS.length + 1;
+export const EMAIL_LEASE_MS = 2 * 60_000;
+export const TICKET_IDS_CAP = 100;
+
+export function emailSubject(kind: EmailKind, orderNo: string): string {
+  return kind === 'receipt' ? `Your receipt for order ${orderNo}` : `Your tickets for order ${orderNo}`;
+}
+
+export async function enqueueOrderEmails(trx: Executor, order: OrderRow, kinds: EmailKind[], now: Date): Promise<void> {
+  if (kinds.length === 0) return;
+  await insertEmailJobs(trx, kinds.map((kind, i) => ({
+    organizer_id: order.organizer_id,
+    order_id: order.id,
+    kind,
+    recipient: order.buyer_email,
+    subject: emailSubject(kind, order.order_no),
+    max_attempts: EMAIL_MAX_ATTEMPTS,
+    next_attempt_at: now,
+    // The receipt first, then the e-tickets, in the mail log and in the claim order.
+    created_at: new Date(now.getTime() + i),
+    updated_at: now,
+  })));
+}
+
+export interface EmailJobDeps {
+  db: Db;
+  mailer: Mailer;
+  clock: { now(): Date };
+  /** How many jobs one pass claims. */
+  batchSize?: number;
+  onError?: (err: unknown, job: EmailJobRow) => void;
+}
+
+/** One pass: claim due jobs, send each, record the outcome. Returns how many were claimed. */
+export async function runEmailJobsOnce(deps: EmailJobDeps): Promise<number> {
+  const now = deps.clock.now();
+  const jobs = await claimEmailJobs(deps.db, now, new Date(now.getTime() + EMAIL_LEASE_MS), deps.batchSize ?? 10);
+  for (const job of jobs) await processJob(deps, job);
+  return jobs.length;
+}
+
+async function processJob(deps: EmailJobDeps, job: EmailJobRow): Promise<void> {
+  let rendered: { message: MailMessage; ticketIds: string[]; orderNo: string } | undefined;
+  try {
+    rendered = await render(deps.db, job);
+  } catch (err) {
+    return recordFailure(deps, job, err);
+  }
+  if (!rendered) {
+    // Nothing left to send (e.g. every ticket was cancelled before the mail went out).
+    await finishEmailJob(deps.db, job, { status: 'skipped', last_error: null, updated_at: deps.clock.now() });
+    return;
+  }
+  let messageId: string;
+  try {
+    messageId = (await deps.mailer.send(rendered.message)).messageId;
+  } catch (err) {
+    return recordFailure(deps, job, err);
+  }
+  const sentAt = deps.clock.now();
+  await withTransaction(deps.db, async (trx) => {
+    const done = await finishEmailJob(trx, job, { status: 'sent', sent_at: sentAt, message_id: messageId, last_error: null, updated_at: sentAt });
+    if (!done || job.kind !== 'etickets') return;
+    const order = await trx
+      .updateTable('orders')
+      .set((eb) => ({
+        etickets_sent_at: sentAt,
+        status: eb.case().when('status', '=', 'placed').then('fulfilled' as const).else(eb.ref('status')).end(),
+        updated_at: sentAt,
+      }))
+      .where('id', '=', job.order_id)
+      .returning(['id', 'order_no'])
+      .executeTakeFirstOrThrow();
+    await emitDomainEvent(trx, {
+      organizerId: job.organizer_id,
+      type: 'ticket.issued',
+      data: {
+        order_id: order.id,
+        order_no: order.order_no,
+        ticket_ids: rendered.ticketIds.slice(0, TICKET_IDS_CAP),
+        ticket_ids_truncated: rendered.ticketIds.length > TICKET_IDS_CAP,
+        ticket_count: rendered.ticketIds.length,
+      },
+      at: sentAt,
+    });
+  });
+}
+
+async function recordFailure(deps: EmailJobDeps, job: EmailJobRow, err: unknown): Promise<void> {
+  deps.onError?.(err, job);
+  const now = deps.clock.now();
+  const message = (err instanceof Error ? err.message : String(err)).slice(0, 1000);
+  if (job.attempts >= job.max_attempts) {
+    await finishEmailJob(deps.db, job, { status: 'failed', last_error: message, updated_at: now });
+    return;
+  }
+  const delay = EMAIL_RETRY_DELAYS_MS[Math.min(job.attempts, EMAIL_RETRY_DELAYS_MS.length) - 1]!;
+  await finishEmailJob(deps.db, job, { status: 'pending', next_attempt_at: new Date(now.getTime() + delay), last_error: message, updated_at: now });
+}
+
+async function render(db: Db, job: EmailJobRow) {
+  const order = await db.selectFrom('orders').selectAll().where('id', '=', job.order_id).executeTakeFirstOrThrow();
+  const organizer = await findOrganizer(db, job.organizer_id);
+  if (!organizer) throw new Error(`organizer ${job.organizer_id} not found`);
+  const buyer = { first_name: order.buyer_first_name, last_name: order.buyer_last_name, email: job.recipient };
+  if (job.kind === 'receipt') {
+    const [lines, transactions] = await Promise.all([findReceiptLines(db, order.id), findTransactionsOfOrders(db, [order.id])]);
+    const message = await renderReceipt({
+      organizerName: organizer.name,
+      orderNo: order.order_no,
+      buyer,
+      currency: order.currency,
+      totalMinor: order.total_minor,
+      status: order.status,
+      lines: lines.map((l) => ({
+        eventTitle: l.event_title,
+        performanceStartsAt: l.starts_at,
+        ticketTypeName: l.ticket_type_name,
+        quantity: Number(l.quantity),
+        unitPriceMinor: l.unit_price_minor,
+        totalMinor: l.unit_price_minor * Number(l.quantity),
+      })),
+      feesMinor: transactions.reduce((sum, t) => sum + t.service_fees_minor + t.surcharges_minor, 0),
+      taxesMinor: transactions.reduce((sum, t) => sum + t.taxes_minor, 0),
+      createdAt: order.created_at,
+      timeZone: organizer.timezone,
+    });
+    return { message, ticketIds: [], orderNo: order.order_no };
+  }
+  if (order.status === 'cancelled') return undefined;
+  const tickets = await findTicketsForMail(db, order.id);
+  if (tickets.length === 0) return undefined;
+  const message = await renderETickets({
+    organizerName: organizer.name,
+    orderNo: order.order_no,
+    buyer,
+    tickets: tickets.map((t) => ({
+      ticketNo: t.ticket_no,
+      serialNo: t.serial_no,
+      eventTitle: t.event_title,
+      ticketTypeName: t.ticket_type_name,
+      performanceStartsAt: t.starts_at,
+      venueName: t.venue_name,
+      holderName: t.holder_last_name ? `${t.holder_first_name} ${t.holder_last_name}` : t.holder_first_name,
+    })),
+    timeZone: organizer.timezone,
+  });
+  return { message, ticketIds: tickets.map((t) => t.id), orderNo: order.order_no };
+}
+
+export function presentEmail(row: EmailJobRow) {
+  return {
+    id: row.id,
+    object: 'email' as const,
+    order_id: row.order_id,
+    kind: row.kind,
+    recipient: row.recipient,
+    subject: row.subject,
+    status: row.status,
+    attempts: row.attempts,
+    last_error: row.last_error,
+    next_attempt_at: row.status === 'pending' ? row.next_attempt_at : null,
+    sent_at: row.sent_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}

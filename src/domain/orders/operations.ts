@@ -1,0 +1,163 @@
+/**
+ * State changes of an order after the sale (operations.md §3, docs/orders.md):
+ * settle (unpaid → placed, `order.paid`), refund (tickets → refunded, seats back,
+ * `order.refunded`), refund settlement (pending → refunded|failed, the small
+ * `order.refunded`), cancel (order and its purchased tickets → cancelled, seats back).
+ * Each locks the order row first, so two operations on one order run one after the other.
+ */
+import {
+  findOrderOrganizer,
+  insertPayment,
+  insertRefund,
+  lockOrder,
+  lockRefund,
+  settleRefundRow,
+  updateOrderStatus,
+  type OrderRow,
+  type RefundRow,
+} from '../../db/repositories/orders.ts';
+import { findTicketsOfOrders, releaseTickets, type TicketRow } from '../../db/repositories/tickets.ts';
+import { withTransaction, type Executor } from '../../db/transaction.ts';
+import { badRequest, conflict, notFound } from '../../http/errors.ts';
+import { emitDomainEvent } from '../../outbox/emit.ts';
+import { releaseInventory } from '../inventory/inventory.ts';
+import { enqueueOrderEmails } from '../mail/email-jobs.ts';
+import { loadOrderDetail } from './present.ts';
+
+/** REST tender names → the internal vocabulary of payments and `order.paid`. */
+const TENDER = { cash: 'cash', card: 'card', bank_transfer: 'bankTransfer' } as const;
+export type SettleTender = keyof typeof TENDER;
+
+async function lockOrderById(trx: Executor, id: string): Promise<OrderRow> {
+  const organizerId = await findOrderOrganizer(trx, id);
+  const order = organizerId === undefined ? undefined : await lockOrder(trx, organizerId, id);
+  if (!order) throw notFound('Order');
+  return order;
+}
+
+export async function settleOrder(db: Executor, id: string, tender: SettleTender, now: Date) {
+  return withTransaction(db, async (trx) => {
+    const order = await lockOrderById(trx, id);
+    if (order.status !== 'unpaid') throw conflict(`Order ${order.order_no} is ${order.status}; only an unpaid order can be settled.`);
+    const updated = await updateOrderStatus(trx, order.id, { status: 'placed', paid_at: now, updated_at: now });
+    await insertPayment(trx, { organizer_id: order.organizer_id, order_id: order.id, tender: TENDER[tender], amount_minor: order.total_minor, currency: order.currency, created_at: now });
+    await emitDomainEvent(trx, {
+      organizerId: order.organizer_id,
+      type: 'order.paid',
+      data: {
+        order_id: order.id,
+        order_no: order.order_no,
+        status: updated.status,
+        amount_minor: order.total_minor,
+        total_minor: order.total_minor,
+        currency: order.currency,
+        tender: TENDER[tender],
+      },
+      at: now,
+    });
+    // A pay-later buyer gets the e-tickets once the order is paid.
+    await enqueueOrderEmails(trx, updated, ['etickets'], now);
+    return loadOrderDetail(trx, updated, { items: false });
+  });
+}
+
+function inventoryLines(tickets: TicketRow[]) {
+  return tickets.map((t) => ({ performanceId: t.performance_id, ticketTypeId: t.ticket_type_id, quantity: 1 }));
+}
+
+export async function refundOrder(db: Executor, id: string, input: { ticket_ids?: string[]; mode: 'cash' | 'card' }, now: Date) {
+  return withTransaction(db, async (trx) => {
+    const order = await lockOrderById(trx, id);
+    if (order.status === 'cancelled') throw conflict(`Order ${order.order_no} is cancelled; there is nothing to refund.`);
+    if (order.status === 'unpaid') throw conflict(`Order ${order.order_no} is unpaid, so no money can be refunded; cancel it instead.`);
+    const tickets = await findTicketsOfOrders(trx, [order.id]);
+    let wanted: TicketRow[];
+    if (input.ticket_ids) {
+      const ids = input.ticket_ids;
+      if (new Set(ids).size !== ids.length) throw badRequest('`ticket_ids` lists a ticket twice.');
+      wanted = ids.map((ticketId) => {
+        const ticket = tickets.find((t) => t.id === ticketId);
+        if (!ticket) throw badRequest(`\`ticket_ids\`: ${ticketId} is not a ticket of order ${order.order_no}.`);
+        if (ticket.status !== 'purchased') throw conflict(`Ticket ${ticket.ticket_no} is ${ticket.status.replace('_', ' ')} and cannot be refunded.`);
+        return ticket;
+      });
+    } else {
+      wanted = tickets.filter((t) => t.status === 'purchased');
+      if (wanted.length === 0) throw conflict(`Order ${order.order_no} has no refundable tickets: each is checked in, refunded or cancelled.`);
+    }
+    const amount = wanted.reduce((sum, t) => sum + t.total_minor, 0);
+    const status = input.mode === 'cash' ? 'refunded' : 'pending';
+    const refund = await insertRefund(trx, {
+      organizer_id: order.organizer_id, order_id: order.id, mode: input.mode, status, amount_minor: amount,
+      currency: order.currency, ticket_count: wanted.length, settled_at: status === 'refunded' ? now : null, created_at: now, updated_at: now,
+    });
+    // Conditional on `purchased`: a check-in that committed meanwhile leaves its ticket out.
+    const moved = await releaseTickets(trx, order.id, wanted.map((t) => t.id), { status: 'refunded', refund_id: refund.id, updated_at: now });
+    if (moved.length !== wanted.length) throw conflict('A ticket of this refund changed state meanwhile (e.g. was checked in); review the order and retry.');
+    await releaseInventory(trx, inventoryLines(moved));
+    await trx.updateTable('orders').set({ updated_at: now }).where('id', '=', order.id).execute();
+    await emitDomainEvent(trx, {
+      organizerId: order.organizer_id,
+      type: 'order.refunded',
+      data: {
+        order_id: order.id,
+        refund_id: refund.id,
+        status,
+        refunded_items: moved.length,
+        total_refunded_minor: amount,
+        currency: order.currency,
+        mode: input.mode,
+      },
+      at: now,
+    });
+    return presentRefund(refund, moved.map((t) => t.id));
+  });
+}
+
+export async function settleRefund(db: Executor, id: string, status: 'refunded' | 'failed', now: Date) {
+  return withTransaction(db, async (trx) => {
+    const refund = await lockRefund(trx, id);
+    if (!refund) throw notFound('Refund');
+    if (refund.status !== 'pending') throw conflict(`Refund ${refund.id} is already ${refund.status}; only a pending card refund can be settled.`);
+    const settled = await settleRefundRow(trx, refund.id, status, now);
+    await emitDomainEvent(trx, {
+      organizerId: refund.organizer_id,
+      type: 'order.refunded',
+      data: { order_id: refund.order_id, refund_id: refund.id, status },
+      at: now,
+    });
+    const tickets = await trx.selectFrom('tickets').select('id').where('refund_id', '=', refund.id).orderBy('position').execute();
+    return presentRefund(settled, tickets.map((t) => t.id));
+  });
+}
+
+export async function cancelOrder(db: Executor, id: string, now: Date) {
+  return withTransaction(db, async (trx) => {
+    const order = await lockOrderById(trx, id);
+    if (order.status === 'cancelled') throw conflict(`Order ${order.order_no} is already cancelled.`);
+    const moved = await releaseTickets(trx, order.id, 'all', { status: 'cancelled', updated_at: now });
+    // Read after the update: it waited for any concurrent check-in of these tickets.
+    const checkedIn = await trx.selectFrom('tickets').select('ticket_no').where('order_id', '=', order.id).where('status', '=', 'checked_in').orderBy('position').execute();
+    if (checkedIn.length > 0) {
+      throw conflict(`Order ${order.order_no} cannot be cancelled: ticket ${checkedIn[0]!.ticket_no} is checked in. Refund the other tickets instead.`);
+    }
+    if (moved.length > 0) await releaseInventory(trx, inventoryLines(moved));
+    const updated = await updateOrderStatus(trx, order.id, { status: 'cancelled', cancelled_at: now, updated_at: now });
+    return loadOrderDetail(trx, updated, { items: true });
+  });
+}
+
+export function presentRefund(row: RefundRow, ticketIds: string[]) {
+  return {
+    id: row.id,
+    object: 'refund' as const,
+    order_id: row.order_id,
+    mode: row.mode,
+    status: row.status,
+    amount_minor: row.amount_minor,
+    currency: row.currency,
+    ticket_ids: ticketIds,
+    settled_at: row.settled_at,
+    created_at: row.created_at,
+  };
+}

@@ -1,0 +1,19 @@
+/** Reads of orders (GET /v1/orders, GET /v1/orders/{id}). */
+import { findOrder, ordersListQuery, type OrderFilters } from '../../db/repositories/orders.ts';
+import { keysetPage, mapPage, type PageRequest } from '../../db/pagination.ts';
+import type { Executor } from '../../db/transaction.ts';
+import { notFound } from '../../http/errors.ts';
+import { loadOrderDetail, presentOrder } from './present.ts';
+
+export async function getOrder(db: Executor, organizerId: string, id: string, opts: { items: boolean }) {
+  const order = await findOrder(db, organizerId, id);
+  if (!order) throw notFound('Order');
+  return loadOrderDetail(db, order, opts);
+}
+
+export async function listOrders(db: Executor, organizerId: string, filters: OrderFilters, page: PageRequest) {
+  const rows = await keysetPage(db, ordersListQuery(db, organizerId, filters), page, {
+    table: 'orders', sortColumn: 'created_at', direction: 'desc', organizerId,
+  });
+  return mapPage(rows, presentOrder);
+}

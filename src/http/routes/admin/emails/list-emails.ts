@@ -1,0 +1,17 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { listEmails } from '../../../../domain/mail/email-log.ts';
+import { errorResponses, IdParams, ListOf, PAGE_LIMIT_DEFAULT, PaginationQuery } from '../../../schemas/common.ts';
+import { Email } from '../../../schemas/orders.ts';
+
+export const listEmailsRoute: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/organizers/:id/emails', {
+    config: { resource: 'Organizer' },
+    schema: {
+      tags: ['admin'], operationId: 'adminListEmails', summary: 'The mail log of an organizer (receipts, e-tickets), newest first',
+      params: IdParams,
+      querystring: Type.Object(PaginationQuery, { additionalProperties: false }),
+      response: { 200: ListOf(Email), ...errorResponses(400, 401, 404) },
+    },
+  }, async (request) => listEmails(request.db, request.params.id, { limit: request.query.limit ?? PAGE_LIMIT_DEFAULT, starting_after: request.query.starting_after }));
+};

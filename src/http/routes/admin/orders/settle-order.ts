@@ -1,0 +1,16 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { settleOrder } from '../../../../domain/orders/operations.ts';
+import { errorResponses, IdParams } from '../../../schemas/common.ts';
+import { OrderDetail, SettleOrder } from '../../../schemas/orders.ts';
+
+export const settleOrderRoute: FastifyPluginAsyncTypebox = async (app) => {
+  app.post('/orders/:id/settle', {
+    config: { resource: 'Order' },
+    schema: {
+      tags: ['admin'], operationId: 'adminSettleOrder', summary: 'Settle an unpaid (pay-later) order',
+      params: IdParams,
+      body: SettleOrder,
+      response: { 200: OrderDetail, ...errorResponses(400, 401, 404, 409) },
+    },
+  }, async (request) => settleOrder(request.db, request.params.id, request.body?.tender ?? 'cash', app.deps.clock.now()));
+};

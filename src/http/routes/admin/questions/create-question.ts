@@ -1,0 +1,19 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { createQuestion, presentQuestion } from '../../../../domain/questions/questions.ts';
+import { errorResponses, IdParams } from '../../../schemas/common.ts';
+import { CreateQuestion, RegistrationQuestion } from '../../../schemas/questions.ts';
+
+export const createQuestionRoute: FastifyPluginAsyncTypebox = async (app) => {
+  app.post('/events/:id/questions', {
+    config: { resource: 'Event' },
+    schema: {
+      tags: ['admin'], operationId: 'adminCreateQuestion', summary: 'Add a registration question to an event',
+      params: IdParams,
+      body: CreateQuestion,
+      response: { 201: RegistrationQuestion, ...errorResponses(400, 401, 404, 409) },
+    },
+  }, async (request, reply) => {
+    const row = await createQuestion(request.db, request.params.id, request.body, app.deps.clock.now());
+    return reply.code(201).send(presentQuestion(row));
+  });
+};

@@ -1,0 +1,48 @@
+import { Type } from '@sinclair/typebox';
+import { Nullable, PaginationQuery, Timestamp, Uuid } from './common.ts';
+
+export const TicketStatus = Type.Union([Type.Literal('purchased'), Type.Literal('checked_in'), Type.Literal('refunded'), Type.Literal('cancelled')]);
+
+export const Ticket = Type.Object({
+  id: Uuid,
+  object: Type.Literal('ticket'),
+  ticket_no: Type.String({ description: 'human-readable, unique per organizer' }),
+  serial_no: Type.String({ description: 'what the gate scans (QR code); 160 random bits, base32' }),
+  status: TicketStatus,
+  performance_id: Uuid,
+  ticket_type_id: Uuid,
+  holder: Type.Object({ first_name: Type.String(), last_name: Nullable(Type.String()), email: Type.String() }),
+  is_free: Type.Boolean(),
+  unit_price_minor: Type.Integer(),
+  total_minor: Type.Integer({ description: 'unit price plus the per-ticket fee and its share of the tax' }),
+  checked_in_at: Nullable(Timestamp),
+  transferred_at: Nullable(Timestamp),
+  order_id: Uuid,
+  order_no: Type.String(),
+  created_at: Timestamp,
+});
+
+export const ListTicketsQuery = Type.Object(
+  {
+    ...PaginationQuery,
+    order_id: Type.Optional(Uuid),
+    performance_id: Type.Optional(Uuid),
+    status: Type.Optional(TicketStatus),
+  },
+  { additionalProperties: false },
+);
+
+const Name = Type.String({ minLength: 1, maxLength: 100 });
+export const TransferTicket = Type.Object(
+  {
+    first_name: Name,
+    last_name: Type.Optional(Nullable(Name)),
+    email: Type.String({ format: 'email', maxLength: 254 }),
+  },
+  { additionalProperties: false },
+);
+
+export const ScanBody = Type.Object(
+  { organizer_id: Uuid, code: Type.String({ minLength: 1, maxLength: 200, description: 'the serial_no read from the QR code' }) },
+  { additionalProperties: false },
+);

@@ -1,0 +1,67 @@
+/**
+ * Order test data: a published event to sell from, and POST /v1/orders shortcuts.
+ */
+import type { LightMyRequestResponse } from 'fastify';
+import type { TestApp, TestOrganizer } from './app.ts';
+import { createEvent, type CreatedEvent } from './catalog.ts';
+
+export interface Sale {
+  org: TestOrganizer;
+  event: CreatedEvent;
+  performanceId: string;
+  ticketTypeId: string;
+  /** Each ticket type's id, in the order given. */
+  ticketTypeIds: string[];
+}
+
+/** An organizer (optionally with settings) and an event with one performance. */
+export async function setupSale(
+  t: TestApp,
+  opts: { settings?: Record<string, unknown>; event?: Record<string, unknown>; org?: TestOrganizer } = {},
+): Promise<Sale> {
+  const org = opts.org ?? (await t.createOrganizer(opts.settings));
+  const event = await createEvent(t, org.key, opts.event);
+  return {
+    org,
+    event,
+    performanceId: event.ticket_types[0]!.prices[0]!.performance_id,
+    ticketTypeId: event.ticket_types[0]!.id,
+    ticketTypeIds: event.ticket_types.map((tt) => tt.id),
+  };
+}
+
+export const BUYER = { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.test', phone: '+44 20 7946 0000' };
+
+/** A POST /v1/orders body for `quantity` tickets of the sale's first type. */
+export function orderBody(sale: Sale, overrides: Record<string, unknown> = {}, quantity = 1): Record<string, unknown> {
+  return {
+    items: [{ performance_id: sale.performanceId, ticket_type_id: sale.ticketTypeId, quantity }],
+    buyer: BUYER,
+    tender: 'cash',
+    ...overrides,
+  };
+}
+
+export function postOrder(t: TestApp, key: string, body: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse> {
+  return t.api(key, 'POST', '/v1/orders', body, headers);
+}
+
+/** Places an order; throws unless it answers 201. Returns the 201 body. */
+export async function placeOrder(t: TestApp, sale: Sale, overrides: Record<string, unknown> = {}, quantity = 1) {
+  const res = await postOrder(t, sale.org.key, orderBody(sale, overrides, quantity));
+  if (res.statusCode !== 201) throw new Error(`order failed (${res.statusCode}): ${res.body}`);
+  return res.json();
+}
+
+/** The domain events of an organizer of one type, oldest first. */
+export async function eventsOfType(t: TestApp, organizerId: string, type: string) {
+  const rows = await t.database.db
+    .selectFrom('domain_events')
+    .select(['type', 'data', 'created_at'])
+    .where('organizer_id', '=', organizerId)
+    .where('type', '=', type)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => r.data as Record<string, unknown>);
+}
