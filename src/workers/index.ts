@@ -8,12 +8,19 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import type { Clock } from '../lib/clock.ts';
 import { emailJob } from './email-job.ts';
+import type { Resolver } from '../domain/webhooks/url-vetting.ts';
+import { webhookDeliveryJob } from './webhook-delivery.ts';
+import { retentionPurgeJob } from './retention-purge.ts';
 
 export interface WorkerDeps {
   config: Readonly<Config>;
   db: Db;
   clock: Clock;
   logger: FastifyBaseLogger;
+  /** DNS for webhook URL vetting at send time; omitted means the system resolver. */
+  webhookResolver?: Resolver;
+  /** CAs trusted by the webhook sender instead of the system's (tests' self-signed receiver). */
+  webhookCa?: string | Buffer | Array<string | Buffer>;
 }
 
 export interface RunningJob {
@@ -24,7 +31,7 @@ export interface RunningJob {
 
 export type JobFactory = (deps: WorkerDeps) => RunningJob;
 
-const jobs: JobFactory[] = [emailJob];
+const jobs: JobFactory[] = [webhookDeliveryJob, retentionPurgeJob, emailJob];
 
 export interface Workers {
   stop(): Promise<void>;

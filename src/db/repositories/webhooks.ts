@@ -119,6 +119,8 @@ export interface ClaimedDelivery {
   url: string;
   secret: string;
   endpoint_status: string;
+  /** When a client last re-enabled the endpoint (the sustained-failure window start). */
+  reenabled_at: Date | null;
   event_data: Record<string, unknown>;
   event_created_at: Date;
 }
@@ -160,7 +162,7 @@ export async function claimDueDeliveries(
       RETURNING id, endpoint_id, event_id, event_type, attempt, locked_until
     )
     SELECT c.id, c.endpoint_id, c.event_id, c.event_type, c.attempt, c.locked_until,
-           e.url, e.secret, e.status AS endpoint_status,
+           e.url, e.secret, e.status AS endpoint_status, e.reenabled_at,
            ev.data AS event_data, ev.created_at AS event_created_at
     FROM claimed c
     JOIN webhook_endpoints e ON e.id = c.endpoint_id
@@ -169,6 +171,7 @@ export async function claimDueDeliveries(
   return result.rows.map((row) => ({
     ...row,
     locked_until: new Date(row.locked_until),
+    reenabled_at: row.reenabled_at === null ? null : new Date(row.reenabled_at),
     event_created_at: new Date(row.event_created_at),
     event_data: typeof row.event_data === 'string' ? JSON.parse(row.event_data) : row.event_data,
   }));

@@ -1,0 +1,60 @@
+/**
+ * Retention (spec: "Delivery logs and event payloads are kept for 30 days"): deletes
+ * webhook deliveries (with their attempt log) and domain events older than 30 days, in
+ * bounded batches so no statement holds locks for long. Runs at start and then every
+ * PURGE_INTERVAL_MS; several workers running it at once only repeat each other's
+ * deletes. (Idempotency keys are purged by the idempotency layer, not here.)
+ */
+import { purgeDeliveriesBefore, purgeDomainEventsBefore } from '../db/repositories/webhooks.ts';
+import type { Db } from '../db/client.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { JobFactory } from './index.ts';
+
+export const RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+export const PURGE_INTERVAL_MS = 60 * 60 * 1000;
+const BATCH = 5000;
+
+export interface PurgeResult {
+  deliveries: number;
+  domainEvents: number;
+}
+
+/** One purge pass as of the clock's now; returns how many rows went. */
+export async function purgeExpired(deps: { db: Db; clock: Clock }): Promise<PurgeResult> {
+  const cutoff = new Date(deps.clock.now().getTime() - RETENTION_MS);
+  const result: PurgeResult = { deliveries: 0, domainEvents: 0 };
+  for (;;) {
+    const n = await purgeDeliveriesBefore(deps.db, cutoff, BATCH);
+    result.deliveries += n;
+    if (n < BATCH) break;
+  }
+  // An event's remaining deliveries (e.g. a recent redelivery of an old event) go with it.
+  for (;;) {
+    const n = await purgeDomainEventsBefore(deps.db, cutoff, BATCH);
+    result.domainEvents += n;
+    if (n < BATCH) break;
+  }
+  return result;
+}
+
+export const retentionPurgeJob: JobFactory = (deps) => {
+  let running: Promise<void> = Promise.resolve();
+  const run = () => {
+    running = purgeExpired(deps).then(
+      (result) => {
+        if (result.deliveries + result.domainEvents > 0) deps.logger.info(result, 'retention purge');
+      },
+      (err: unknown) => deps.logger.error({ err }, 'retention purge failed'),
+    );
+  };
+  run();
+  const timer = setInterval(run, PURGE_INTERVAL_MS);
+  timer.unref();
+  return {
+    name: 'retention-purge',
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+};
