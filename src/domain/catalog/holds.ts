@@ -49,12 +49,13 @@ export async function createHold(db: Executor, performanceId: string, input: Cre
     const available = (await getAvailability(trx, performanceId, now))!;
 
     let remaining = available.performance_remaining;
-    let what = 'seats';
+    const plural = input.quantity === 1 ? '' : 's';
+    let what = `seat${plural}`;
     if (ticketTypeId !== null) {
       const type = available.ticket_types.find((t) => t.ticket_type_id === ticketTypeId);
       if (!type) throw badRequest(`Ticket type ${ticketTypeId} has no active price on performance ${performanceId}.`);
       remaining = type.remaining;
-      what = `"${type.ticket_type_name}" tickets`;
+      what = `"${type.ticket_type_name}" ticket${plural}`;
     }
     if (input.quantity > remaining) {
       throw badRequest(`Cannot hold ${input.quantity} ${what}: ${remaining} remaining for this performance.`);
