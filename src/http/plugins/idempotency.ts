@@ -1,7 +1,43 @@
 /**
- * Idempotency keys (spec: Idempotency, rules 1-10; docs/idempotency.md).
+ * Idempotency keys (spec: Idempotency, rules 1-10; design in docs/idempotency.md).
+ *
+ * One mechanism for every POST and PATCH of the /v1 scope that carries `Idempotency-Key`
+ * (GET and DELETE ignore the header), after the "recovery point" design of Stripe-style
+ * implementations on PostgreSQL, with a single atomic phase:
+ *
+ * 1. preValidation, in its own short transaction: claim the (organizer, key) row
+ *    in_progress under a lease, or lock the existing row and decide: another API key or
+ *    another request (hash) -> 409; completed -> replay the stored response verbatim;
+ *    in_progress with a live lease -> 409 (in flight); in_progress with an expired lease
+ *    (its process died) -> take it over with a new lease and fencing token, and execute.
+ *    Running before validation means a 400 for a bad body is stored and replayed too.
+ * 2. preHandler: open a request-scoped transaction and make it request.db, so the domain
+ *    code (withTransaction(request.db, ...)) joins it.
+ * 3. onSend: a success (< 400) writes its response into the key row inside that same
+ *    transaction, then commits: the change and its stored response commit together or not
+ *    at all. If the commit fails, the response becomes a 500 and nothing is stored (the key
+ *    is released so a retry executes). An error (>= 400) rolls the transaction back and
+ *    stores the response (every status, 5xx included) in a separate transaction.
+ *    onResponse rolls back any transaction still open, so nothing can leave one behind
+ *    (on PGlite an open transaction holds the only connection).
  */
-import type { FastifyRequest } from 'fastify';
+import { createHash, randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ControlledTransaction } from 'kysely';
+import {
+  completeIdempotencyKey,
+  findIdempotencyKeyForUpdate,
+  insertIdempotencyKeyIfAbsent,
+  releaseIdempotencyKey,
+  renewIdempotencyLease,
+  resetIdempotencyKey,
+  type IdempotencyKeyRow,
+  type NewIdempotencyKey,
+} from '../../db/repositories/idempotency.ts';
+import type { Database } from '../../db/schema.ts';
+import { withTransaction } from '../../db/transaction.ts';
+import { tenantOf } from '../context.ts';
+import { badRequest, conflict, PROBLEM_CONTENT_TYPE, problem } from '../errors.ts';
 
 export interface IdempotencySettings {
   /** How long a first request holds its key before a retry may take it over (crash recovery). */
@@ -20,3 +56,222 @@ export const DEFAULT_IDEMPOTENCY_SETTINGS: Readonly<IdempotencySettings> = Objec
   leaseMs: 60_000,
   retentionMs: 24 * 60 * 60 * 1000,
 });
+
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+/** Response headers stored and replayed besides the status and body. */
+const STORED_HEADERS = ['content-type', 'location'] as const;
+
+export const IDEMPOTENCY_DETAILS = {
+  tooLong: (length: number) =>
+    `Idempotency-Key must be at most ${IDEMPOTENCY_KEY_MAX_LENGTH} characters; this one has ${length}.`,
+  empty: 'Idempotency-Key must not be empty; omit the header or send 1 to 255 characters.',
+  otherApiKey:
+    'This Idempotency-Key was already used by another API key of this organizer; a replay requires the same API key. Use a new key.',
+  otherRequest:
+    'This Idempotency-Key was already used with a different request (method, path or body). Use a new key for a new request.',
+  inFlight: 'A request with this Idempotency-Key is still in progress. Retry after it completes to get its response.',
+  leaseLost:
+    "This request's Idempotency-Key lease expired and a retry took the key over; its work was rolled back. Retry with the same key to get the retry's response.",
+} as const;
+
+type Owner = {
+  kind: 'owner';
+  organizerId: string;
+  key: string;
+  leaseToken: string;
+  trx: ControlledTransaction<Database> | undefined;
+  finished: boolean;
+};
+type State = { kind: 'replay' } | Owner;
+
+const states = new WeakMap<FastifyRequest, State>();
+
+/** Adds the idempotency hooks to the /v1 scope (call once, in that scope). */
+export function registerIdempotency(app: FastifyInstance): void {
+  app.addHook('preValidation', claimKey);
+  app.addHook('preHandler', openTransaction);
+  app.addHook('onSend', storeResponse);
+  app.addHook('onResponse', closeLeftovers);
+}
+
+/** JSON with object keys sorted at every level, so key order never changes the hash. */
+export function canonicalJson(value: unknown): string {
+  if (value === undefined) return '';
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
+  const entries = Object.keys(value)
+    .sort()
+    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+  return `{${entries.join(',')}}`;
+}
+
+/** The path as routed (trailing slashes ignored, like the router) plus any query string. */
+function requestPath(url: string): string {
+  const q = url.indexOf('?');
+  const path = (q === -1 ? url : url.slice(0, q)).replace(/\/+$/, '') || '/';
+  return q === -1 ? path : path + url.slice(q);
+}
+
+export function requestHash(apiKeyId: string, method: string, path: string, body: unknown): string {
+  return createHash('sha256').update(JSON.stringify([apiKeyId, method, path, canonicalJson(body)])).digest('hex');
+}
+
+type Decision = { kind: 'execute' } | { kind: 'replay'; row: IdempotencyKeyRow } | { kind: 'conflict'; detail: string };
+
+async function claimKey(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
+  if (request.method !== 'POST' && request.method !== 'PATCH') return;
+  const header = request.headers[IDEMPOTENCY_KEY_HEADER];
+  if (header === undefined) return;
+  const key = Array.isArray(header) ? header.join(', ') : header;
+  if (key.length === 0) throw badRequest(IDEMPOTENCY_DETAILS.empty);
+  if (key.length > IDEMPOTENCY_KEY_MAX_LENGTH) throw badRequest(IDEMPOTENCY_DETAILS.tooLong(key.length));
+
+  const { db, clock, idempotency: settings } = request.server.deps;
+  const auth = tenantOf(request);
+  const now = clock.now();
+  const path = requestPath(request.url);
+  const claim: NewIdempotencyKey = {
+    organizerId: auth.organizerId,
+    key,
+    requestHash: requestHash(auth.apiKeyId, request.method, path, request.body),
+    apiKeyId: auth.apiKeyId,
+    method: request.method,
+    path,
+    leaseToken: randomUUID(),
+    lockedUntil: new Date(now.getTime() + settings.leaseMs),
+    now,
+  };
+
+  const decision = await withTransaction(db, async (trx): Promise<Decision> => {
+    // Two rounds: a row that conflicted on insert can vanish (purged) before it is locked.
+    for (let round = 0; round < 2; round++) {
+      if (await insertIdempotencyKeyIfAbsent(trx, claim)) return { kind: 'execute' };
+      const row = await findIdempotencyKeyForUpdate(trx, claim.organizerId, key);
+      if (!row) continue;
+      if (row.created_at.getTime() <= now.getTime() - settings.retentionMs) {
+        // Past its 24 hours, a key is free again even if the purge has not run yet.
+        await resetIdempotencyKey(trx, claim);
+        return { kind: 'execute' };
+      }
+      if (row.api_key_id !== claim.apiKeyId) return { kind: 'conflict', detail: IDEMPOTENCY_DETAILS.otherApiKey };
+      if (row.request_hash !== claim.requestHash) return { kind: 'conflict', detail: IDEMPOTENCY_DETAILS.otherRequest };
+      if (row.status === 'completed') return { kind: 'replay', row };
+      if (row.locked_until !== null && row.locked_until.getTime() > now.getTime()) {
+        return { kind: 'conflict', detail: IDEMPOTENCY_DETAILS.inFlight };
+      }
+      // The request holding the key stopped renewing it (its process died): take over.
+      request.log.warn({ idempotencyKey: key, expiredAt: row.locked_until }, 'idempotency lease expired; taking the key over');
+      await renewIdempotencyLease(trx, claim.organizerId, key, claim);
+      return { kind: 'execute' };
+    }
+    throw new Error('idempotency key row kept disappearing');
+  });
+
+  if (decision.kind === 'conflict') throw conflict(decision.detail);
+  if (decision.kind === 'replay') {
+    states.set(request, { kind: 'replay' });
+    const { row } = decision;
+    return reply
+      .code(row.response_status!)
+      .headers({ ...row.response_headers, 'idempotent-replayed': 'true' })
+      .send(row.response_body!);
+  }
+  states.set(request, { kind: 'owner', organizerId: auth.organizerId, key, leaseToken: claim.leaseToken, trx: undefined, finished: false });
+}
+
+async function openTransaction(request: FastifyRequest): Promise<void> {
+  const state = states.get(request);
+  if (state?.kind !== 'owner') return;
+  const { db, idempotency: settings } = request.server.deps;
+  state.trx = await db.startTransaction().execute();
+  request.db = state.trx;
+  await settings.beforeExecute?.(request);
+}
+
+function payloadText(payload: unknown): string | undefined {
+  if (payload === undefined || payload === null) return '';
+  if (typeof payload === 'string') return payload;
+  if (Buffer.isBuffer(payload)) return payload.toString('utf8');
+  return undefined; // a stream: not storable
+}
+
+function storedHeaders(reply: FastifyReply): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of STORED_HEADERS) {
+    const value = reply.getHeader(name);
+    if (value !== undefined) headers[name] = String(value);
+  }
+  return headers;
+}
+
+async function rollbackQuietly(request: FastifyRequest, trx: ControlledTransaction<Database> | undefined): Promise<void> {
+  request.db = request.server.deps.db;
+  if (!trx || trx.isCommitted || trx.isRolledBack) return;
+  try {
+    await trx.rollback().execute();
+  } catch (err) {
+    request.log.error({ err }, 'idempotency: rollback failed');
+  }
+}
+
+async function storeResponse(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+  const state = states.get(request);
+  if (state?.kind !== 'owner' || state.finished) return payload;
+  state.finished = true;
+  const { db, clock } = request.server.deps;
+  const { organizerId, key, leaseToken, trx } = state;
+  const body = payloadText(payload);
+  const response = { status: reply.statusCode, headers: storedHeaders(reply), body: body ?? '' };
+
+  if (reply.statusCode < 400 && trx) {
+    // Success: the stored response joins the change in its transaction; both or neither.
+    try {
+      if (body === undefined) throw new Error('idempotency: a streamed response cannot be stored');
+      const stillOurs = await completeIdempotencyKey(trx, organizerId, key, leaseToken, response, clock.now());
+      if (!stillOurs) {
+        await rollbackQuietly(request, trx);
+        request.log.warn({ idempotencyKey: key }, 'idempotency lease lost to a take-over; work rolled back');
+        reply.code(409).type(PROBLEM_CONTENT_TYPE);
+        return JSON.stringify(problem(409, IDEMPOTENCY_DETAILS.leaseLost));
+      }
+      await trx.commit().execute();
+      request.db = db;
+      return payload;
+    } catch (err) {
+      await rollbackQuietly(request, trx);
+      request.log.error({ err, idempotencyKey: key }, 'idempotent request failed to commit; nothing stored');
+      await releaseIdempotencyKey(db, organizerId, key, leaseToken).catch((releaseErr: unknown) =>
+        request.log.error({ err: releaseErr }, 'idempotency: could not release the key'),
+      );
+      reply.code(500).type(PROBLEM_CONTENT_TYPE);
+      reply.removeHeader('location');
+      return JSON.stringify(problem(500, `Internal server error. Quote request id ${request.id} to support.`));
+    }
+  }
+
+  // An error (or a success answered before the handler): the work, if any, rolls back;
+  // the response is stored on its own (spec rule 2: every status, 5xx included).
+  await rollbackQuietly(request, trx);
+  try {
+    await withTransaction(db, (t) => completeIdempotencyKey(t, organizerId, key, leaseToken, response, clock.now()));
+  } catch (err) {
+    // The key stays in_progress until its lease expires; then a retry executes.
+    request.log.error({ err, idempotencyKey: key }, 'idempotency: could not store the error response');
+  }
+  return payload;
+}
+
+/** Safety net: whatever happened, no request leaves its transaction open or its key leased. */
+async function closeLeftovers(request: FastifyRequest): Promise<void> {
+  const state = states.get(request);
+  states.delete(request);
+  if (state?.kind !== 'owner') return;
+  const { trx } = state;
+  if (trx && !trx.isCommitted && !trx.isRolledBack) {
+    request.log.error({ idempotencyKey: state.key }, 'idempotency: transaction still open after the response; rolling back');
+    await rollbackQuietly(request, trx);
+    await releaseIdempotencyKey(request.server.deps.db, state.organizerId, state.key, state.leaseToken).catch(() => undefined);
+  }
+}

@@ -11,6 +11,7 @@ import { checkInTicketRoute } from './tickets/check-in-ticket.ts';
 import { getTicketRoute } from './tickets/get-ticket.ts';
 import { listTicketsRoute } from './tickets/list-tickets.ts';
 import { apiKeyRateLimit } from '../../plugins/rate-limit.ts';
+import { registerIdempotency } from '../../plugins/idempotency.ts';
 import { createWebhookEndpointRoute } from './webhook-endpoints/create-webhook-endpoint.ts';
 import { deleteWebhookEndpointRoute } from './webhook-endpoints/delete-webhook-endpoint.ts';
 import { getWebhookEndpointRoute } from './webhook-endpoints/get-webhook-endpoint.ts';
@@ -31,6 +32,8 @@ export const v1Routes: FastifyPluginAsync = async (app) => {
   app.addHook('onRequest', apiKeyAuth);
   // Per-key read/write rate limit, right after authentication (the key id is known).
   app.addHook('onRequest', apiKeyRateLimit);
+  // Idempotency-Key on every POST and PATCH of this scope (docs/idempotency.md).
+  registerIdempotency(app);
   await app.register(listEventsRoute);
   await app.register(createEventRoute);
   await app.register(getEventRoute);

@@ -1,0 +1,170 @@
+/**
+ * SQL of the idempotency layer (migrations/0005_idempotency.sql; docs/idempotency.md).
+ * One query per function. Every write that belongs to the request executing a key is
+ * fenced by its lease_token, so a request that lost its lease to a take-over can neither
+ * complete nor release the key.
+ */
+import { sql } from 'kysely';
+import type { Executor } from '../transaction.ts';
+
+export interface IdempotencyKeyRow {
+  organizer_id: string;
+  key: string;
+  request_hash: string;
+  api_key_id: string;
+  method: string;
+  path: string;
+  status: 'in_progress' | 'completed';
+  lease_token: string | null;
+  locked_until: Date | null;
+  response_status: number | null;
+  response_headers: Record<string, string> | null;
+  response_body: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+export interface NewIdempotencyKey {
+  organizerId: string;
+  key: string;
+  requestHash: string;
+  apiKeyId: string;
+  method: string;
+  path: string;
+  leaseToken: string;
+  lockedUntil: Date;
+  now: Date;
+}
+
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Claims a fresh key in_progress; false when the (organizer, key) row already exists. */
+export async function insertIdempotencyKeyIfAbsent(db: Executor, k: NewIdempotencyKey): Promise<boolean> {
+  const inserted = await db
+    .insertInto('idempotency_keys')
+    .values({
+      organizer_id: k.organizerId,
+      key: k.key,
+      request_hash: k.requestHash,
+      api_key_id: k.apiKeyId,
+      method: k.method,
+      path: k.path,
+      status: 'in_progress',
+      lease_token: k.leaseToken,
+      locked_until: k.lockedUntil,
+      created_at: k.now,
+    })
+    .onConflict((oc) => oc.columns(['organizer_id', 'key']).doNothing())
+    .returning('key')
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
+/** The existing row, locked until the caller's transaction ends. */
+export async function findIdempotencyKeyForUpdate(db: Executor, organizerId: string, key: string): Promise<IdempotencyKeyRow | undefined> {
+  return db
+    .selectFrom('idempotency_keys')
+    .selectAll()
+    .where('organizer_id', '=', organizerId)
+    .where('key', '=', key)
+    .forUpdate()
+    .executeTakeFirst() as Promise<IdempotencyKeyRow | undefined>;
+}
+
+/** Take-over of an in_progress key whose lease expired: a new lease (and fencing token). */
+export async function renewIdempotencyLease(
+  db: Executor,
+  organizerId: string,
+  key: string,
+  lease: { leaseToken: string; lockedUntil: Date },
+): Promise<void> {
+  await db
+    .updateTable('idempotency_keys')
+    .set({ lease_token: lease.leaseToken, locked_until: lease.lockedUntil })
+    .where('organizer_id', '=', organizerId)
+    .where('key', '=', key)
+    .execute();
+}
+
+/** Reuse of a key past its retention (not yet purged): the row starts over as new. */
+export async function resetIdempotencyKey(db: Executor, k: NewIdempotencyKey): Promise<void> {
+  await db
+    .updateTable('idempotency_keys')
+    .set({
+      request_hash: k.requestHash,
+      api_key_id: k.apiKeyId,
+      method: k.method,
+      path: k.path,
+      status: 'in_progress',
+      lease_token: k.leaseToken,
+      locked_until: k.lockedUntil,
+      response_status: null,
+      response_headers: null,
+      response_body: null,
+      created_at: k.now,
+      completed_at: null,
+    })
+    .where('organizer_id', '=', k.organizerId)
+    .where('key', '=', k.key)
+    .execute();
+}
+
+/**
+ * Stores the response and completes the key, if the caller still holds the lease.
+ * Returns false when a take-over replaced the lease (nothing written).
+ */
+export async function completeIdempotencyKey(
+  db: Executor,
+  organizerId: string,
+  key: string,
+  leaseToken: string,
+  response: StoredResponse,
+  now: Date,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('idempotency_keys')
+    .set({
+      status: 'completed',
+      lease_token: null,
+      locked_until: null,
+      response_status: response.status,
+      response_headers: JSON.stringify(response.headers),
+      response_body: response.body,
+      completed_at: now,
+    })
+    .where('organizer_id', '=', organizerId)
+    .where('key', '=', key)
+    .where('status', '=', 'in_progress')
+    .where('lease_token', '=', leaseToken)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Gives a key up without a stored response (its work rolled back), so a retry executes at once. */
+export async function releaseIdempotencyKey(db: Executor, organizerId: string, key: string, leaseToken: string): Promise<void> {
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('organizer_id', '=', organizerId)
+    .where('key', '=', key)
+    .where('status', '=', 'in_progress')
+    .where('lease_token', '=', leaseToken)
+    .execute();
+}
+
+/** Deletes up to `limit` keys created before the cutoff, skipping rows a request has locked. */
+export async function purgeIdempotencyKeysBefore(db: Executor, cutoff: Date, limit: number): Promise<number> {
+  const result = await sql`
+    DELETE FROM idempotency_keys
+    WHERE (organizer_id, key) IN (
+      SELECT organizer_id, key FROM idempotency_keys
+      WHERE created_at < ${cutoff}
+      ORDER BY created_at
+      LIMIT ${limit}
+      FOR UPDATE SKIP LOCKED
+    )`.execute(db);
+  return Number(result.numAffectedRows ?? 0n);
+}
