@@ -66,7 +66,7 @@ export function describeValidationError(error: AjvError, part: string): string {
     case 'required':
       return `Missing required field \`${where === part ? '' : `${where}.`}${String(error.params.missingProperty)}\` in ${part}.`;
     case 'minLength':
-      return `${field} must be at least ${String(error.params.limit)} characters.`;
+      return `${field} must be at least ${String(error.params.limit)} character${error.params.limit === 1 ? '' : 's'}.`;
     case 'maxLength':
       return `${field} must be at most ${String(error.params.limit)} characters.`;
     case 'minimum':
@@ -82,6 +82,7 @@ export function describeValidationError(error: AjvError, part: string): string {
     case 'const':
       return `${field} must be ${JSON.stringify(error.params.allowedValue)}.`;
     case 'type':
+      if (field === 'body') return 'Request body must be a JSON object.';
       return `${field} must be of type ${String(error.params.type)}.`;
     case 'format':
       return `${field} must be a valid ${String(error.params.format)}.`;

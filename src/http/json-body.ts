@@ -1,5 +1,5 @@
 /**
- * The JSON body parser: Fastify's own (prototype-poisoning safe), except that an empty
+ * The one body parser: Fastify's own (prototype-poisoning safe), except that an empty
  * body is "no body" rather than an error, because clients often send
  * `content-type: application/json` on body-less POSTs such as check_in.
  */
@@ -7,7 +7,8 @@ import type { FastifyInstance } from 'fastify';
 
 export function registerJsonParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
+  // JSON is the only body the API takes: anything else answers 415.
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);

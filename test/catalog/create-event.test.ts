@@ -153,7 +153,7 @@ describe('POST /v1/events', () => {
     });
 
     test('the body must be a JSON object', async () => {
-      await expect400([], 'body must be of type object.');
+      await expect400([], 'Request body must be a JSON object.');
     });
   });
 
@@ -221,7 +221,7 @@ describe('POST /v1/events', () => {
       const jazz2 = await expect201(eventBody(t, { category_name: 'JAZZ' }));
       assert.equal(jazz2.category_id, jazz.category_id);
       assert.notEqual(jazz.category_id, none.category_id);
-      await expect400(eventBody(t, { category_name: '' }), '`category_name` must be at least 1 characters.');
+      await expect400(eventBody(t, { category_name: '' }), '`category_name` must be at least 1 character.');
       await expect400(eventBody(t, { category_name: '  ' }), '`category_name` must not be blank.');
     });
   });

@@ -100,7 +100,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
 export function problemOf(status: number, detail: string) {
   const titles: Record<number, string> = {
     400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict',
-    413: 'Payload Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests', 500: 'Internal Server Error',
+    413: 'Payload Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable',
   };
   return { type: 'about:blank', title: titles[status], status, detail };
 }

@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ConfigError, loadConfig, parseDuration } from '../../src/config.ts';
+
+describe('configuration', () => {
+  test('defaults are those of operations.md section 2', () => {
+    const config = loadConfig({});
+    assert.deepEqual(config, {
+      port: 3000, host: '127.0.0.1', dataDir: './data', databaseUrl: undefined, redisUrl: undefined,
+      adminToken: undefined, role: 'all', smtpUrl: undefined, mailFrom: 'Marquee <no-reply@localhost>',
+      webhookAllowLoopback: false,
+      webhookRetryDelaysMs: [30_000, 120_000, 600_000, 3_600_000, 21_600_000, 86_400_000],
+      webhookTimeoutMs: 15_000,
+      rateLimits: { preauth: 600, read: 300, write: 60 },
+      trustProxy: false, logLevel: 'info',
+    });
+    assert.ok(Object.isFrozen(config));
+  });
+
+  test('durations', () => {
+    assert.equal(parseDuration('50ms'), 50);
+    assert.equal(parseDuration('2s'), 2000);
+    assert.equal(parseDuration('10m'), 600_000);
+    assert.equal(parseDuration('1h'), 3_600_000);
+    assert.equal(parseDuration('1.5s'), undefined);
+    assert.equal(parseDuration('soon'), undefined);
+  });
+
+  const invalid: Array<[Record<string, string>, string]> = [
+    [{ PORT: 'abc' }, 'Invalid configuration: PORT must be an integer from 0 to 65535, got "abc".'],
+    [{ PORT: '70000' }, 'Invalid configuration: PORT must be an integer from 0 to 65535, got "70000".'],
+    [{ ROLE: 'cron' }, 'Invalid configuration: ROLE must be api, worker or all, got "cron".'],
+    [{ DATABASE_URL: 'mysql://x' }, 'Invalid configuration: DATABASE_URL must be a URL starting with postgres:// or postgresql://.'],
+    [{ REDIS_URL: 'not a url' }, 'Invalid configuration: REDIS_URL must be a URL.'],
+    [{ WEBHOOK_ALLOW_LOOPBACK: 'yes' }, 'Invalid configuration: WEBHOOK_ALLOW_LOOPBACK must be true or false, got "yes".'],
+    [{ WEBHOOK_RETRY_DELAYS: '30s,soon' }, 'Invalid configuration: WEBHOOK_RETRY_DELAYS must be a comma-separated list of durations like 30s,2m,10m, got "soon".'],
+    [{ WEBHOOK_TIMEOUT: '15' }, 'Invalid configuration: WEBHOOK_TIMEOUT must be a duration like 50ms, 2s, 10m or 1h, got "15".'],
+    [{ RATE_LIMIT_WRITE_PER_MIN: '0' }, 'Invalid configuration: RATE_LIMIT_WRITE_PER_MIN must be an integer from 1 to 10000000, got "0".'],
+    [{ TRUST_PROXY: 'maybe' }, 'Invalid configuration: TRUST_PROXY must be true or false, got "maybe".'],
+    [{ LOG_LEVEL: 'loud' }, 'Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud".'],
+    [{ ADMIN_TOKEN: 'short' }, 'Invalid configuration: ADMIN_TOKEN must be at least 16 characters.'],
+    [{ SMTP_URL: 'http://mail' }, 'Invalid configuration: SMTP_URL must be a URL starting with smtp:// or smtps://.'],
+  ];
+  for (const [env, message] of invalid) {
+    test(`rejects ${Object.keys(env)[0]}=${Object.values(env)[0]}`, () => {
+      assert.throws(() => loadConfig(env), (err: unknown) => err instanceof ConfigError && err.message === message);
+    });
+  }
+});

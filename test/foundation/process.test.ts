@@ -1,0 +1,118 @@
+/**
+ * The service as an operator runs it: `node src/main.ts` in its own process, on the
+ * embedded database under a temp DATA_DIR (and on PostgreSQL when available).
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
+import { createEmptyPostgresDatabase, onPostgres } from '../helpers/database.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+interface Running {
+  child: ChildProcess;
+  output: () => string;
+  baseUrl: string;
+  exit: Promise<number | null>;
+}
+
+const children = new Set<ChildProcess>();
+// A failed assertion must not leave a server running and the test process hanging.
+after(() => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
+function start(env: Record<string, string>): Promise<Running> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  let output = '';
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => { children.delete(child); resolve(code); }));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`did not start:\n${output}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening at (http:\/\/[^/\s]+)\/v1/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, output: () => output, baseUrl: match[1]!, exit });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    void exit.then((code) => { clearTimeout(timer); reject(new Error(`exited with ${code}:\n${output}`)); });
+  });
+}
+
+async function stop(running: Running): Promise<number | null> {
+  running.child.kill('SIGTERM');
+  return running.exit;
+}
+
+describe('the service process', () => {
+  test('first start prints the Default key and admin token once; data survives a restart; SIGTERM exits 0', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'marquee-data-'));
+    const first = await start({ DATA_DIR: dataDir });
+    const key = /Default organizer API key \(read, write\): (mqk_\S+)/.exec(first.output())?.[1];
+    const adminToken = /Admin token \(stored in .*\): (mqa_\S+)/.exec(first.output())?.[1];
+    assert.ok(key, 'the key is printed');
+    assert.ok(adminToken, 'the admin token is printed');
+    const list = await fetch(`${first.baseUrl}/v1/events`, { headers: { authorization: `Bearer ${key}` } });
+    assert.equal(list.status, 200);
+    assert.ok(list.headers.get('x-request-id'));
+    const created = await fetch(`${first.baseUrl}/admin/v1/organizers`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Survivor' }),
+    });
+    assert.equal(created.status, 201);
+    const { id } = (await created.json()) as { id: string };
+    assert.ok(/"reqId"/.test(first.output()), 'request log lines carry the request id');
+    assert.equal(await stop(first), 0);
+
+    const second = await start({ DATA_DIR: dataDir });
+    assert.ok(!second.output().includes('mqk_'), 'the key is not printed again');
+    assert.ok(!second.output().includes('Admin token'), 'the admin token is not printed again');
+    const again = await fetch(`${second.baseUrl}/admin/v1/organizers/${id}`, { headers: { authorization: `Bearer ${adminToken}` } });
+    assert.equal(again.status, 200);
+    assert.equal(((await again.json()) as { name: string }).name, 'Survivor');
+    const stillValid = await fetch(`${second.baseUrl}/v1/events`, { headers: { authorization: `Bearer ${key}` } });
+    assert.equal(stillValid.status, 200);
+    assert.equal(await stop(second), 0);
+  });
+
+  test('invalid configuration stops the process with a message naming the variable', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', PORT: 'eighty' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    assert.equal(code, 1);
+    assert.equal(stderr.trim(), 'Invalid configuration: PORT must be an integer from 0 to 65535, got "eighty".');
+  });
+
+  test('two instances started at once on one empty PostgreSQL database both come up', { skip: !onPostgres && 'needs TEST_DATABASE_URL' }, async () => {
+    const empty = await createEmptyPostgresDatabase();
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'marquee-data-'));
+    const env = { DATABASE_URL: empty.url, DATA_DIR: dataDir, ADMIN_TOKEN: 'shared-admin-token-0123456789' };
+    const [a, b] = await Promise.all([start(env), start(env)]);
+    try {
+      const printed = [a, b].filter((r) => r.output().includes('Default organizer API key')).length;
+      assert.equal(printed, 1, 'exactly one instance created the Default organizer');
+      for (const r of [a, b]) assert.equal((await fetch(`${r.baseUrl}/readyz`)).status, 200);
+    } finally {
+      assert.equal(await stop(a), 0);
+      assert.equal(await stop(b), 0);
+      await empty.drop();
+    }
+  });
+});
