@@ -60,7 +60,7 @@ describe('POST /v1/orders', () => {
     await expect400({ ...orderBody(sale), buyer: { email: 'a@example.test' } }, 'Missing required field `buyer.first_name` in body.');
     await expect400({ ...orderBody(sale), buyer: { first_name: 'A' } }, 'Missing required field `buyer.email` in body.');
     await expect400({ ...orderBody(sale), buyer: { first_name: 'A', email: 'not-an-email' } }, '`buyer.email` must be a valid email.');
-    await expect400({ ...orderBody(sale), buyer: { first_name: '', email: 'a@example.test' } }, '`buyer.first_name` must be at least 1 characters.');
+    await expect400({ ...orderBody(sale), buyer: { first_name: '', email: 'a@example.test' } }, '`buyer.first_name` must be at least 1 character.');
     await expect400({ ...orderBody(sale), buyer: { first_name: '   ', email: 'a@example.test' } }, '`buyer.first_name` must not be blank.');
     await expect400({ ...orderBody(sale), buyer: { first_name: 'A', email: 3 } }, '`buyer.email` must be of type string.');
   });
@@ -68,8 +68,7 @@ describe('POST /v1/orders', () => {
   test('tender: cash, pay_later or free', async () => {
     const { tender: _, ...noTender } = orderBody(sale);
     await expect400(noTender, 'Missing required field `tender` in body.');
-    const res = await postOrder(t, sale.org.key, { ...orderBody(sale), tender: 'card' });
-    assert.equal(res.statusCode, 400);
+    await expect400({ ...orderBody(sale), tender: 'card' }, '`tender` must be one of: cash, pay_later, free.');
   });
 
   test('a performance that is unknown, another organizer\'s, a draft, or not box-office sellable answers 400 naming it', async () => {

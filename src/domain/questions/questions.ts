@@ -169,6 +169,7 @@ function checkValue(question: QuestionRow, value: string | string[], where: stri
   return null;
 }
 
+/** A blank answer (empty or whitespace text, an empty selection) counts as no answer. */
 function isBlank(value: string | string[]): boolean {
   return Array.isArray(value) ? value.length === 0 : value.trim() === '';
 }
@@ -204,8 +205,8 @@ export function resolveAnswers(questions: QuestionRow[], answers: AnswerInput[],
       const slot = `${question.id}/${position}`;
       if (answered.has(slot)) throw badRequest(`${where} answers "${question.key}" for ticket ${text} a second time.`);
       answered.add(slot);
-      const valueLabels = checkValue(question, answer.value, where);
-      if (!isBlank(answer.value)) resolved.push({ question, ticketPosition: position, value: answer.value, valueLabels });
+      if (isBlank(answer.value)) return;
+      resolved.push({ question, ticketPosition: position, value: answer.value, valueLabels: checkValue(question, answer.value, where) });
       return;
     }
     const perOrder = withKey.filter((q) => !q.per_attendee);
@@ -214,8 +215,8 @@ export function resolveAnswers(questions: QuestionRow[], answers: AnswerInput[],
       const slot = `${question.id}/order`;
       if (answered.has(slot)) throw badRequest(`${where} answers "${question.key}" a second time.`);
       answered.add(slot);
-      const valueLabels = checkValue(question, answer.value, where);
-      if (!isBlank(answer.value)) resolved.push({ question, ticketPosition: null, value: answer.value, valueLabels });
+      if (isBlank(answer.value)) continue;
+      resolved.push({ question, ticketPosition: null, value: answer.value, valueLabels: checkValue(question, answer.value, where) });
     }
   });
 

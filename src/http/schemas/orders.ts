@@ -72,7 +72,7 @@ export const CreateOrder = Type.Object(
       },
       { additionalProperties: false },
     ),
-    tender: Type.Union([Type.Literal('cash'), Type.Literal('pay_later'), Type.Literal('free')]),
+    tender: Type.Unsafe<'cash' | 'pay_later' | 'free'>({ type: 'string', enum: ['cash', 'pay_later', 'free'] }),
     registration_answers: Type.Optional(
       Type.Array(
         Type.Object(

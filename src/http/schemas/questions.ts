@@ -1,5 +1,8 @@
 import { Type } from '@sinclair/typebox';
+import type { QuestionType } from '../../db/schema.ts';
 import { Timestamp, Uuid } from './common.ts';
+
+const QUESTION_TYPES = ['text', 'number', 'date', 'email', 'phone', 'select', 'multi_select'] as const;
 
 const Slug = Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z0-9]+(?:[_-][a-z0-9]+)*$', description: 'lower-case slug' });
 const Label = Type.String({ minLength: 1, maxLength: 500 });
@@ -24,10 +27,7 @@ export const CreateQuestion = Type.Object(
   {
     key: Slug,
     label: Label,
-    type: Type.Union([
-      Type.Literal('text'), Type.Literal('number'), Type.Literal('date'), Type.Literal('email'),
-      Type.Literal('phone'), Type.Literal('select'), Type.Literal('multi_select'),
-    ]),
+    type: Type.Unsafe<QuestionType>({ type: 'string', enum: [...QUESTION_TYPES] }),
     options: Type.Optional(Options),
     required: Type.Optional(Type.Boolean({ default: false })),
     per_attendee: Type.Optional(Type.Boolean({ default: false })),
