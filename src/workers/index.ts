@@ -11,6 +11,7 @@ import { emailJob } from './email-job.ts';
 import type { Resolver } from '../domain/webhooks/url-vetting.ts';
 import { webhookDeliveryJob } from './webhook-delivery.ts';
 import { retentionPurgeJob } from './retention-purge.ts';
+import { idempotencyPurgeJob } from './idempotency-purge.ts';
 
 export interface WorkerDeps {
   config: Readonly<Config>;
@@ -31,7 +32,7 @@ export interface RunningJob {
 
 export type JobFactory = (deps: WorkerDeps) => RunningJob;
 
-const jobs: JobFactory[] = [webhookDeliveryJob, retentionPurgeJob, emailJob];
+const jobs: JobFactory[] = [webhookDeliveryJob, retentionPurgeJob, emailJob, idempotencyPurgeJob];
 
 export interface Workers {
   stop(): Promise<void>;

@@ -155,13 +155,13 @@ export async function releaseIdempotencyKey(db: Executor, organizerId: string, k
     .execute();
 }
 
-/** Deletes up to `limit` keys created before the cutoff, skipping rows a request has locked. */
-export async function purgeIdempotencyKeysBefore(db: Executor, cutoff: Date, limit: number): Promise<number> {
+/** Deletes up to `limit` keys created at or before the cutoff, skipping rows a request has locked. */
+export async function purgeIdempotencyKeysCreatedBy(db: Executor, cutoff: Date, limit: number): Promise<number> {
   const result = await sql`
     DELETE FROM idempotency_keys
     WHERE (organizer_id, key) IN (
       SELECT organizer_id, key FROM idempotency_keys
-      WHERE created_at < ${cutoff}
+      WHERE created_at <= ${cutoff}
       ORDER BY created_at
       LIMIT ${limit}
       FOR UPDATE SKIP LOCKED
