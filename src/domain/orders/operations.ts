@@ -92,7 +92,8 @@ export async function refundOrder(db: Executor, id: string, input: { ticket_ids?
       currency: order.currency, ticket_count: wanted.length, settled_at: status === 'refunded' ? now : null, created_at: now, updated_at: now,
     });
     // Conditional on `purchased`: a check-in that committed meanwhile leaves its ticket out.
-    const moved = await releaseTickets(trx, order.id, wanted.map((t) => t.id), { status: 'refunded', refund_id: refund.id, updated_at: now });
+    const moved = (await releaseTickets(trx, order.id, wanted.map((t) => t.id), { status: 'refunded', refund_id: refund.id, updated_at: now }))
+      .sort((a, b) => a.position - b.position);
     if (moved.length !== wanted.length) throw conflict('A ticket of this refund changed state meanwhile (e.g. was checked in); review the order and retry.');
     await releaseInventory(trx, inventoryLines(moved));
     await trx.updateTable('orders').set({ updated_at: now }).where('id', '=', order.id).execute();

@@ -3,7 +3,11 @@ import { Nullable, PaginationQuery, Timestamp, Uuid } from './common.ts';
 import { RegistrationAnswer } from './questions.ts';
 import { Ticket } from './tickets.ts';
 
-export const OrderStatus = Type.Union([Type.Literal('unpaid'), Type.Literal('placed'), Type.Literal('fulfilled'), Type.Literal('cancelled')]);
+/** A string enum: errors list the allowed values ("must be one of: a, b"). */
+const StringEnum = <T extends string>(values: readonly T[], opts: Record<string, unknown> = {}) =>
+  Type.Unsafe<T>({ type: 'string', enum: [...values], ...opts });
+
+export const OrderStatus = StringEnum(['unpaid', 'placed', 'fulfilled', 'cancelled'] as const);
 
 const OrderFields = {
   id: Uuid,
@@ -72,7 +76,7 @@ export const CreateOrder = Type.Object(
       },
       { additionalProperties: false },
     ),
-    tender: Type.Unsafe<'cash' | 'pay_later' | 'free'>({ type: 'string', enum: ['cash', 'pay_later', 'free'] }),
+    tender: StringEnum(['cash', 'pay_later', 'free'] as const),
     registration_answers: Type.Optional(
       Type.Array(
         Type.Object(
@@ -107,14 +111,14 @@ export const GetOrderQuery = Type.Object(
 );
 
 export const SettleOrder = Type.Object(
-  { tender: Type.Optional(Type.Union([Type.Literal('cash'), Type.Literal('card'), Type.Literal('bank_transfer')], { default: 'cash' })) },
+  { tender: Type.Optional(StringEnum(['cash', 'card', 'bank_transfer'] as const, { default: 'cash' })) },
   { additionalProperties: false },
 );
 
 export const RefundOrder = Type.Object(
   {
     ticket_ids: Type.Optional(Type.Array(Uuid, { minItems: 1, maxItems: 1000 })),
-    mode: Type.Optional(Type.Union([Type.Literal('cash'), Type.Literal('card')], { default: 'cash' })),
+    mode: Type.Optional(StringEnum(['cash', 'card'] as const, { default: 'cash' })),
   },
   { additionalProperties: false },
 );
@@ -133,7 +137,7 @@ export const Refund = Type.Object({
 });
 
 export const SettleRefund = Type.Object(
-  { status: Type.Union([Type.Literal('refunded'), Type.Literal('failed')]) },
+  { status: StringEnum(['refunded', 'failed'] as const) },
   { additionalProperties: false },
 );
 

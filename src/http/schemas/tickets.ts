@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable, PaginationQuery, Timestamp, Uuid } from './common.ts';
 
-export const TicketStatus = Type.Union([Type.Literal('purchased'), Type.Literal('checked_in'), Type.Literal('refunded'), Type.Literal('cancelled')]);
+export const TicketStatus = Type.Unsafe<'purchased' | 'checked_in' | 'refunded' | 'cancelled'>({ type: 'string', enum: ['purchased', 'checked_in', 'refunded', 'cancelled'] });
 
 export const Ticket = Type.Object({
   id: Uuid,

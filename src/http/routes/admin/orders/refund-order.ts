@@ -5,6 +5,10 @@ import { Refund, RefundOrder } from '../../../schemas/orders.ts';
 
 export const refundOrderRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/orders/:id/refund', {
+    // The body is optional: no body means every default.
+    preValidation: async (request) => {
+      if (request.body === undefined || request.body === null) request.body = {};
+    },
     config: { resource: 'Order' },
     schema: {
       tags: ['admin'], operationId: 'adminRefundOrder', summary: 'Refund tickets of an order (all purchased tickets by default)',

@@ -5,6 +5,10 @@ import { OrderDetail, SettleOrder } from '../../../schemas/orders.ts';
 
 export const settleOrderRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/orders/:id/settle', {
+    // The body is optional: no body means every default.
+    preValidation: async (request) => {
+      if (request.body === undefined || request.body === null) request.body = {};
+    },
     config: { resource: 'Order' },
     schema: {
       tags: ['admin'], operationId: 'adminSettleOrder', summary: 'Settle an unpaid (pay-later) order',
