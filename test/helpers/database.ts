@@ -30,8 +30,22 @@ export async function createEmptyPostgresDatabase(): Promise<{ url: string; drop
     async drop() {
       const client = new pg.Client({ connectionString: testDatabaseUrl });
       await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
+      try {
+        // pg's pool.end() resolves before its sockets are gone; terminating them with FORCE
+        // would make their clients emit an unhandled error, so wait for them to leave first.
+        for (let attempt = 0; attempt < 50; attempt++) {
+          try {
+            await client.query(`DROP DATABASE IF EXISTS ${name}`);
+            return;
+          } catch (err) {
+            if ((err as { code?: string }).code !== '55006') throw err; // object_in_use
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+        }
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
     },
   };
 }
