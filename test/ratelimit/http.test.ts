@@ -196,7 +196,7 @@ describe('per-key read and write limits', () => {
     assert429(await t.api(key, 'GET', `/v1/events/${eventId}`), 'read', 3, READ_DETAIL(3));
   });
 
-  test('write: POST and PATCH share exactly 3 per key, then 429 and nothing is created', async () => {
+  test('write: POST, PATCH and DELETE share exactly 3 per key, then 429 and nothing is created', async () => {
     const key = await freshKey(org);
     const created = await t.api(key, 'POST', '/v1/events', eventBody(t));
     assert.equal(created.statusCode, 201);
@@ -204,9 +204,9 @@ describe('per-key read and write limits', () => {
     const patched = await t.api(key, 'PATCH', `/v1/events/${eventId}`, { description: 'Doors at 7' });
     assert.equal(patched.statusCode, 200);
     assertHeaders(patched, 'write', 3, 1);
-    const invalid = await t.api(key, 'POST', '/v1/events', { title: 'x' });
-    assert.equal(invalid.statusCode, 400);
-    assertHeaders(invalid, 'write', 3, 0);
+    const deleted = await t.api(key, 'DELETE', '/v1/webhook_endpoints/00000000-0000-4000-8000-000000000000');
+    assert.equal(deleted.statusCode, 404);
+    assertHeaders(deleted, 'write', 3, 0);
 
     const before = await countEvents(t, org.id);
     const body = eventBody(t);
@@ -215,6 +215,7 @@ describe('per-key read and write limits', () => {
     assert.equal(await countEvents(t, org.id), before, 'the rate-limited POST created nothing');
     const event = await t.api(org.readKey, 'GET', `/v1/events/${eventId}`);
     assert.equal(event.json().description, 'Doors at 7', 'the rate-limited PATCH changed nothing');
+    assert429(await t.api(key, 'DELETE', '/v1/webhook_endpoints/00000000-0000-4000-8000-000000000000'), 'write', 3, WRITE_DETAIL(3));
     const titles = await t.database.db.selectFrom('events').select('title').where('title', '=', body.title as string).execute();
     assert.deepEqual(titles, []);
   });
@@ -275,5 +276,27 @@ describe('per-key read and write limits', () => {
       assert.equal(res.headers['ratelimit-policy'], '"preauth";q=1000000;w=60');
     }
     for (let i = 0; i < 5; i++) assert.equal((await t.admin('PATCH', `/admin/v1/organizers/${org.id}`, { name: `Renamed ${i}` })).statusCode, 200);
+  });
+});
+
+describe('rate limits and idempotency', () => {
+  let t: TestApp;
+  let org: TestOrganizer;
+  before(async () => {
+    t = await createTestApp({ env: { RATE_LIMIT_WRITE_PER_MIN: '2' } });
+    org = await t.createOrganizer();
+  });
+  after(() => t.close());
+
+  test('a rate-limited request claims no idempotency key; replays count as writes', async () => {
+    const body = eventBody(t);
+    const first = await t.api(org.key, 'POST', '/v1/events', body, { 'idempotency-key': 'rl-1' });
+    assert.equal(first.statusCode, 201);
+    const replay = await t.api(org.key, 'POST', '/v1/events', body, { 'idempotency-key': 'rl-1' });
+    assert.equal(replay.headers['idempotent-replayed'], 'true');
+    assertHeaders(replay, 'write', 2, 0);
+    assert429(await t.api(org.key, 'POST', '/v1/events', eventBody(t), { 'idempotency-key': 'rl-2' }), 'write', 2, WRITE_DETAIL(2));
+    const keys = await t.database.db.selectFrom('idempotency_keys').select('key').where('organizer_id', '=', org.id).execute();
+    assert.deepEqual(keys, [{ key: 'rl-1' }]);
   });
 });
