@@ -1,0 +1,41 @@
+/** A helper child process (bare server, bare sender) run with tsx, ready on a stdout line. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { ROOT } from './marquee.ts';
+
+export interface Helper {
+  child: ChildProcess;
+  match: RegExpExecArray;
+  output(): string;
+  done: Promise<number | null>;
+  stop(): Promise<void>;
+}
+
+export async function startHelper(script: string, args: string[], ready: RegExp, env: Record<string, string> = {}): Promise<Helper> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const done = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const match = await new Promise<RegExpExecArray>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${script} not ready in 30 s: ${output}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      const m = ready.exec(output);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (c: Buffer) => (output += c.toString('utf8')));
+    void done.then((code) => reject(new Error(`${script} exited (${code}): ${output}`)));
+  });
+  return {
+    child,
+    match,
+    output: () => output,
+    done,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await done;
+    },
+  };
+}

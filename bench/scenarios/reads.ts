@@ -1,0 +1,91 @@
+/**
+ * Reads: GET /v1/events/{id} (10 performances × 5 ticket types), 32 connections for 10 s,
+ * against a bare node:http server in its own process answering the same bytes.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { startHelper } from '../lib/child.ts';
+import { createScratchDb } from '../lib/db.ts';
+import { runLoad } from '../lib/load.ts';
+import { createEvent, createOrganizerWithKey, startMarquee, type MarqueeProcess } from '../lib/marquee.ts';
+import { round } from '../lib/stats.ts';
+import { check, type ScenarioOptions, type ScenarioResult } from './types.ts';
+
+export const READ_CONNECTIONS = 32;
+
+export async function setupReadEvent(proc: MarqueeProcess): Promise<{ key: string; path: string }> {
+  const { key } = await createOrganizerWithKey(proc.base);
+  const event = await createEvent(proc.base, key, {
+    performances: 10,
+    capacity: 500,
+    ticketTypes: [
+      { name: 'General', price_minor: 3500, quantity: null },
+      { name: 'Reduced', price_minor: 2500, quantity: 100 },
+      { name: 'Student', price_minor: 1500, quantity: 50 },
+      { name: 'Front Row', price_minor: 9000, quantity: 20 },
+      { name: 'Companion', price_minor: 0, quantity: null },
+    ],
+  });
+  return { key, path: `/v1/events/${event.id}` };
+}
+
+/** Marquee's reads, then the bare server's with the same bytes. */
+export async function readsAgainst(proc: MarqueeProcess, durationS: number) {
+  const { key, path } = await setupReadEvent(proc);
+  const once = await request(`${proc.base}${path}`, { headers: { authorization: `Bearer ${key}` } });
+  const bytes = Buffer.from(await once.body.arrayBuffer());
+  const contentType = String(once.headers['content-type'] ?? 'application/json');
+  // Warm-up (JIT, connection pool, prepared plans), not measured.
+  await runLoad({ urls: [proc.base], connections: READ_CONNECTIONS, durationS: 1, path, headers: { authorization: `Bearer ${key}` } });
+  const marquee = await runLoad({ urls: [proc.base], connections: READ_CONNECTIONS, durationS, path, headers: { authorization: `Bearer ${key}` } });
+  return { key, path, bytes, contentType, marquee, status: once.statusCode };
+}
+
+export async function bareReads(bytes: Buffer, contentType: string, path: string, durationS: number) {
+  const dir = mkdtempSync(join(tmpdir(), 'marquee-bench-bare-'));
+  const file = join(dir, 'body.json');
+  writeFileSync(file, bytes);
+  const bare = await startHelper('bench/lib/bare-server.ts', [file, contentType], /listening (\d+)/);
+  try {
+    const base = `http://127.0.0.1:${bare.match[1]}`;
+    await runLoad({ urls: [base], connections: READ_CONNECTIONS, durationS: 1, path, headers: {} });
+    return await runLoad({ urls: [base], connections: READ_CONNECTIONS, durationS, path, headers: { authorization: 'Bearer x' } });
+  } finally {
+    await bare.stop();
+  }
+}
+
+export async function readsScenario(opts: ScenarioOptions): Promise<ScenarioResult> {
+  const durationS = opts.quick ? 3 : 10;
+  const scratch = await createScratchDb('reads');
+  const proc = await startMarquee({ role: 'all', databaseUrl: scratch.url, ...(opts.cpuProfDir ? { cpuProfDir: opts.cpuProfDir } : {}) });
+  try {
+    const m = await readsAgainst(proc, durationS);
+    await proc.stop();
+    const bare = await bareReads(m.bytes, m.contentType, m.path, durationS);
+    const ratio = m.marquee.reqPerS / bare.reqPerS;
+    const non200 = m.marquee.requests - (m.marquee.statuses['200'] ?? 0);
+    return {
+      figures: {
+        response_bytes: m.bytes.length,
+        marquee_req_per_s: round(m.marquee.reqPerS),
+        marquee_p50_ms: m.marquee.p50_ms,
+        marquee_p99_ms: m.marquee.p99_ms,
+        bare_req_per_s: round(bare.reqPerS),
+        bare_p50_ms: bare.p50_ms,
+        bare_p99_ms: bare.p99_ms,
+        ratio_req_per_s: round(ratio, 3),
+      },
+      checks: [
+        check('reads: every Marquee answer 200', non200 === 0 && m.marquee.errors === 0, `${non200} non-200, ${m.marquee.errors} errors of ${m.marquee.requests}`),
+        check('reads: event detail has 10 performances × 5 types', m.status === 200, `${m.bytes.length} bytes`),
+      ],
+      goals: [{ name: 'reads: Marquee req/s ÷ bare node:http req/s', ratio: round(ratio, 3), bound: 0.6, kind: 'min' }],
+    };
+  } finally {
+    await proc.stop();
+    await scratch.drop();
+  }
+}
