@@ -21,13 +21,14 @@ export async function claimEmailJobs(db: Executor, now: Date, leaseUntil: Date, 
       SELECT id FROM email_jobs
       WHERE (status = 'pending' AND next_attempt_at <= ${now})
          OR (status = 'sending' AND locked_until <= ${now})
-      ORDER BY next_attempt_at, id
+      ORDER BY next_attempt_at, created_at, id
       LIMIT ${limit}
       FOR UPDATE SKIP LOCKED
     )
     RETURNING *
   `.execute(db);
-  return result.rows;
+  // RETURNING does not keep the subquery's order: restore it (receipt before e-tickets).
+  return result.rows.sort((a, b) => a.next_attempt_at.getTime() - b.next_attempt_at.getTime() || a.created_at.getTime() - b.created_at.getTime());
 }
 
 /** Records the outcome of a claimed job, only while this claim still holds it. */
