@@ -1,4 +1,162 @@
-import type { ScenarioOptions, ScenarioResult } from './types.ts';
-export async function webhooksScenario(_opts: ScenarioOptions): Promise<ScenarioResult> {
-  throw new Error('not written yet');
+/**
+ * Webhook throughput: three endpoints on a local HTTPS receiver (answering 200 at once),
+ * subscribed to order.created.
+ *
+ *  - live: Marquee as one ROLE=all process (the default deployment: the worker hears of
+ *    new deliveries in-process); N orders at 16 connections; lag from the order's 201
+ *    (the commit, as the buyer sees it) to the receipt of each delivery.
+ *  - drain: N more orders placed through a ROLE=api process with no worker running, then
+ *    one ROLE=worker process delivers the 3N queued deliveries: deliveries/s from first to
+ *    last receipt. Baseline: a bare undici loop in its own process sending the same
+ *    signed requests at the worker's effective concurrency (3 endpoints × 4 in flight).
+ *  - zero duplicates per endpoint over both phases.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startHelper } from '../lib/child.ts';
+import { createScratchDb } from '../lib/db.ts';
+import { runLoad } from '../lib/load.ts';
+import { createEvent, createOrganizerWithKey, mustCall, startMarquee, type MarqueeProcess } from '../lib/marquee.ts';
+import { duplicates, startBenchReceiver, type BenchReceiver, type Receipt } from '../lib/receiver.ts';
+import { latencySummary, round } from '../lib/stats.ts';
+import { check, type Check, type ScenarioOptions, type ScenarioResult } from './types.ts';
+
+/** The worker's effective concurrency toward 3 endpoints: PER_ENDPOINT_IN_FLIGHT (4) each. */
+export const SEND_CONCURRENCY = 12;
+
+export interface WebhookSetup {
+  key: string;
+  performanceId: string;
+  ticketTypeId: string;
+  endpoints: { path: string; url: string; secret: string }[];
+}
+
+export async function setupWebhooks(proc: MarqueeProcess, receiver: BenchReceiver): Promise<WebhookSetup> {
+  const { key } = await createOrganizerWithKey(proc.base);
+  const event = await createEvent(proc.base, key, { performances: 1, capacity: 1_000_000, ticketTypes: [{ name: 'General', price_minor: 3500, quantity: null }] });
+  const endpoints = [];
+  for (const n of [1, 2, 3]) {
+    const path = `/hooks/${n}`;
+    const url = receiver.receiver.url(path);
+    const created = await mustCall<{ secret: string }>(proc.base, 'POST', '/v1/webhook_endpoints', key, { url, event_types: ['order.created'] });
+    endpoints.push({ path, url, secret: created.secret });
+  }
+  return { key, performanceId: event.ticket_types[0]!.prices[0]!.performance_id, ticketTypeId: event.ticket_types[0]!.id, endpoints };
+}
+
+/** Places `count` single-ticket cash orders; returns each order's 201 arrival time. */
+export async function placeOrders(urls: string[], setup: WebhookSetup, count: number, connections = 16) {
+  const acked = new Map<string, number>();
+  const load = await runLoad({
+    urls,
+    connections,
+    amount: count,
+    method: 'POST',
+    headers: { authorization: `Bearer ${setup.key}`, 'content-type': 'application/json' },
+    next: () => ({
+      path: '/v1/orders',
+      body: JSON.stringify({ items: [{ performance_id: setup.performanceId, ticket_type_id: setup.ticketTypeId, quantity: 1 }], buyer: { first_name: 'Hook', email: 'hook@example.test' }, tender: 'cash' }),
+    }),
+    onResponse: (status, body) => {
+      if (status === 201) acked.set((JSON.parse(body) as { id: string }).id, Date.now());
+    },
+  });
+  return { acked, load };
+}
+
+export function lagOf(receipts: Receipt[], acked: Map<string, number>) {
+  const lags = receipts.filter((r) => acked.has(String(r.data.order_id))).map((r) => r.at - acked.get(String(r.data.order_id))!);
+  return latencySummary(lags);
+}
+
+export function deliveryChecks(label: string, receipts: Receipt[], expectedPerEndpoint: number, endpoints: WebhookSetup['endpoints']): Check[] {
+  return endpoints.map((e) => {
+    const mine = receipts.filter((r) => r.path === e.path);
+    const dup = duplicates(mine);
+    const distinct = new Set(mine.map((r) => r.webhookId)).size;
+    return check(`${label}: ${e.path} received each order.created exactly once`, dup === 0 && distinct === expectedPerEndpoint, `${mine.length} received, ${distinct} distinct, ${dup} duplicates, ${expectedPerEndpoint} expected`);
+  });
+}
+
+export async function bareSend(receiver: BenchReceiver, jobs: { url: string; secret: string; id: string; body: string }[]) {
+  const dir = mkdtempSync(join(tmpdir(), 'marquee-bench-sender-'));
+  const file = join(dir, 'jobs.json');
+  writeFileSync(file, JSON.stringify({ ca: receiver.receiver.ca, concurrency: SEND_CONCURRENCY, jobs }));
+  const before = receiver.receipts.length;
+  const sender = await startHelper('bench/lib/bare-sender.ts', [file], /done ([\d.]+) failed (\d+)/);
+  await sender.done;
+  const ms = Number(sender.match[1]);
+  return { deliveriesPerS: jobs.length / (ms / 1000), failed: Number(sender.match[2]), received: receiver.receipts.length - before };
+}
+
+export async function webhooksScenario(opts: ScenarioOptions): Promise<ScenarioResult> {
+  const n = opts.quick ? 300 : 1000;
+  const receiver = await startBenchReceiver();
+  const scratch = await createScratchDb('webhooks');
+  const env = { WEBHOOK_ALLOW_LOOPBACK: 'true', NODE_EXTRA_CA_CERTS: receiver.caFile };
+  const procs: MarqueeProcess[] = [];
+  try {
+    // Live, one ROLE=all process.
+    const all = await startMarquee({ role: 'all', databaseUrl: scratch.url, env });
+    procs.push(all);
+    const setup = await setupWebhooks(all, receiver);
+    const liveStarted = Date.now();
+    const live = await placeOrders([all.base], setup, n);
+    const liveOk = await receiver.waitFor(3 * n, 120_000);
+    const liveReceipts = [...receiver.receipts];
+    const liveS = (Math.max(...liveReceipts.map((r) => r.at)) - liveStarted) / 1000;
+    const liveLag = lagOf(liveReceipts, live.acked);
+    await all.stop();
+
+    // Drain: queue 3N with no worker, then one ROLE=worker drains them.
+    const api = await startMarquee({ role: 'api', databaseUrl: scratch.url, env });
+    procs.push(api);
+    await placeOrders([api.base], setup, n);
+    await new Promise((r) => setTimeout(r, 300));
+    const queuedBefore = receiver.receipts.length;
+    const worker = await startMarquee({ role: 'worker', databaseUrl: scratch.url, env });
+    procs.push(worker);
+    const drainOk = await receiver.waitFor(6 * n, 120_000);
+    const drained = receiver.receipts.slice(queuedBefore);
+    const times = drained.map((r) => r.at);
+    const drainS = (Math.max(...times) - Math.min(...times)) / 1000;
+    const drainRate = drained.length / drainS;
+    await new Promise((r) => setTimeout(r, 500));
+    const all6 = [...receiver.receipts];
+
+    // Baseline: the same signed requests from a bare undici loop.
+    const secretOf = new Map(setup.endpoints.map((e) => [e.path, e]));
+    const jobs = drained.map((r) => ({ url: secretOf.get(r.path)!.url, secret: secretOf.get(r.path)!.secret, id: r.webhookId, body: r.body }));
+    const bare = await bareSend(receiver, jobs);
+    const ratio = drainRate / bare.deliveriesPerS;
+    return {
+      figures: {
+        orders_per_phase: n,
+        live_orders_per_s: round(live.load.reqPerS),
+        live_deliveries_per_s: round((3 * n) / liveS),
+        live_lag_p50_ms: liveLag.p50_ms,
+        live_lag_p95_ms: liveLag.p95_ms,
+        live_lag_p99_ms: liveLag.p99_ms,
+        drain_deliveries_per_s: round(drainRate),
+        baseline_deliveries_per_s: round(bare.deliveriesPerS),
+        ratio_deliveries_per_s: round(ratio, 3),
+      },
+      checks: [
+        check('webhooks: live phase delivered 3 × N', liveOk, `${liveReceipts.length} received`),
+        check('webhooks: drain phase delivered 3 × N', drainOk && drained.length === 3 * n, `${drained.length} received`),
+        ...deliveryChecks('webhooks', all6, 2 * n, setup.endpoints),
+        check('webhooks: baseline sent every request with 200', bare.failed === 0 && bare.received === jobs.length, `${bare.received}/${jobs.length} received, ${bare.failed} failed`),
+      ],
+      goals: [{ name: 'webhooks: worker drain deliveries/s ÷ bare undici loop deliveries/s', ratio: round(ratio, 3), bound: 0.8, kind: 'min' }],
+      notes: [
+        'Lag is measured from the 201 of the order (after its commit) to the receipt, so it is a slight underestimate of commit-to-receipt.',
+        `Baseline concurrency ${SEND_CONCURRENCY} = 3 endpoints × PER_ENDPOINT_IN_FLIGHT 4 (the worker's own cap).`,
+      ],
+    };
+  } finally {
+    for (const p of procs.reverse()) await p.stop();
+    await scratch.drop();
+    await receiver.close();
+  }
 }
