@@ -1,4 +1,58 @@
-import type { ScenarioOptions, ScenarioResult } from './types.ts';
-export async function embeddedScenario(_opts: ScenarioOptions): Promise<ScenarioResult> {
-  throw new Error('not written yet');
+/**
+ * Embedded default: Marquee with no DATABASE_URL (PGlite in a temporary DATA_DIR), the
+ * on-sale rush and the reads, plus cold start (spawn → /healthz answering, on an empty
+ * DATA_DIR, migrations included) and peak RSS (VmHWM of the process).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startMarquee } from '../lib/marquee.ts';
+import { round } from '../lib/stats.ts';
+import { planOrders, rush, rushChecks, setupRush } from './onsale.ts';
+import { bareReads, readsAgainst } from './reads.ts';
+import { check, type ScenarioOptions, type ScenarioResult } from './types.ts';
+
+export async function embeddedScenario(opts: ScenarioOptions): Promise<ScenarioResult> {
+  const capacity = opts.quick ? 1000 : 5000;
+  const cap = capacity / 5;
+  const durationS = opts.quick ? 3 : 10;
+  const dataDir = mkdtempSync(join(tmpdir(), 'marquee-bench-pglite-'));
+  const proc = await startMarquee({ role: 'all', dataDir });
+  try {
+    const coldStartMs = proc.startMs;
+    const setup = await setupRush(proc, capacity, cap);
+    const figures = await rush(setup, planOrders(capacity, cap));
+    const checks = await rushChecks(undefined, proc.base, setup, capacity, cap, figures);
+    const reads = await readsAgainst(proc, durationS);
+    const peak = proc.peakRssMiB();
+    await proc.stop();
+    const bare = await bareReads(reads.bytes, reads.contentType, reads.path, durationS);
+    // A warm restart on the same DATA_DIR (no migrations to apply).
+    const again = await startMarquee({ role: 'all', dataDir });
+    const warmStartMs = again.startMs;
+    await again.stop();
+    const out: Record<string, number> = { cold_start_ms: round(coldStartMs), warm_start_ms: round(warmStartMs), peak_rss_mib: round(peak) };
+    for (const [k, v] of Object.entries(figures)) out[`rush_${k}`] = v;
+    Object.assign(out, {
+      reads_req_per_s: round(reads.marquee.reqPerS),
+      reads_p50_ms: reads.marquee.p50_ms,
+      reads_p99_ms: reads.marquee.p99_ms,
+      bare_req_per_s: round(bare.reqPerS),
+      bare_p99_ms: bare.p99_ms,
+      reads_ratio: round(reads.marquee.reqPerS / bare.reqPerS, 3),
+    });
+    const non200 = reads.marquee.requests - (reads.marquee.statuses['200'] ?? 0);
+    return {
+      figures: out,
+      checks: [
+        ...checks.map((c) => ({ ...c, name: `PGlite ${c.name}` })),
+        check('PGlite reads: every answer 200', non200 === 0, `${non200} non-200 of ${reads.marquee.requests}`),
+      ],
+      goals: [],
+      notes: ['Sold counts are checked through the availability endpoint and the post-sell-out probe (the PGlite files belong to the process).'],
+    };
+  } finally {
+    await proc.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 }
