@@ -87,11 +87,11 @@ async function main(): Promise<void> {
       }
     }
     results.push(aggregate(key, scenario.title, collected, error));
+    // Written after every scenario, so an interrupted run keeps what it measured.
+    const report = { started_at: startedAt.toISOString(), finished_at: new Date().toISOString(), runs, quick, machine, load_average_at_end: round(loadavg()[0]!, 2), scenarios: results };
+    writeFileSync(`${out}.json`, JSON.stringify(report, null, 2) + '\n');
+    writeFileSync(`${out}.md`, markdown(report));
   }
-  const finishedAt = new Date();
-  const report = { started_at: startedAt.toISOString(), finished_at: finishedAt.toISOString(), runs, quick, machine, load_average_at_end: round(loadavg()[0]!, 2), scenarios: results };
-  writeFileSync(`${out}.json`, JSON.stringify(report, null, 2) + '\n');
-  writeFileSync(`${out}.md`, markdown(report));
   console.log(`bench: wrote ${out}.md and ${out}.json`);
   const failed = results.some((r) => r.error || r.checks.some((c) => c.failedRuns > 0));
   process.exit(failed ? 1 : 0);
