@@ -22,6 +22,7 @@
  *    (on PGlite an open transaction holds the only connection).
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ControlledTransaction } from 'kysely';
 import {
@@ -87,8 +88,27 @@ type State = { kind: 'replay' } | Owner;
 
 const states = new WeakMap<FastifyRequest, State>();
 
-/** Adds the idempotency hooks to the /v1 scope (call once, in that scope). */
+/** The header as documented on every POST and PATCH (the hooks enforce it before validation). */
+const IdempotencyHeaders = Type.Object({
+  [IDEMPOTENCY_KEY_HEADER]: Type.Optional(
+    Type.String({
+      maxLength: IDEMPOTENCY_KEY_MAX_LENGTH,
+      description:
+        'Makes retries safe: the first request with a key executes and its response (any status) is stored for 24 hours; ' +
+        'a retry with the same key and payload replays it with `idempotent-replayed: true`. A different payload or API key, ' +
+        'or a retry while the first is in flight, answers 409. Scoped to the organizer.',
+    }),
+  ),
+});
+
+/** Adds the idempotency hooks to the /v1 scope (call once, in that scope, before its routes). */
 export function registerIdempotency(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.some((m) => m === 'POST' || m === 'PATCH')) return;
+    if (route.schema?.headers !== undefined) return;
+    route.schema = { ...route.schema, headers: IdempotencyHeaders };
+  });
   app.addHook('preValidation', claimKey);
   app.addHook('preHandler', openTransaction);
   app.addHook('onSend', storeResponse);
