@@ -4,25 +4,12 @@
  * fenced by its lease_token, so a request that lost its lease to a take-over can neither
  * complete nor release the key.
  */
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
+import type { IdempotencyKeysTable } from '../schema.ts';
 import type { Executor } from '../transaction.ts';
 
-export interface IdempotencyKeyRow {
-  organizer_id: string;
-  key: string;
-  request_hash: string;
-  api_key_id: string;
-  method: string;
-  path: string;
-  status: 'in_progress' | 'completed';
-  lease_token: string | null;
-  locked_until: Date | null;
-  response_status: number | null;
-  response_headers: Record<string, string> | null;
-  response_body: string | null;
-  created_at: Date;
-  completed_at: Date | null;
-}
+/** A stored key, as read (jsonb headers parsed, timestamps as Date). */
+export type IdempotencyKeyRow = Selectable<IdempotencyKeysTable>;
 
 export interface NewIdempotencyKey {
   organizerId: string;
