@@ -10,6 +10,15 @@ import { createMailer, type Mailer } from '../mail/transport.ts';
 import type { JobFactory, WorkerDeps } from './index.ts';
 
 export const EMAIL_POLL_INTERVAL_MS = 500;
+/**
+ * While jobs keep coming (a pass claimed some), the loop rests this many times as long as
+ * the pass took before claiming again, so a backlog (an on-sale rush queues two mails per
+ * order) takes at most half of this process's time: the API or the webhook job sharing
+ * the process keeps the rest. Nothing about what is sent changes, only when.
+ */
+export const EMAIL_BACKLOG_REST_RATIO = 1;
+/** The rest never exceeds this, so a slow pass (a slow SMTP server) does not stall the queue. */
+export const EMAIL_BACKLOG_MAX_REST_MS = 1_000;
 
 export function createMailerFor(deps: WorkerDeps): Mailer {
   return createMailer({
@@ -26,9 +35,15 @@ export const emailJob: JobFactory = (deps) => {
   let timer: NodeJS.Timeout | undefined;
   let wake: (() => void) | undefined;
 
+  const sleep = (ms: number) => new Promise<void>((resolve) => {
+    wake = resolve;
+    timer = setTimeout(resolve, ms);
+  });
+
   const loop = (async () => {
     while (!stopping) {
       let claimed = 0;
+      const started = performance.now();
       try {
         claimed = await runEmailJobsOnce({
           db: deps.db,
@@ -39,11 +54,9 @@ export const emailJob: JobFactory = (deps) => {
       } catch (err) {
         deps.logger.error({ err }, 'e-mail pass failed');
       }
-      if (claimed > 0 || stopping) continue;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        timer = setTimeout(resolve, EMAIL_POLL_INTERVAL_MS);
-      });
+      if (stopping) break;
+      if (claimed === 0) await sleep(EMAIL_POLL_INTERVAL_MS);
+      else await sleep(Math.min((performance.now() - started) * EMAIL_BACKLOG_REST_RATIO, EMAIL_BACKLOG_MAX_REST_MS));
     }
   })();
 

@@ -6,21 +6,13 @@ import { createTestApp, type TestApp, type TestAppOptions, type TestOrganizer } 
 import { createEvent, type CreatedEvent } from './catalog.ts';
 import { createTestDatabase } from './database.ts';
 
-/**
- * createTestApp() on its own database, closed in two steps: pg-pool's end() resolves
- * before its clients' sockets have closed, so dropping the database right after (as
- * TestDatabase.close does) can kill a still-open idle client, whose 'error' is then
- * uncaught. Many concurrent requests leave up to 30 such clients; a short pause lets
- * them finish closing first.
- */
+/** createTestApp() on its own database (closed, then dropped, with the app). */
 export async function createOrdersTestApp(opts: Omit<TestAppOptions, 'database'> = {}): Promise<TestApp> {
   const database = await createTestDatabase();
   const t = await createTestApp({ ...opts, database });
   const close = t.close;
   t.close = async () => {
     await close();
-    await database.db.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 250));
     await database.close();
   };
   return t;

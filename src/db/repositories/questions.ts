@@ -39,8 +39,9 @@ export function findQuestionsOfEvents(db: Executor, organizerId: string, eventId
     .execute();
 }
 
+/** Inserts a sale's answers; returns them (as findAnswersOfOrder would read them). */
 export function insertAnswers(db: Executor, values: Insertable<RegistrationAnswersTable>[]) {
-  return db.insertInto('registration_answers').values(values).execute();
+  return db.insertInto('registration_answers').values(values).returningAll().execute();
 }
 
 export function findAnswersOfOrder(db: Executor, orderId: string) {

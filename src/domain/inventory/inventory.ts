@@ -115,23 +115,58 @@ function totals(lines: InventoryLine[], key: (line: InventoryLine) => string): M
 
 const priceKey = (line: InventoryLine) => `${line.performanceId}/${line.ticketTypeId}`;
 
+/** What a sale re-checks under the lock: the performance's sellability. */
+export interface LockedPerformance {
+  id: string;
+  status: string;
+  box_office_sales_enabled: boolean;
+  event_status: string;
+}
+
 /**
  * Locks the performances (in id order, so concurrent sales never deadlock) that the
- * caller is about to change the inventory of. Must run inside a transaction.
+ * caller is about to change the inventory of, and returns them with what decides their
+ * sellability (no extra round trip for a caller that re-checks it).
+ *
+ * FOR NO KEY UPDATE, the lock an UPDATE of sold_count takes anyway: it excludes every other
+ * inventory writer (they all lock here) but not the FOR KEY SHARE locks that foreign keys
+ * take. A sale inserts its tickets (which reference the performance) BEFORE it locks; with
+ * FOR UPDATE, two sales would each wait for the other's key-share lock: a deadlock. The performance's own
+ * columns are its latest committed version (the row lock re-reads it); the event's status
+ * is as of the start of this statement. Must run inside a transaction.
  */
-export async function lockPerformances(trx: Executor, performanceIds: string[]): Promise<void> {
+export async function lockPerformances(trx: Executor, performanceIds: string[]): Promise<LockedPerformance[]> {
   const ids = [...new Set(performanceIds)].sort();
-  await sql`SELECT id FROM performances WHERE id = ANY(${ids}::uuid[]) ORDER BY id FOR UPDATE`.execute(trx);
+  const result = await sql<LockedPerformance>`
+    SELECT p.id, p.status, p.box_office_sales_enabled, e.status AS event_status
+    FROM performances p
+    JOIN events e ON e.id = p.event_id
+    WHERE p.id = ANY(${ids}::uuid[])
+    ORDER BY p.id
+    FOR NO KEY UPDATE OF p
+  `.execute(trx);
+  return result.rows;
 }
 
 /**
  * Takes inventory for a sale, atomically: lock, recount with the availability query,
  * refuse with a 400 naming the ticket type and what remains, then move the counters.
  * Must run inside the sale's transaction. Lines must reference active prices.
+ *
+ * `checkLocked` runs on the locked rows before the recount (the sale re-checks that each
+ * performance is still sellable; it throws to refuse). Callers should make this the LAST
+ * work of their transaction, right before COMMIT: the row lock is held until then, and
+ * every sale of the performance waits for it (docs/inventory.md).
  */
-export async function takeInventory(trx: Executor, lines: InventoryLine[], now: Date): Promise<void> {
+export async function takeInventory(
+  trx: Executor,
+  lines: InventoryLine[],
+  now: Date,
+  checkLocked?: (locked: LockedPerformance[]) => void,
+): Promise<void> {
   const performanceIds = [...new Set(lines.map((line) => line.performanceId))];
-  await lockPerformances(trx, performanceIds);
+  const locked = await lockPerformances(trx, performanceIds);
+  checkLocked?.(locked);
   const available = await countRemaining(trx, performanceIds, now);
 
   const perType = totals(lines, priceKey);
@@ -163,19 +198,23 @@ export async function releaseInventory(trx: Executor, lines: InventoryLine[]): P
   await moveCounters(trx, lines, -1);
 }
 
+/**
+ * Moves the performance and price counters of the lines in ONE statement (a round trip
+ * less under the lock). The caller holds the performances' locks, so nothing else writes
+ * these rows meanwhile; the CHECK constraints still refuse an oversell.
+ */
 async function moveCounters(trx: Executor, lines: InventoryLine[], sign: 1 | -1): Promise<void> {
-  for (const [performanceId, quantity] of [...totals(lines, (line) => line.performanceId)].sort()) {
-    await trx.updateTable('performances')
-      .set((eb) => ({ sold_count: eb('sold_count', '+', sign * quantity) }))
-      .where('id', '=', performanceId)
-      .execute();
-  }
-  for (const [key, quantity] of [...totals(lines, priceKey)].sort()) {
-    const [performanceId, ticketTypeId] = key.split('/') as [string, string];
-    await trx.updateTable('prices')
-      .set((eb) => ({ sold_count: eb('sold_count', '+', sign * quantity) }))
-      .where('performance_id', '=', performanceId)
-      .where('ticket_type_id', '=', ticketTypeId)
-      .execute();
-  }
+  const perPerformance = [...totals(lines, (line) => line.performanceId)].sort();
+  const perPrice = [...totals(lines, priceKey)].sort().map(([key, quantity]) => [...key.split('/'), quantity] as [string, string, number]);
+  await sql`
+    WITH performance_counts AS (
+      UPDATE performances p SET sold_count = p.sold_count + v.quantity
+      FROM unnest(${perPerformance.map(([id]) => id)}::uuid[], ${perPerformance.map(([, q]) => sign * q)}::int[]) AS v(id, quantity)
+      WHERE p.id = v.id
+    )
+    UPDATE prices pr SET sold_count = pr.sold_count + v.quantity
+    FROM unnest(${perPrice.map(([p]) => p)}::uuid[], ${perPrice.map(([, t]) => t)}::uuid[], ${perPrice.map(([, , q]) => sign * q)}::int[])
+      AS v(performance_id, ticket_type_id, quantity)
+    WHERE pr.performance_id = v.performance_id AND pr.ticket_type_id = v.ticket_type_id
+  `.execute(trx);
 }

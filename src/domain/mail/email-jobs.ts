@@ -10,6 +10,7 @@
  * - Once the e-ticket mail is delivered: `ticket.issued`, orders.etickets_sent_at, and a
  *   `placed` order becomes `fulfilled`, all in one transaction with the job's `sent`.
  */
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Executor } from '../../db/transaction.ts';
 import { withTransaction } from '../../db/transaction.ts';
 import type { Db } from '../../db/client.ts';
@@ -42,7 +43,12 @@ export function emailSubject(kind: EmailKind, orderNo: string): string {
 
 export async function enqueueOrderEmails(trx: Executor, order: OrderRow, kinds: EmailKind[], now: Date): Promise<void> {
   if (kinds.length === 0) return;
-  await insertEmailJobs(trx, kinds.map((kind, i) => ({
+  await insertEmailJobs(trx, orderEmailJobValues(order, kinds, now));
+}
+
+/** The `email_jobs` rows of an order's e-mails (a sale inserts them with its other records). */
+export function orderEmailJobValues(order: Pick<OrderRow, 'id' | 'organizer_id' | 'order_no' | 'buyer_email'>, kinds: EmailKind[], now: Date) {
+  return kinds.map((kind, i) => ({
     organizer_id: order.organizer_id,
     order_id: order.id,
     kind,
@@ -53,7 +59,7 @@ export async function enqueueOrderEmails(trx: Executor, order: OrderRow, kinds: 
     // The receipt first, then the e-tickets, in the mail log and in the claim order.
     created_at: new Date(now.getTime() + i),
     updated_at: now,
-  })));
+  }));
 }
 
 export interface EmailJobDeps {
@@ -65,11 +71,21 @@ export interface EmailJobDeps {
   onError?: (err: unknown, job: EmailJobRow) => void;
 }
 
-/** One pass: claim due jobs, send each, record the outcome. Returns how many were claimed. */
+export const EMAIL_BATCH_SIZE = 10;
+
+/**
+ * One pass: claim due jobs (one query for the batch), send each, record the outcome.
+ * Returns how many were claimed. Between two jobs it yields to the event loop (rendering
+ * e-tickets is synchronous CPU work: QR PNGs), so in a process that also serves the API
+ * the requests that arrived meanwhile run before the next job is rendered.
+ */
 export async function runEmailJobsOnce(deps: EmailJobDeps): Promise<number> {
   const now = deps.clock.now();
-  const jobs = await claimEmailJobs(deps.db, now, new Date(now.getTime() + EMAIL_LEASE_MS), deps.batchSize ?? 10);
-  for (const job of jobs) await processJob(deps, job);
+  const jobs = await claimEmailJobs(deps.db, now, new Date(now.getTime() + EMAIL_LEASE_MS), deps.batchSize ?? EMAIL_BATCH_SIZE);
+  for (const [i, job] of jobs.entries()) {
+    if (i > 0) await yieldToEventLoop();
+    await processJob(deps, job);
+  }
   return jobs.length;
 }
 

@@ -1,39 +1,42 @@
 /**
  * POST /v1/orders: a one-shot box-office sale, in one transaction:
  *
- *  1. read the performances, active prices, organizer settings and questions; refuse
- *     (400) unsellable performances, unpriced types, a `free` tender with a non-zero
- *     total, and invalid registration answers, before any lock is taken;
- *  2. take inventory (src/domain/inventory: lock performances in id order, recount with
- *     the availability query, 400 naming the type and what remains, move the counters)
- *     and re-check under that lock that each performance is still box-office sellable;
- *  3. write the order (order_no retried on collision), one transaction per performance,
- *     the tickets, the answers, the payment (cash), `order.created`, the e-mail jobs and
- *     the CRM contact. Everything commits together or not at all.
+ *  1. read, in one query, the organizer's settings, the performances, their active
+ *     prices and whether their events ask registration questions (then the questions, only
+ *     if there are any); refuse (400) unsellable performances, unpriced types, a `free`
+ *     tender with a non-zero total, and invalid registration answers;
+ *  2. write the order (order_no retried on collision), one transaction per performance with
+ *     its tickets (one statement), the answers, then the payment (cash), the e-mail jobs and
+ *     the CRM contact (one statement), and `order.created`;
+ *  3. LAST, take inventory (src/domain/inventory: lock the performances in id order,
+ *     re-check under the lock that each is still box-office sellable, recount with the
+ *     availability query, 400 naming the type and what remains, move the counters), then
+ *     COMMIT. The lock every sale of a performance queues on is held only for those few
+ *     statements (docs/inventory.md). A refusal rolls back everything written in step 2.
+ *
+ * The 201 body is built from the rows the inserts returned, not read back.
  */
+import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import { findOrganizer } from '../../db/repositories/organizers.ts';
 import {
-  findActivePrices,
-  findPerformancesForSale,
+  findSaleCatalog,
   insertOrderUnlessNumberTaken,
-  insertPayment,
-  insertTransactions,
-  upsertContact,
+  insertSaleRecords,
+  insertTransactionsAndTickets,
   type OrderRow,
+  type OrderTransactionRow,
 } from '../../db/repositories/orders.ts';
 import { findQuestionsOfEvents, insertAnswers } from '../../db/repositories/questions.ts';
-import { insertTickets } from '../../db/repositories/tickets.ts';
 import { withTransaction, type Executor } from '../../db/transaction.ts';
 import { badRequest } from '../../http/errors.ts';
 import { emitDomainEvent } from '../../outbox/emit.ts';
-import { lockPerformances, takeInventory } from '../inventory/inventory.ts';
-import { enqueueOrderEmails } from '../mail/email-jobs.ts';
-import { resolveAnswers, type AnswerInput } from '../questions/questions.ts';
+import { takeInventory } from '../inventory/inventory.ts';
+import { orderEmailJobValues } from '../mail/email-jobs.ts';
+import { presentAnswer, resolveAnswers, type AnswerInput } from '../questions/questions.ts';
 import { generateOrderNo, generateSerialNo, ticketNo, transactionNo } from './numbers.ts';
 import { priceTransaction } from './pricing.ts';
-import { loadOrderDetail } from './present.ts';
+import { presentOrder, presentTransaction } from './present.ts';
 
 export type Tender = 'cash' | 'pay_later' | 'free';
 
@@ -68,10 +71,21 @@ export async function createOrder(db: Executor, organizerId: string, input: Crea
 
   return withTransaction(db, async (trx) => {
     const performanceIds = [...new Set(input.items.map((item) => item.performance_id))];
-    const organizer = await findOrganizer(trx, organizerId);
+    const catalog = await findSaleCatalog(trx, organizerId, performanceIds);
+    const organizer = catalog[0];
     if (!organizer) throw new Error(`organizer ${organizerId} vanished`);
-    const performances = new Map((await findPerformancesForSale(trx, organizerId, performanceIds)).map((p) => [p.id, p]));
-    const prices = await findActivePrices(trx, organizerId, performanceIds);
+    const performances = new Map<string, SalePerformance>();
+    for (const row of catalog) {
+      if (row.performance_id === null || performances.has(row.performance_id)) continue;
+      performances.set(row.performance_id, {
+        id: row.performance_id,
+        event_id: row.event_id!,
+        status: row.status!,
+        event_status: row.event_status!,
+        box_office_sales_enabled: row.box_office_sales_enabled!,
+      });
+    }
+    const prices = catalog.filter((row) => row.ticket_type_id !== null);
 
     // 1. Every item: a sellable performance and an active price on it.
     const lines: PlannedLine[] = input.items.map((item, index) => {
@@ -85,9 +99,9 @@ export async function createOrder(db: Executor, organizerId: string, input: Crea
       return {
         performanceId: item.performance_id,
         ticketTypeId: item.ticket_type_id,
-        ticketTypeName: price.ticket_type_name,
+        ticketTypeName: price.ticket_type_name!,
         eventId: performance.event_id,
-        unitPriceMinor: price.price_minor,
+        unitPriceMinor: price.price_minor!,
         quantity: item.quantity,
       };
     });
@@ -113,18 +127,12 @@ export async function createOrder(db: Executor, organizerId: string, input: Crea
       throw badRequest(`tender "free" needs a total of exactly 0, but this order totals ${totalMinor} (${organizer.currency} minor units, fees and taxes included); use cash or pay_later.`);
     }
 
-    // Registration answers against the questions of the order's events.
+    // Registration answers against the questions of the order's events (read only if any).
     const eventIds = [...new Set(lines.map((line) => line.eventId))];
-    const questions = await findQuestionsOfEvents(trx, organizerId, eventIds);
+    const questions = catalog.some((row) => row.has_questions) ? await findQuestionsOfEvents(trx, organizerId, eventIds) : [];
     const answers = resolveAnswers(questions, input.registration_answers ?? [], planned.map((t) => ({ position: t.position, eventId: t.line.eventId })));
 
-    // 2. Inventory, atomically; the lock also freezes each performance's sellability.
-    await lockPerformances(trx, performanceIds);
-    const locked = await findPerformancesForSale(trx, organizerId, performanceIds);
-    input.items.forEach((item, index) => checkSellable(locked.find((p) => p.id === item.performance_id)!, index));
-    await takeInventory(trx, lines.map((l) => ({ performanceId: l.performanceId, ticketTypeId: l.ticketTypeId, quantity: l.quantity })), now);
-
-    // 3. The order and everything it carries.
+    // 2. The order and everything it carries (no inventory lock held yet).
     const status: OrderRow['status'] = input.tender === 'pay_later' ? 'unpaid' : 'placed';
     const order = await insertOrder(trx, {
       organizer_id: organizerId,
@@ -142,7 +150,9 @@ export async function createOrder(db: Executor, organizerId: string, input: Crea
       updated_at: now,
     });
 
-    const transactions = await insertTransactions(trx, priced.map((p, i) => ({
+    // Every column of a transaction is given here (its id too), so these are its rows.
+    const transactions: OrderTransactionRow[] = priced.map((p, i) => ({
+      id: randomUUID(),
       organizer_id: organizerId,
       order_id: order.id,
       transaction_no: transactionNo(order.order_no, i + 1),
@@ -156,13 +166,12 @@ export async function createOrder(db: Executor, organizerId: string, input: Crea
       service_fees_minor: p.totals.service_fees_minor,
       total_minor: p.totals.total_minor,
       created_at: now,
-    })));
-
-    const transactionOf = new Map(transactions.map((t) => [t.performance_id, t]));
-    const ticketValues = priced.flatMap((p) => p.tickets.map((t, j) => ({
+    }));
+    // At most 20 items × 50 = 1000 tickets × 20 columns: far below PostgreSQL's 65535 bind parameters.
+    const ticketValues = priced.flatMap((p, i) => p.tickets.map((t, j) => ({
       organizer_id: organizerId,
       order_id: order.id,
-      order_transaction_id: transactionOf.get(p.performanceId)!.id,
+      order_transaction_id: transactions[i]!.id,
       order_no: order.order_no,
       position: t.position,
       ticket_no: ticketNo(order.order_no, t.position),
@@ -181,45 +190,63 @@ export async function createOrder(db: Executor, organizerId: string, input: Crea
       created_at: now,
       updated_at: now,
     })));
-    // Batches keep each INSERT far below PostgreSQL's 65535 bind parameters.
-    const tickets = [];
-    for (let i = 0; i < ticketValues.length; i += 500) tickets.push(...(await insertTickets(trx, ticketValues.slice(i, i + 500))));
+    const tickets = (await insertTransactionsAndTickets(trx, transactions, ticketValues)).sort((a, b) => a.position - b.position);
     const byPosition = new Map(tickets.map((t) => [t.position, t]));
 
-    if (answers.length > 0) {
-      await insertAnswers(trx, answers.map((a, i) => {
-        const ticket = a.ticketPosition === null ? undefined : byPosition.get(a.ticketPosition)!;
-        return {
-          organizer_id: organizerId,
-          order_id: order.id,
-          question_id: a.question.id,
-          position: i + 1,
-          key: a.question.key,
-          label: a.question.label,
-          ticket_id: ticket?.id ?? null,
-          ticket_no: ticket?.ticket_no ?? null,
-          value: JSON.stringify(a.value),
-          value_labels: a.valueLabels === null ? null : JSON.stringify(a.valueLabels),
-          created_at: now,
-        };
-      }));
-    }
+    const answerRows = answers.length === 0 ? [] : await insertAnswers(trx, answers.map((a, i) => {
+      const ticket = a.ticketPosition === null ? undefined : byPosition.get(a.ticketPosition)!;
+      return {
+        organizer_id: organizerId,
+        order_id: order.id,
+        question_id: a.question.id,
+        position: i + 1,
+        key: a.question.key,
+        label: a.question.label,
+        ticket_id: ticket?.id ?? null,
+        ticket_no: ticket?.ticket_no ?? null,
+        value: JSON.stringify(a.value),
+        value_labels: a.valueLabels === null ? null : JSON.stringify(a.valueLabels),
+        created_at: now,
+      };
+    }));
 
-    if (input.tender === 'cash') {
-      await insertPayment(trx, { organizer_id: organizerId, order_id: order.id, tender: 'cash', amount_minor: totalMinor, currency: order.currency, created_at: now });
-    }
-
+    await insertSaleRecords(trx, {
+      payment: input.tender === 'cash'
+        ? { organizer_id: organizerId, order_id: order.id, tender: 'cash', amount_minor: totalMinor, currency: order.currency, created_at: now }
+        : null,
+      emailJobs: orderEmailJobValues(order, status === 'placed' ? ['receipt', 'etickets'] : ['receipt'], now),
+      contact: { organizerId, email: buyer.email, firstName: buyer.first_name, lastName: buyer.last_name, phone: buyer.phone, at: now },
+    });
     await emitDomainEvent(trx, {
       organizerId,
       type: 'order.created',
       data: { order_id: order.id, order_no: order.order_no, status: order.status, total_minor: order.total_minor, currency: order.currency, channel: 'boxOffice' },
       at: now,
     });
-    await enqueueOrderEmails(trx, order, status === 'placed' ? ['receipt', 'etickets'] : ['receipt'], now);
-    await upsertContact(trx, { organizerId, email: buyer.email, firstName: buyer.first_name, lastName: buyer.last_name, phone: buyer.phone, at: now });
 
-    return loadOrderDetail(trx, order, { items: true });
+    // 3. Inventory, atomically and last: lock, re-check sellability under the lock, recount,
+    //    move the counters. The lock is held from here to COMMIT only.
+    await takeInventory(
+      trx,
+      lines.map((l) => ({ performanceId: l.performanceId, ticketTypeId: l.ticketTypeId, quantity: l.quantity })),
+      now,
+      (locked) => input.items.forEach((item, index) => checkSellable(locked.find((p) => p.id === item.performance_id)!, index)),
+    );
+
+    return {
+      ...presentOrder(order),
+      transactions: transactions.map((t) => presentTransaction(t, tickets)),
+      registration_answers: answerRows.sort((a, b) => a.position - b.position).map(presentAnswer),
+    };
   });
+}
+
+interface SalePerformance {
+  id: string;
+  event_id: string;
+  status: string;
+  event_status: string;
+  box_office_sales_enabled: boolean;
 }
 
 function checkSellable(performance: { id: string; status: string; event_status: string; box_office_sales_enabled: boolean }, index: number): void {
