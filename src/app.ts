@@ -24,6 +24,8 @@ import { healthRoutes } from './http/routes/health.ts';
 import { v1Routes } from './http/routes/v1/index.ts';
 import { openApiDocument } from './http/openapi.ts';
 import { systemResolver, type Resolver } from './domain/webhooks/url-vetting.ts';
+import { createApiKeyCache } from './domain/auth/api-keys.ts';
+import { createEventDetailCache } from './domain/catalog/events.ts';
 
 export interface BuildAppOptions {
   config: Readonly<Config>;
@@ -70,15 +72,17 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     });
   app.addHook('onClose', async () => rateLimiter.close());
 
+  const clock = opts.clock ?? systemClock;
   const deps: AppDeps = {
     config: opts.config,
     db: opts.database.db,
     engine: opts.database.engine,
-    clock: opts.clock ?? systemClock,
+    clock,
     adminToken: opts.adminToken,
     rateLimiter,
     idempotency: { ...DEFAULT_IDEMPOTENCY_SETTINGS, ...opts.idempotency },
     webhookResolver: opts.webhookResolver ?? systemResolver,
+    caches: { apiKeys: createApiKeyCache(clock), eventDetails: createEventDetailCache(clock) },
   };
   app.decorate('deps', deps);
   app.decorateRequest('auth', undefined);

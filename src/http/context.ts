@@ -6,7 +6,8 @@
 import type { Config } from '../config.ts';
 import type { Db, Engine } from '../db/client.ts';
 import type { Executor } from '../db/transaction.ts';
-import type { AuthContext, Scope } from '../domain/auth/api-keys.ts';
+import type { ApiKeyCache, AuthContext, Scope } from '../domain/auth/api-keys.ts';
+import type { EventDetailCache } from '../domain/catalog/events.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { IdempotencySettings } from './plugins/idempotency.ts';
 import type { RateLimiter } from './rate-limit/limiter.ts';
@@ -22,6 +23,8 @@ export interface AppDeps {
   rateLimiter: RateLimiter;
   /** Lease, retention and test hooks of the idempotency layer; see plugins/idempotency.ts. */
   idempotency: IdempotencySettings;
+  /** In-process read caches (docs/architecture.md, Decisions): API-key lookups, event details. */
+  caches: { apiKeys: ApiKeyCache; eventDetails: EventDetailCache };
   /** DNS used by webhook URL vetting at endpoint create and PATCH. */
   webhookResolver: Resolver;
 }

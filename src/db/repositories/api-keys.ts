@@ -26,11 +26,12 @@ export function findApiKeyByHash(db: Executor, keyHash: Buffer) {
     .executeTakeFirst();
 }
 
+/** Sets revoked_at unless already set; returns the hash too, for the lookup cache. */
 export function revokeApiKey(db: Executor, id: string, now: Date) {
   return db
     .updateTable('api_keys')
     .set((eb) => ({ revoked_at: eb.fn.coalesce('revoked_at', eb.val(now)) }))
     .where('id', '=', id)
-    .returning(['id', 'revoked_at'])
+    .returning(['id', 'revoked_at', 'key_hash'])
     .executeTakeFirst();
 }

@@ -187,27 +187,59 @@ export function insertPrices(db: Executor, rows: Insertable<PricesTable>[]) {
   return db.insertInto('prices').values(rows).execute();
 }
 
-export function listEventTicketTypes(db: Executor, eventId: string) {
-  return db.selectFrom('ticket_types').selectAll().where('event_id', '=', eventId).orderBy('sort_order').orderBy('id').execute();
+/** A ticket type with its prices, as aggregated by findEventDetail (JSON, hence plain values). */
+export interface TicketTypeWithPrices {
+  id: string;
+  name: string;
+  description: string | null;
+  sort_order: number;
+  translations: Translation[] | null;
+  prices: {
+    performance_id: string;
+    seat_category_key: string;
+    price_minor: number;
+    limited_quantity: number | null;
+    is_active: boolean;
+  }[];
 }
 
-/** Prices of the event's ticket types, in the schedule order of their performances. */
-export function listEventPrices(db: Executor, eventId: string) {
+/**
+ * The event of this organizer with its ticket types (sort_order, id) and each type's
+ * prices (in the schedule order of their performances), in ONE query: the children come
+ * back as a JSON aggregate, so the detail costs a single round trip.
+ */
+export function findEventDetail(db: Executor, organizerId: string, id: string) {
   return db
-    .selectFrom('prices')
-    .innerJoin('performances', 'performances.id', 'prices.performance_id')
-    .select([
-      'prices.ticket_type_id',
-      'prices.performance_id',
-      'prices.seat_category_key',
-      'prices.price_minor',
-      'prices.limited_quantity',
-      'prices.is_active',
-    ])
-    .where('performances.event_id', '=', eventId)
-    .orderBy('performances.starts_at')
-    .orderBy('performances.id')
-    .execute();
+    .selectFrom('events')
+    .selectAll()
+    .select(
+      sql<TicketTypeWithPrices[]>`COALESCE((
+        SELECT json_agg(json_build_object(
+          'id', tt.id,
+          'name', tt.name,
+          'description', tt.description,
+          'sort_order', tt.sort_order,
+          'translations', tt.translations,
+          'prices', COALESCE((
+            SELECT json_agg(json_build_object(
+              'performance_id', pr.performance_id,
+              'seat_category_key', pr.seat_category_key,
+              'price_minor', pr.price_minor,
+              'limited_quantity', pr.limited_quantity,
+              'is_active', pr.is_active
+            ) ORDER BY perf.starts_at, perf.id)
+            FROM prices pr
+            JOIN performances perf ON perf.id = pr.performance_id
+            WHERE pr.ticket_type_id = tt.id AND perf.event_id = events.id
+          ), '[]'::json)
+        ) ORDER BY tt.sort_order, tt.id)
+        FROM ticket_types tt
+        WHERE tt.event_id = events.id
+      ), '[]'::json)`.as('ticket_types'),
+    )
+    .where('events.id', '=', id)
+    .where('events.organizer_id', '=', organizerId)
+    .executeTakeFirst();
 }
 
 // ---------------------------------------------------------------- holds

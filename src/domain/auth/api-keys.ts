@@ -3,11 +3,20 @@
  * SHA-256 of the key is stored; lookup is by that hash and the final comparison is
  * constant-time. Missing, unknown, revoked and expired keys are indistinguishable
  * to the caller: authenticate() returns undefined for all four.
+ *
+ * Lookups are cached in-process for API_KEY_CACHE_TTL_MS by the key's SHA-256 (never
+ * the raw key), so a busy key costs one query per TTL, not one per request. Revocation
+ * and organizer-settings changes drop the affected entries at once on the instance
+ * that handles them; other instances see them within the TTL. Expiry is checked
+ * against the clock on every request, from the cached row. Unknown keys are never
+ * cached (see docs/architecture.md, Decisions).
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Executor } from '../../db/transaction.ts';
 import { findApiKeyByHash, insertApiKey, revokeApiKey } from '../../db/repositories/api-keys.ts';
 import { notFound } from '../../http/errors.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { TtlCache } from '../../lib/ttl-cache.ts';
 
 export const API_KEY_PREFIX = 'mqk_';
 export type Scope = 'read' | 'write';
@@ -28,20 +37,68 @@ export function hashApiKey(key: string): Buffer {
   return createHash('sha256').update(key, 'utf8').digest();
 }
 
-export async function authenticate(db: Executor, presentedKey: string, now: Date): Promise<AuthContext | undefined> {
+/** What the cache keeps of a key row: everything authenticate() decides from. */
+export interface CachedApiKey {
+  /** Frozen: the same object serves every request of the key while cached. */
+  auth: Readonly<AuthContext>;
+  expiresAtMs: number | null;
+  revoked: boolean;
+}
+
+export type ApiKeyCache = TtlCache<CachedApiKey>;
+export const API_KEY_CACHE_TTL_MS = 2000;
+export const API_KEY_CACHE_MAX_ENTRIES = 10_000;
+
+export function createApiKeyCache(clock: Clock): ApiKeyCache {
+  return new TtlCache({ ttlMs: API_KEY_CACHE_TTL_MS, maxEntries: API_KEY_CACHE_MAX_ENTRIES, clock });
+}
+
+/** The cache key: the hash in base64 (PGlite hands bytea back as a plain Uint8Array). */
+function cacheKeyOf(keyHash: Uint8Array): string {
+  return Buffer.from(keyHash.buffer, keyHash.byteOffset, keyHash.byteLength).toString('base64');
+}
+
+/** Drops the cached lookup of the key with this hash (call once its change has committed). */
+export function forgetApiKey(cache: ApiKeyCache, keyHash: Uint8Array): void {
+  cache.delete(cacheKeyOf(keyHash));
+}
+
+/** Drops the cached lookups of every key of the organizer (its currency/timezone changed). */
+export function forgetOrganizerApiKeys(cache: ApiKeyCache, organizerId: string): void {
+  cache.deleteWhere((entry) => entry.auth.organizerId === organizerId);
+}
+
+export async function authenticate(
+  db: Executor,
+  presentedKey: string,
+  now: Date,
+  cache?: ApiKeyCache,
+): Promise<AuthContext | undefined> {
   if (!presentedKey.startsWith(API_KEY_PREFIX) || presentedKey.length > 200) return undefined;
   const presentedHash = hashApiKey(presentedKey);
-  const row = await findApiKeyByHash(db, presentedHash);
-  if (!row || !timingSafeEqual(row.key_hash, presentedHash)) return undefined;
-  if (row.revoked_at !== null) return undefined;
-  if (row.expires_at !== null && row.expires_at.getTime() <= now.getTime()) return undefined;
-  return {
-    apiKeyId: row.id,
-    organizerId: row.organizer_id,
-    scopes: row.scopes as Scope[],
-    currency: row.currency,
-    timezone: row.timezone,
-  };
+  const cacheKey = cache === undefined ? '' : cacheKeyOf(presentedHash);
+  let entry = cache?.get(cacheKey);
+  if (entry === undefined) {
+    const loadedAt = cache?.generation;
+    const row = await findApiKeyByHash(db, presentedHash);
+    // Unknown keys are not cached: a flood of random keys must not evict real ones.
+    if (!row || !timingSafeEqual(row.key_hash, presentedHash)) return undefined;
+    entry = {
+      auth: Object.freeze({
+        apiKeyId: row.id,
+        organizerId: row.organizer_id,
+        scopes: Object.freeze([...row.scopes]) as Scope[],
+        currency: row.currency,
+        timezone: row.timezone,
+      }),
+      expiresAtMs: row.expires_at === null ? null : row.expires_at.getTime(),
+      revoked: row.revoked_at !== null,
+    };
+    cache?.set(cacheKey, entry, loadedAt);
+  }
+  if (entry.revoked) return undefined;
+  if (entry.expiresAtMs !== null && entry.expiresAtMs <= now.getTime()) return undefined;
+  return entry.auth;
 }
 
 export interface CreatedApiKey {

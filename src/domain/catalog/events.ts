@@ -10,6 +10,7 @@ import {
   eventsQuery,
   findCategoryByName,
   findEvent,
+  findEventDetail,
   findEventAnyForUpdate,
   findEventForUpdate,
   findEventIdByTitle,
@@ -23,18 +24,19 @@ import {
   insertPrices,
   insertTicketTypes,
   insertVenueIfAbsent,
-  listEventPrices,
-  listEventTicketTypes,
   markEventPublished,
   publishDraftPerformances,
   updateEventRow,
   type EventRow,
+  type TicketTypeWithPrices,
 } from '../../db/repositories/catalog.ts';
 import { keysetPage, mapPage, type PageRequest } from '../../db/pagination.ts';
 import type { PerformancesTable, PricesTable, TicketTypesTable, Translation } from '../../db/schema.ts';
 import { withTransaction, type Executor } from '../../db/transaction.ts';
 import { badRequest, conflict, notFound } from '../../http/errors.ts';
 import { isValidTimeZone } from '../../lib/locale.ts';
+import { TtlCache } from '../../lib/ttl-cache.ts';
+import type { Clock } from '../../lib/clock.ts';
 import { emitDomainEvent } from '../../outbox/emit.ts';
 import { sanitizeDescription } from './sanitize.ts';
 
@@ -227,7 +229,7 @@ export async function createEvent(db: Executor, tenant: Tenant, input: CreateEve
         });
       }
     }
-    return loadEventDetail(trx, event);
+    return loadEventDetail(trx, organizerId, event.id);
   });
 }
 
@@ -260,10 +262,10 @@ export function presentEvent(row: EventRow) {
 }
 
 export type EventSummary = ReturnType<typeof presentEvent>;
-export type EventDetail = Awaited<ReturnType<typeof loadEventDetail>>;
+export type EventDetail = ReturnType<typeof presentEventDetail>;
 
-async function loadEventDetail(db: Executor, event: EventRow) {
-  const [ticketTypes, prices] = await Promise.all([listEventTicketTypes(db, event.id), listEventPrices(db, event.id)]);
+function presentEventDetail(row: EventRow & { ticket_types: TicketTypeWithPrices[] }) {
+  const { ticket_types: ticketTypes, ...event } = row;
   return {
     ...presentEvent(event),
     ticket_types: ticketTypes.map((tt) => ({
@@ -272,30 +274,54 @@ async function loadEventDetail(db: Executor, event: EventRow) {
       name: tt.name,
       description: tt.description,
       sort_order: tt.sort_order,
-      translations: ((tt.translations ?? []) as Translation[]).map((t) => ({
+      translations: (tt.translations ?? []).map((t) => ({
         locale: t.locale,
         name: t.title ?? tt.name,
         description: t.description ?? null,
       })),
-      prices: prices
-        .filter((p) => p.ticket_type_id === tt.id)
-        .map((p) => ({
-          performance_id: p.performance_id,
-          seat_category_key: p.seat_category_key,
-          price_minor: Number(p.price_minor),
-          limited_quantity: p.limited_quantity,
-          is_active: p.is_active,
-        })),
+      prices: tt.prices.map((p) => ({
+        performance_id: p.performance_id,
+        seat_category_key: p.seat_category_key,
+        price_minor: Number(p.price_minor),
+        limited_quantity: p.limited_quantity,
+        is_active: p.is_active,
+      })),
     })),
   };
 }
 
+/** The detail (event, ticket types, prices) in one query; 404 when not the organizer's. */
+async function loadEventDetail(db: Executor, organizerId: string, id: string): Promise<EventDetail> {
+  const row = await findEventDetail(db, organizerId, id);
+  if (!row) throw notFound('Event');
+  return presentEventDetail(row);
+}
+
 // ---------------------------------------------------------------- reads
 
-export async function getEventDetail(db: Executor, organizerId: string, id: string): Promise<EventDetail> {
-  const event = await findEvent(db, organizerId, id);
-  if (!event) throw notFound('Event');
-  return loadEventDetail(db, event);
+export function getEventDetail(db: Executor, organizerId: string, id: string): Promise<EventDetail> {
+  return loadEventDetail(db, organizerId, id);
+}
+
+// ---------------------------------------------------------------- detail cache
+
+/**
+ * The serialized GET /v1/events/{id} body per event, in-process, for EVENT_DETAIL_TTL_MS
+ * (docs/catalog.md). Keyed by event id; the entry remembers its organizer and is served
+ * only to that organizer (another organizer's request misses, loads, and gets the 404).
+ * Every change to what the detail shows calls forgetEventDetail() once it has committed.
+ */
+export type EventDetailCache = TtlCache<{ organizerId: string; body: Buffer }>;
+export const EVENT_DETAIL_TTL_MS = 1000;
+export const EVENT_DETAIL_MAX_ENTRIES = 10_000;
+
+export function createEventDetailCache(clock: Clock): EventDetailCache {
+  return new TtlCache({ ttlMs: EVENT_DETAIL_TTL_MS, maxEntries: EVENT_DETAIL_MAX_ENTRIES, clock });
+}
+
+/** Drops the event's cached detail and fences off loads in flight (call after the commit). */
+export function forgetEventDetail(cache: EventDetailCache, eventId: string): void {
+  cache.delete(eventId);
 }
 
 /** The event row of this organizer, or 404. */
@@ -349,9 +375,8 @@ export async function updateEvent(db: Executor, organizerId: string, id: string,
     }
     const resolvedTitle = translations ? resolveTranslation(translations)?.title ?? event.title : undefined;
 
-    let updated: EventRow;
     try {
-      updated = await updateEventRow(trx, organizerId, id, {
+      await updateEventRow(trx, organizerId, id, {
         ...(resolvedTitle !== undefined && resolvedTitle !== null ? { title: resolvedTitle } : {}),
         ...(translations ? { translations } : {}),
         ...(contactEmail !== undefined ? { contact_email: contactEmail } : {}),
@@ -363,7 +388,7 @@ export async function updateEvent(db: Executor, organizerId: string, id: string,
       throw error;
     }
     await emitDomainEvent(trx, { organizerId, type: 'event.updated', data: { event_id: id }, at: now });
-    return loadEventDetail(trx, updated);
+    return loadEventDetail(trx, organizerId, id);
   });
 }
 
@@ -386,6 +411,6 @@ export async function publishEvent(db: Executor, id: string, now: Date): Promise
         at: now,
       });
     }
-    return loadEventDetail(trx, published);
+    return loadEventDetail(trx, published.organizer_id, published.id);
   });
 }

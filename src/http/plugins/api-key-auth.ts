@@ -24,8 +24,8 @@ export function requiredScope(request: FastifyRequest): Scope {
 
 export async function apiKeyAuth(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
   const token = bearerToken(request);
-  const { db, clock } = request.server.deps;
-  const auth = token === undefined ? undefined : await authenticate(db, token, clock.now());
+  const { db, clock, caches } = request.server.deps;
+  const auth = token === undefined ? undefined : await authenticate(db, token, clock.now(), caches.apiKeys);
   if (!auth) throw unauthorized(API_REALM);
   const scope = requiredScope(request);
   if (!auth.scopes.includes(scope)) {

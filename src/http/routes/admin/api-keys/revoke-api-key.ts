@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { revoke } from '../../../../domain/auth/api-keys.ts';
+import { forgetApiKey, revoke } from '../../../../domain/auth/api-keys.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { RevokedApiKey } from '../../../schemas/organizers.ts';
 
@@ -13,6 +13,9 @@ export const revokeApiKeyRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
   }, async (request) => {
     const row = await revoke(request.db, request.params.id, app.deps.clock.now());
+    // Committed (one statement on the shared handle): this instance answers 401 from the
+    // next request; other instances within the lookup cache's TTL (docs/architecture.md).
+    forgetApiKey(app.deps.caches.apiKeys, row.key_hash);
     return { id: row.id, object: 'api_key' as const, revoked_at: row.revoked_at! };
   });
 };

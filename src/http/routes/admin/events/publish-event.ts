@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { publishEvent } from '../../../../domain/catalog/events.ts';
+import { forgetEventDetail, publishEvent } from '../../../../domain/catalog/events.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { EventDetail } from '../../../schemas/events.ts';
 
@@ -12,5 +12,10 @@ export const publishEventRoute: FastifyPluginAsyncTypebox = async (app) => {
       params: IdParams,
       response: { 200: EventDetail, ...errorResponses(401, 404, 409) },
     },
-  }, async (request) => publishEvent(request.db, request.params.id, app.deps.clock.now()));
+  }, async (request) => {
+    const detail = await publishEvent(request.db, request.params.id, app.deps.clock.now());
+    // Committed (admin requests run on the shared handle): drop the cached GET detail.
+    forgetEventDetail(app.deps.caches.eventDetails, request.params.id);
+    return detail;
+  });
 };

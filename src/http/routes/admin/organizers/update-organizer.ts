@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { forgetOrganizerApiKeys } from '../../../../domain/auth/api-keys.ts';
 import { presentOrganizer, updateOrganizerSettings } from '../../../../domain/organizers/organizers.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { Organizer, UpdateOrganizer } from '../../../schemas/organizers.ts';
@@ -12,5 +13,10 @@ export const updateOrganizerRoute: FastifyPluginAsyncTypebox = async (app) => {
       body: UpdateOrganizer,
       response: { 200: Organizer, ...errorResponses(400, 401, 404) },
     },
-  }, async (request) => presentOrganizer(await updateOrganizerSettings(request.db, request.params.id, request.body)));
+  }, async (request) => {
+    const row = await updateOrganizerSettings(request.db, request.params.id, request.body);
+    // Cached key lookups carry the organizer's currency and timezone: drop them (committed).
+    forgetOrganizerApiKeys(app.deps.caches.apiKeys, row.id);
+    return presentOrganizer(row);
+  });
 };

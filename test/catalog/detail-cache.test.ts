@@ -1,0 +1,122 @@
+/**
+ * The in-process cache of GET /v1/events/{id} (docs/catalog.md): the serialized body is
+ * served for 1 s, byte for byte what the uncached path answers, dropped at once by every
+ * change made through this instance, and never served to another organizer. Changes made
+ * behind the API's back (SQL here, another instance in production) show within 1 s.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createTestApp, problemOf, type TestApp, type TestOrganizer } from '../helpers/app.ts';
+import { createEvent, eventBody } from '../helpers/catalog.ts';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+describe('GET /v1/events/{id}: the cached detail', () => {
+  let t: TestApp;
+  let org: TestOrganizer;
+  let orgB: TestOrganizer;
+  before(async () => {
+    t = await createTestApp();
+    org = await t.createOrganizer();
+    orgB = await t.createOrganizer();
+  });
+  after(() => t.close());
+
+  const get = (id: string, key = org.key) => t.api(key, 'GET', `/v1/events/${id}`);
+  /** Changes the event behind the API's back, so only a reload from the database shows it. */
+  const setContactEmailInSql = (id: string, email: string) =>
+    t.database.db.updateTable('events').set({ contact_email: email }).where('id', '=', id).execute();
+
+  test('the 201 of POST, the first (uncached) GET and the cached GET are the same bytes', async () => {
+    const created = await t.api(org.key, 'POST', '/v1/events', eventBody(t, {
+      performances: [
+        { starts_at: '2026-09-02T19:00:00Z', capacity: 10 },
+        { starts_at: '2026-09-01T19:00:00Z', capacity: 20, title: 'Preview' },
+      ],
+      ticket_types: [
+        { name: 'General', price_minor: 2500, quantity: null },
+        { name: 'Reduced', description: 'Students', price_minor: 1500, quantity: 5 },
+      ],
+    }));
+    assert.equal(created.statusCode, 201);
+    const id = created.json().id as string;
+    const uncached = await get(id);
+    const cached = await get(id);
+    for (const res of [uncached, cached]) {
+      assert.equal(res.statusCode, 200);
+      assert.equal(res.headers['content-type'], JSON_TYPE);
+      assert.equal(res.body, created.body);
+    }
+    assert.equal(created.headers['content-type'], JSON_TYPE);
+    // The second GET really came from the cache: a change made in SQL is not visible yet...
+    await setContactEmailInSql(id, 'sql@example.com');
+    assert.equal((await get(id)).body, created.body);
+    // ...until the entry's second has passed; the reload is serialized the same way.
+    t.clock.advance(1000);
+    const reloaded = await get(id);
+    assert.deepEqual(reloaded.json(), { ...created.json(), contact_email: 'sql@example.com' });
+    assert.equal(reloaded.body, created.body.replace('"contact_email":null', '"contact_email":"sql@example.com"'));
+  });
+
+  test('served for just under 1 s: still cached at 999 ms, reloaded at 1000 ms', async () => {
+    const event = await createEvent(t, org.key);
+    const first = await get(event.id);
+    await setContactEmailInSql(event.id, 'later@example.com');
+    t.clock.advance(999);
+    assert.equal((await get(event.id)).body, first.body);
+    t.clock.advance(1);
+    assert.equal((await get(event.id)).json().contact_email, 'later@example.com');
+  });
+
+  test('PATCH then GET shows the change at once, and the GET equals the 200 of the PATCH', async () => {
+    const event = await createEvent(t, org.key);
+    await get(event.id); // cached
+    const patched = await t.api(org.key, 'PATCH', `/v1/events/${event.id}`, { title: 'Patched Title', contact_email: 'box@example.com' });
+    assert.equal(patched.statusCode, 200);
+    const after = await get(event.id);
+    assert.equal(after.body, patched.body);
+    assert.deepEqual([after.json().title, after.json().contact_email], ['Patched Title', 'box@example.com']);
+  });
+
+  test('PATCH with Idempotency-Key (committed after the handler) then GET shows the change at once; a replay changes nothing', async () => {
+    const event = await createEvent(t, org.key);
+    await get(event.id);
+    const headers = { 'idempotency-key': `cache-${event.id}` };
+    const patched = await t.api(org.key, 'PATCH', `/v1/events/${event.id}`, { is_archived: true }, headers);
+    assert.equal(patched.statusCode, 200);
+    assert.equal((await get(event.id)).body, patched.body);
+    assert.equal((await get(event.id)).json().is_archived, true);
+    const replay = await t.api(org.key, 'PATCH', `/v1/events/${event.id}`, { is_archived: true }, headers);
+    assert.equal(replay.headers['idempotent-replayed'], 'true');
+    assert.equal((await get(event.id)).body, patched.body);
+  });
+
+  test('a refused PATCH leaves the cached detail as it is', async () => {
+    const event = await createEvent(t, org.key);
+    const before = await get(event.id);
+    const refused = await t.api(org.key, 'PATCH', `/v1/events/${event.id}`, { contact_email: 'short@x.y' });
+    assert.equal(refused.statusCode, 400);
+    assert.equal((await get(event.id)).body, before.body);
+  });
+
+  test('admin publish then GET shows the change at once', async () => {
+    const draft = await createEvent(t, org.key, { publish: false });
+    const before = await get(draft.id);
+    t.clock.advance(5);
+    const published = await t.admin('POST', `/admin/v1/events/${draft.id}/publish`);
+    assert.equal(published.statusCode, 200);
+    const after = await get(draft.id);
+    assert.equal(after.body, published.body);
+    assert.notEqual(after.json().updated_at, before.json().updated_at);
+    assert.equal(after.json().updated_at, t.clock.now().toISOString());
+  });
+
+  test("another organizer gets 404 for a cached event, and the owner's entry still serves", async () => {
+    const event = await createEvent(t, org.key);
+    const cached = await get(event.id);
+    await setContactEmailInSql(event.id, 'owner@example.com');
+    const foreign = await get(event.id, orgB.key);
+    assert.deepEqual([foreign.statusCode, foreign.json()], [404, problemOf(404, 'Event not found.')]);
+    assert.equal((await get(event.id)).body, cached.body);
+  });
+});

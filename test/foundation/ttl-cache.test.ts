@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ManualClock } from '../../src/lib/clock.ts';
+import { TtlCache } from '../../src/lib/ttl-cache.ts';
+
+function cache(ttlMs = 1000, maxEntries = 3) {
+  const clock = new ManualClock();
+  return { clock, cache: new TtlCache<string>({ ttlMs, maxEntries, clock }) };
+}
+
+describe('TtlCache', () => {
+  test('rejects a TTL or size that cannot work', () => {
+    const clock = new ManualClock();
+    assert.throws(() => new TtlCache({ ttlMs: 0, maxEntries: 1, clock }), /ttlMs must be positive/);
+    assert.throws(() => new TtlCache({ ttlMs: 1, maxEntries: 0, clock }), /maxEntries must be at least 1/);
+  });
+
+  test('an entry is served until its TTL has passed on the clock, not at or after it', () => {
+    const { clock, cache: c } = cache(1000);
+    assert.equal(c.get('a'), undefined);
+    assert.equal(c.set('a', 'A'), true);
+    assert.equal(c.get('a'), 'A');
+    clock.advance(999);
+    assert.equal(c.get('a'), 'A');
+    clock.advance(1);
+    assert.equal(c.get('a'), undefined);
+    assert.equal(c.size, 0, 'an expired entry is dropped when read');
+  });
+
+  test('a hit does not extend the TTL; storing again does', () => {
+    const { clock, cache: c } = cache(1000);
+    c.set('a', 'A1');
+    clock.advance(600);
+    assert.equal(c.get('a'), 'A1');
+    clock.advance(400);
+    assert.equal(c.get('a'), undefined);
+    c.set('a', 'A2');
+    clock.advance(999);
+    assert.equal(c.get('a'), 'A2');
+  });
+
+  test('bounded: one entry over the size evicts the least recently used', () => {
+    const { cache: c } = cache(1000, 3);
+    c.set('a', 'A');
+    c.set('b', 'B');
+    c.set('c', 'C');
+    assert.equal(c.get('a'), 'A'); // a is now the most recently used; b the least
+    c.set('d', 'D');
+    assert.equal(c.size, 3);
+    assert.deepEqual(['a', 'b', 'c', 'd'].map((k) => c.get(k)), ['A', undefined, 'C', 'D']);
+    c.set('c', 'C2'); // storing again refreshes recency too
+    c.set('e', 'E');
+    assert.deepEqual(['a', 'c', 'd', 'e'].map((k) => c.get(k)), [undefined, 'C2', 'D', 'E']);
+  });
+
+  test('delete, deleteWhere and clear drop entries', () => {
+    const { cache: c } = cache(1000, 10);
+    for (const k of ['a1', 'a2', 'b1']) c.set(k, k.toUpperCase());
+    c.delete('a1');
+    c.delete('missing');
+    assert.equal(c.get('a1'), undefined);
+    assert.equal(c.deleteWhere((value) => value.startsWith('A')), 1);
+    assert.deepEqual([c.get('a2'), c.get('b1')], [undefined, 'B1']);
+    c.clear();
+    assert.equal(c.size, 0);
+  });
+
+  test('a value loaded before an invalidation is not stored (the load raced a change)', () => {
+    const { cache: c } = cache(1000, 10);
+    for (const invalidate of [() => c.delete('x'), () => c.deleteWhere(() => false), () => c.clear()]) {
+      const loadedAt = c.generation;
+      invalidate();
+      assert.equal(c.set('k', 'stale', loadedAt), false);
+      assert.equal(c.get('k'), undefined);
+      // A load that starts after the invalidation stores normally.
+      assert.equal(c.set('k', 'fresh', c.generation), true);
+      assert.equal(c.get('k'), 'fresh');
+      c.delete('k');
+    }
+  });
+});
