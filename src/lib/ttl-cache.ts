@@ -1,8 +1,13 @@
 /**
  * A small in-process cache: entries live for a fixed TTL on the injected clock, the
  * count is bounded (least recently used evicted first: a Map keeps insertion order, and
- * a hit re-inserts its entry at the end), and invalidation is safe against a read that
- * raced it.
+ * a hit moves its entry to the end), and invalidation is safe against a read that raced
+ * it.
+ *
+ * Recency is kept cheaply: a hit moves its entry to the end only when it sits in the
+ * older half of the order (maxEntries/2 or more stores or moves ago). So a hot key is
+ * not re-inserted on every hit (a Map delete+set per request churns the table), and an
+ * entry used at least once per maxEntries/2 stores is never the one evicted.
  *
  * The race: a reader loads a value from the database, a writer commits a change and
  * invalidates, then the reader stores the value it loaded before the commit, which
@@ -25,6 +30,8 @@ export interface TtlCacheOptions {
 interface Entry<V> {
   value: V;
   expiresAt: number;
+  /** The cache's #tick when the entry was stored or last moved to the end. */
+  tick: number;
 }
 
 export class TtlCache<V> {
@@ -33,6 +40,8 @@ export class TtlCache<V> {
   readonly #clock: Clock;
   readonly #entries = new Map<string, Entry<V>>();
   #generation = 0;
+  /** Counts stores and moves: the position of the end of the order. */
+  #tick = 0;
 
   constructor(options: TtlCacheOptions) {
     if (!(options.ttlMs > 0)) throw new Error('TtlCache: ttlMs must be positive');
@@ -60,8 +69,11 @@ export class TtlCache<V> {
       return undefined;
     }
     // Most recently used goes last, so eviction takes the first key.
-    this.#entries.delete(key);
-    this.#entries.set(key, entry);
+    if (this.#tick - entry.tick >= this.maxEntries / 2) {
+      this.#entries.delete(key);
+      entry.tick = ++this.#tick;
+      this.#entries.set(key, entry);
+    }
     return entry.value;
   }
 
@@ -74,7 +86,7 @@ export class TtlCache<V> {
   set(key: string, value: V, loadedAt?: number): boolean {
     if (loadedAt !== undefined && loadedAt !== this.#generation) return false;
     this.#entries.delete(key);
-    this.#entries.set(key, { value, expiresAt: this.#clock.now().getTime() + this.ttlMs });
+    this.#entries.set(key, { value, expiresAt: this.#clock.now().getTime() + this.ttlMs, tick: ++this.#tick });
     while (this.#entries.size > this.maxEntries) {
       const oldest = this.#entries.keys().next().value as string;
       this.#entries.delete(oldest);

@@ -53,6 +53,17 @@ describe('TtlCache', () => {
     assert.deepEqual(['a', 'c', 'd', 'e'].map((k) => c.get(k)), [undefined, 'C2', 'D', 'E']);
   });
 
+  test('a key read at least once per maxEntries/2 stores is never evicted', () => {
+    const { cache: c } = cache(1000, 4);
+    c.set('hot', 'H');
+    for (let i = 0; i < 40; i++) {
+      c.set(`cold${i}`, 'C');
+      if (i % 2 === 1) assert.equal(c.get('hot'), 'H', `after ${i + 1} other stores`);
+    }
+    assert.equal(c.size, 4);
+    assert.equal(c.get('cold0'), undefined);
+  });
+
   test('delete, deleteWhere and clear drop entries', () => {
     const { cache: c } = cache(1000, 10);
     for (const k of ['a1', 'a2', 'b1']) c.set(k, k.toUpperCase());

@@ -11,7 +11,7 @@
  * against the clock on every request, from the cached row. Unknown keys are never
  * cached (see docs/architecture.md, Decisions).
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Executor } from '../../db/transaction.ts';
 import { findApiKeyByHash, insertApiKey, revokeApiKey } from '../../db/repositories/api-keys.ts';
 import { notFound } from '../../http/errors.ts';
@@ -75,11 +75,12 @@ export async function authenticate(
   cache?: ApiKeyCache,
 ): Promise<AuthContext | undefined> {
   if (!presentedKey.startsWith(API_KEY_PREFIX) || presentedKey.length > 200) return undefined;
-  const presentedHash = hashApiKey(presentedKey);
-  const cacheKey = cache === undefined ? '' : cacheKeyOf(presentedHash);
+  // One-shot SHA-256 straight to base64 (the cache key): ~3x cheaper than a Hash object.
+  const cacheKey = hash('sha256', presentedKey, 'base64');
   let entry = cache?.get(cacheKey);
   if (entry === undefined) {
     const loadedAt = cache?.generation;
+    const presentedHash = Buffer.from(cacheKey, 'base64');
     const row = await findApiKeyByHash(db, presentedHash);
     // Unknown keys are not cached: a flood of random keys must not evict real ones.
     if (!row || !timingSafeEqual(row.key_hash, presentedHash)) return undefined;
