@@ -115,7 +115,8 @@ export async function webhooksScenario(opts: ScenarioOptions): Promise<ScenarioR
     await placeOrders([api.base], setup, n);
     await new Promise((r) => setTimeout(r, 300));
     const queuedBefore = receiver.receipts.length;
-    const worker = await startMarquee({ role: 'worker', databaseUrl: scratch.url, env });
+    // With --profile, the worker process (the one measured here) writes a CPU profile on exit.
+    const worker = await startMarquee({ role: 'worker', databaseUrl: scratch.url, env, ...(opts.cpuProfDir ? { cpuProfDir: opts.cpuProfDir } : {}) });
     procs.push(worker);
     const drainOk = await receiver.waitFor(6 * n, 120_000);
     const drained = receiver.receipts.slice(queuedBefore);
@@ -124,6 +125,10 @@ export async function webhooksScenario(opts: ScenarioOptions): Promise<ScenarioR
     const drainRate = drained.length / drainS;
     await new Promise((r) => setTimeout(r, 500));
     const all6 = [...receiver.receipts];
+    // Marquee stops before the baseline runs, so they never share the CPU (the worker may
+    // still be working through the e-mail backlog of the drained orders).
+    await worker.stop();
+    await api.stop();
 
     // Baseline: the same signed requests from a bare undici loop.
     const secretOf = new Map(setup.endpoints.map((e) => [e.path, e]));

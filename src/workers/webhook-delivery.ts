@@ -1,23 +1,64 @@
 /**
- * The webhook delivery worker. A continuous pump: it keeps up to MAX_IN_FLIGHT sends
- * going, claiming due deliveries (FOR UPDATE SKIP LOCKED, leased) whenever a slot is
- * free, so one slow endpoint (at most PER_ENDPOINT_IN_FLIGHT of its deliveries at once,
- * each bounded by WEBHOOK_TIMEOUT) never holds up the others. New work is noticed at
- * once through the in-process wakeup, else by a short poll. stop() stops claiming and
- * drains the sends in flight; a worker that dies instead leaves leases that run out,
- * and the rows are claimed again.
+ * The webhook delivery worker: a continuous pump that keeps sends in flight while claims
+ * and records happen beside them, off the sends' path.
  *
- * deliverDue() is the same core for tests: claim, send and record until nothing is
+ * - Claims take up to CLAIM_BATCH due rows at once (FOR UPDATE SKIP LOCKED, leased), at
+ *   most PER_ENDPOINT_LEASED per endpoint, into a local queue per endpoint.
+ * - Sends start from those queues as slots free up: at most MAX_IN_FLIGHT in all and
+ *   PER_ENDPOINT_IN_FLIGHT per endpoint, endpoints taken in turn, so a slow endpoint
+ *   (each send bounded by WEBHOOK_TIMEOUT) never holds up the others' sends or claims.
+ * - Finished sends are recorded in groups (group commit): while one group's statement
+ *   runs, the next group accumulates, and while sends are still finishing a small group
+ *   waits a few milliseconds for more. See recordAttempts() for what one group costs.
+ * - A queued row is started only while it is fresh: claimed less than QUEUE_MAX_WAIT_MS
+ *   ago (so an endpoint's url, secret and status are at most that old when used) and
+ *   with enough of its lease left for a whole attempt plus its record. Otherwise it is
+ *   handed back (only if we still hold its lease) and claimed again later.
+ * - A 410 hands back the endpoint's queued rows at once; the endpoint is auto-disabled
+ *   when that outcome is recorded, and claims then skip it.
+ * - New work is noticed at once through the in-process wakeup, else by a short poll.
+ *   stop() stops claiming, hands the queued rows back, and drains the sends in flight
+ *   and their records; a worker that dies instead leaves leases that run out, and the
+ *   rows are claimed again.
+ *
+ * deliverDue() runs the same pump for tests: claim, send and record until nothing is
  * due (or `limit` attempts were made), with whatever clock the deps carry.
  */
-import { claimDeliveries, attemptDelivery, type DeliveryOutcome, type DispatchContext } from '../domain/webhooks/dispatch.ts';
+import type { FastifyBaseLogger } from 'fastify';
+import {
+  CLAIM_BATCH,
+  PER_ENDPOINT_IN_FLIGHT,
+  claimDeliveries,
+  recordAttempts,
+  sendAttempt,
+  type DeliveryOutcome,
+  type DispatchContext,
+  type FinishedAttempt,
+} from '../domain/webhooks/dispatch.ts';
 import { createWebhookSender, type WebhookSender } from '../domain/webhooks/sender.ts';
 import { systemResolver } from '../domain/webhooks/url-vetting.ts';
 import { onDeliveriesQueued } from '../domain/webhooks/wakeup.ts';
-import { releaseDeliveries, type ClaimedDelivery } from '../db/repositories/webhooks.ts';
+import { releaseDeliveries, type ClaimedDelivery, type HeldLease } from '../db/repositories/webhooks.ts';
 import type { JobFactory, WorkerDeps } from './index.ts';
 
-export const MAX_IN_FLIGHT = 16;
+/** Sends in flight at once, all endpoints together (sends are I/O, not CPU). */
+export const MAX_IN_FLIGHT = 64;
+/** Rows held in the local queues at most (claims ask for no more than fits). */
+export const MAX_QUEUED = 4 * CLAIM_BATCH;
+/** A queued row not started within this long of its claim is handed back. */
+export const QUEUE_MAX_WAIT_MS = 1000;
+/** A queued row is started only with at least WEBHOOK_TIMEOUT + this much lease left. */
+export const RECORD_MARGIN_MS = 10_000;
+/** After a claim that did not fill up, claim again only after this many leases were given back (or a wakeup, or the poll). */
+export const RECLAIM_AFTER_RELEASES = 64;
+/** Outcomes recorded per statement at most. */
+export const RECORD_BATCH = 200;
+/**
+ * While sends are still finishing, a group smaller than this waits up to RECORD_DELAY_MS
+ * for more, so recording costs few round trips (a lease is held that much longer).
+ */
+export const RECORD_GROUP_MIN = 50;
+export const RECORD_DELAY_MS = 10;
 export const POLL_INTERVAL_MS = 200;
 /** Delay after a wakeup, so the queuing transaction has usually committed. */
 const WAKEUP_DELAY_MS = 5;
@@ -35,6 +76,190 @@ function contextFor(deps: WorkerDeps, sender: WebhookSender): DispatchContext {
   return { db: deps.db, clock: deps.clock, config: deps.config, sender };
 }
 
+interface Queued {
+  row: ClaimedDelivery;
+  claimedAt: number;
+}
+
+/**
+ * The local half of the worker: per-endpoint queues of claimed rows, the sends in
+ * flight, and the group recorder. Claiming is the caller's business (enqueue()).
+ */
+export class DeliveryPump {
+  private readonly queues = new Map<string, Queued[]>();
+  private readonly sendingTo = new Map<string, number>();
+  /** Endpoints that answered 410 and whose disabling is not recorded yet. */
+  private readonly gone = new Set<string>();
+  private sending = 0;
+  private queuedCount = 0;
+  private toRecord: FinishedAttempt[] = [];
+  private toRelease: HeldLease[] = [];
+  private flushing: Promise<void> | null = null;
+  private readonly settledWaiters: Array<() => void> = [];
+  /** Leases given back (recorded or released) since the counter was last reset. */
+  released = 0;
+  readonly outcomes: DeliveryOutcome[] = [];
+
+  constructor(
+    private readonly ctx: DispatchContext,
+    private readonly logger: FastifyBaseLogger,
+    private readonly opts: { maxInFlight: number; keepOutcomes: boolean; onProgress?: () => void },
+  ) {}
+
+  get queued(): number {
+    return this.queuedCount;
+  }
+
+  get inFlight(): number {
+    return this.sending;
+  }
+
+  enqueue(rows: ClaimedDelivery[]): void {
+    const claimedAt = performance.now();
+    for (const row of rows) {
+      let queue = this.queues.get(row.endpoint_id);
+      if (!queue) this.queues.set(row.endpoint_id, (queue = []));
+      queue.push({ row, claimedAt });
+      this.queuedCount++;
+    }
+    this.pump();
+  }
+
+  /** Starts every queued row a slot allows, endpoints in turn; hands back stale rows. */
+  pump(): void {
+    let progress = true;
+    while (progress && this.sending < this.opts.maxInFlight && this.queuedCount > 0) {
+      progress = false;
+      for (const [endpointId, queue] of this.queues) {
+        if (this.sending >= this.opts.maxInFlight) break;
+        this.dropStale(endpointId, queue);
+        if (queue.length === 0) {
+          this.queues.delete(endpointId);
+          continue;
+        }
+        if ((this.sendingTo.get(endpointId) ?? 0) >= PER_ENDPOINT_IN_FLIGHT) continue;
+        const next = queue.shift()!;
+        this.queuedCount--;
+        if (queue.length === 0) this.queues.delete(endpointId);
+        this.start(next.row);
+        progress = true;
+      }
+    }
+    this.flush();
+  }
+
+  /** Hands back every queued row (at stop). */
+  releaseQueued(): void {
+    for (const queue of this.queues.values()) for (const q of queue) this.release(q.row);
+    this.queues.clear();
+    this.queuedCount = 0;
+    this.flush();
+  }
+
+  /** Resolves when nothing is queued, being sent, or waiting to be recorded or released. */
+  settled(): Promise<void> {
+    if (this.idle()) return Promise.resolve();
+    return new Promise((resolve) => this.settledWaiters.push(resolve));
+  }
+
+  private idle(): boolean {
+    return this.queuedCount === 0 && this.sending === 0 && this.flushing === null && this.toRecord.length === 0 && this.toRelease.length === 0;
+  }
+
+  private dropStale(endpointId: string, queue: Queued[]): void {
+    const gone = this.gone.has(endpointId);
+    const now = performance.now();
+    const leaseNeeded = this.ctx.clock.now().getTime() + this.ctx.config.webhookTimeoutMs + RECORD_MARGIN_MS;
+    while (queue.length > 0) {
+      const head = queue[0]!;
+      const stale = gone || now - head.claimedAt > QUEUE_MAX_WAIT_MS || head.row.locked_until.getTime() < leaseNeeded;
+      if (!stale) return;
+      queue.shift();
+      this.queuedCount--;
+      this.release(head.row);
+    }
+  }
+
+  private release(row: ClaimedDelivery): void {
+    this.toRelease.push({ id: row.id, lockedUntil: row.locked_until });
+  }
+
+  private start(row: ClaimedDelivery): void {
+    this.sending++;
+    this.sendingTo.set(row.endpoint_id, (this.sendingTo.get(row.endpoint_id) ?? 0) + 1);
+    sendAttempt(this.ctx, row)
+      .then(
+        (finished) => {
+          if (finished.gone) {
+            // Nothing more to this endpoint: its queued rows go back now, and rows claimed
+            // before the disabling is recorded are handed back too (see dropStale).
+            this.gone.add(row.endpoint_id);
+          }
+          this.toRecord.push(finished);
+        },
+        (err: unknown) => {
+          // sendAttempt does not throw for a receiver's failure; this is a bug or a crash
+          // of the sender. The row stays leased and is retried when the lease runs out.
+          this.logger.error({ err, deliveryId: row.id }, 'webhook delivery attempt failed');
+        },
+      )
+      .finally(() => {
+        this.sending--;
+        const left = (this.sendingTo.get(row.endpoint_id) ?? 1) - 1;
+        if (left === 0) this.sendingTo.delete(row.endpoint_id);
+        else this.sendingTo.set(row.endpoint_id, left);
+        this.pump();
+        this.opts.onProgress?.();
+      });
+  }
+
+  /** Records finished attempts and hands back released rows, one group at a time. */
+  private flush(): void {
+    if (this.flushing) return;
+    if (this.toRecord.length === 0 && this.toRelease.length === 0) {
+      this.wakeSettled();
+      return;
+    }
+    this.flushing = (async () => {
+      while (this.toRecord.length > 0 || this.toRelease.length > 0) {
+        if (this.toRecord.length < RECORD_GROUP_MIN && this.toRelease.length === 0 && this.sending > 0) {
+          await new Promise((resolve) => setTimeout(resolve, RECORD_DELAY_MS));
+        }
+        const releasing = this.toRelease;
+        this.toRelease = [];
+        if (releasing.length > 0) {
+          try {
+            await releaseDeliveries(this.ctx.db, releasing);
+          } catch (err) {
+            this.logger.error({ err }, 'handing back webhook deliveries failed (their leases will run out)');
+          }
+          this.released += releasing.length;
+        }
+        const batch = this.toRecord.splice(0, RECORD_BATCH);
+        if (batch.length > 0) {
+          try {
+            const outcomes = await recordAttempts(this.ctx, batch);
+            if (this.opts.keepOutcomes) this.outcomes.push(...outcomes);
+          } catch (err) {
+            this.logger.error({ err, deliveryIds: batch.map((f) => f.row.id) }, 'webhook delivery attempts failed to record');
+          }
+          for (const f of batch) if (f.gone) this.gone.delete(f.row.endpoint_id);
+          this.released += batch.length;
+        }
+        this.opts.onProgress?.();
+      }
+    })().finally(() => {
+      this.flushing = null;
+      this.pump(); // records may have arrived meanwhile; wakes settled() waiters when idle
+    });
+  }
+
+  private wakeSettled(): void {
+    if (!this.idle()) return;
+    for (const resolve of this.settledWaiters.splice(0)) resolve();
+  }
+}
+
 /**
  * Makes every due attempt (up to `limit`), MAX_IN_FLIGHT at a time, and returns the
  * outcomes. Deliveries that become due because of these attempts (retries) are not due
@@ -43,76 +268,89 @@ function contextFor(deps: WorkerDeps, sender: WebhookSender): DispatchContext {
 export async function deliverDue(deps: WorkerDeps, limit = 1000, sender?: WebhookSender): Promise<DeliveryOutcome[]> {
   const own = sender ?? createSenderFor(deps);
   const ctx = contextFor(deps, own);
-  const outcomes: DeliveryOutcome[] = [];
+  const pump = new DeliveryPump(ctx, deps.logger, { maxInFlight: MAX_IN_FLIGHT, keepOutcomes: true });
   try {
-    while (outcomes.length < limit) {
-      const rows = await claimDeliveries(ctx, Math.min(MAX_IN_FLIGHT, limit - outcomes.length));
+    while (pump.outcomes.length < limit) {
+      const rows = await claimDeliveries(ctx, Math.min(CLAIM_BATCH, limit - pump.outcomes.length));
       if (rows.length === 0) break;
-      outcomes.push(...(await Promise.all(rows.map((row) => attemptDelivery(ctx, row)))));
+      pump.enqueue(rows);
+      await pump.settled();
     }
   } finally {
+    pump.releaseQueued();
+    await pump.settled();
     if (!sender) await own.close();
   }
-  return outcomes;
+  return pump.outcomes;
 }
 
 export const webhookDeliveryJob: JobFactory = (deps) => {
   const sender = createSenderFor(deps);
   const ctx = contextFor(deps, sender);
-  const inFlight = new Set<Promise<void>>();
   let stopping = false;
   let nudge: (() => void) | null = null;
+  /** Set when a wakeup arrived since the last claim. */
+  let woken = true;
 
   const signal = () => {
     const resolve = nudge;
     nudge = null;
     resolve?.();
   };
-  const unsubscribe = onDeliveriesQueued(() => setTimeout(signal, WAKEUP_DELAY_MS));
+  const pump = new DeliveryPump(ctx, deps.logger, { maxInFlight: MAX_IN_FLIGHT, keepOutcomes: false, onProgress: signal });
+  const unsubscribe = onDeliveriesQueued(() =>
+    setTimeout(() => {
+      woken = true;
+      signal();
+    }, WAKEUP_DELAY_MS),
+  );
 
-  /** Waits for a wakeup, a finished send, stop(), or the poll interval. */
-  const idle = () =>
+  /** Waits for a wakeup, progress of the pump, stop(), or `ms`. */
+  const idle = (ms: number) =>
     new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
         nudge = null;
         resolve();
-      }, POLL_INTERVAL_MS);
+      }, ms);
       nudge = () => {
         clearTimeout(timer);
         resolve();
       };
     });
 
-  const start = (row: ClaimedDelivery) => {
-    const work: Promise<void> = attemptDelivery(ctx, row)
-      .then(() => undefined)
-      .catch((err: unknown) => deps.logger.error({ err, deliveryId: row.id }, 'webhook delivery attempt failed to record'))
-      .finally(() => {
-        inFlight.delete(work);
-        signal();
-      });
-    inFlight.add(work);
-  };
-
   const loop = (async () => {
+    // A claim that filled up may have left more due: claim again at once. After one
+    // that came back short, everything due was taken or is held back by the per-endpoint
+    // lease cap: claim again once enough leases were given back, on a wakeup, or at the
+    // poll interval, not on every finished send.
+    let full = true;
+    let lastClaimAt = -Infinity;
     while (!stopping) {
-      let claimed = 0;
-      const free = MAX_IN_FLIGHT - inFlight.size;
-      if (free > 0) {
+      pump.pump(); // also hands back rows that waited too long
+      const room = Math.min(CLAIM_BATCH, MAX_QUEUED - pump.queued);
+      const sinceClaim = performance.now() - lastClaimAt;
+      const allowed = full || woken || pump.released >= RECLAIM_AFTER_RELEASES || sinceClaim >= POLL_INTERVAL_MS;
+      if (allowed && pump.inFlight < MAX_IN_FLIGHT && room > 0) {
+        woken = false;
+        pump.released = 0;
+        lastClaimAt = performance.now();
         try {
-          const rows = await claimDeliveries(ctx, free);
-          claimed = rows.length;
+          const rows = await claimDeliveries(ctx, room);
           if (stopping) {
             // Stop arrived mid-claim: hand the rows back rather than start them.
-            await releaseDeliveries(ctx.db, rows.map((r) => r.id));
+            await releaseDeliveries(ctx.db, rows.map((r) => ({ id: r.id, lockedUntil: r.locked_until })));
             break;
           }
-          rows.forEach(start);
+          pump.enqueue(rows);
+          full = rows.length === room;
         } catch (err) {
           deps.logger.error({ err }, 'claiming webhook deliveries failed');
+          full = false;
         }
+        continue;
       }
-      if (!stopping && (claimed === 0 || inFlight.size >= MAX_IN_FLIGHT)) await idle();
+      // Blocked by capacity: a finished send nudges us. Else until the poll is due.
+      await idle(allowed ? POLL_INTERVAL_MS : Math.max(1, POLL_INTERVAL_MS - sinceClaim));
     }
   })();
 
@@ -122,7 +360,8 @@ export const webhookDeliveryJob: JobFactory = (deps) => {
       stopping = true;
       signal();
       await loop;
-      await Promise.all(inFlight);
+      pump.releaseQueued();
+      await pump.settled();
       unsubscribe();
       await sender.close();
     },

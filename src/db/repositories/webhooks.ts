@@ -126,12 +126,15 @@ export interface ClaimedDelivery {
 }
 
 /**
- * Claims up to `limit` due deliveries for this worker until `leaseUntil`. Due: pending
- * and never tried (due at created_at), pending or failed with next_retry_at reached,
- * and nobody's lease running. Deliveries of a disabled or auto-disabled endpoint wait,
- * except test.ping. An endpoint that already has `perEndpointCap` leased deliveries is
- * skipped, so one slow endpoint cannot take every slot. SKIP LOCKED lets any number of
- * workers claim side by side without ever claiming the same row.
+ * Claims up to `limit` due deliveries for this worker until `leaseUntil`, in due order.
+ * Due: pending and never tried (due at created_at), pending or failed with next_retry_at
+ * reached, and nobody's lease running. Deliveries of a disabled or auto-disabled endpoint
+ * wait, except test.ping. No endpoint ends up with more than `perEndpointCap` leased
+ * deliveries (those already leased by any worker plus those claimed here), so one
+ * endpoint's backlog cannot fill a batch and a slow endpoint cannot take every slot.
+ * SKIP LOCKED lets any number of workers claim side by side without ever claiming the
+ * same row; the row-level conditions are repeated next to FOR UPDATE so that a row
+ * another worker claimed (and committed) since our snapshot is re-checked and dropped.
  */
 export async function claimDueDeliveries(
   db: Executor,
@@ -139,27 +142,40 @@ export async function claimDueDeliveries(
 ): Promise<ClaimedDelivery[]> {
   const { now, leaseUntil, limit, perEndpointCap } = opts;
   const result = await sql<ClaimedDelivery>`
-    WITH claimed AS (
+    WITH leased AS (
+      SELECT endpoint_id, count(*) AS n
+      FROM webhook_deliveries
+      WHERE locked_until > ${now}
+      GROUP BY endpoint_id
+    ), ranked AS (
+      SELECT d.id, coalesce(d.next_retry_at, d.created_at) AS due_at,
+             row_number() OVER (PARTITION BY d.endpoint_id ORDER BY coalesce(d.next_retry_at, d.created_at), d.id)
+               + coalesce(l.n, 0) AS slot
+      FROM webhook_deliveries d
+      JOIN webhook_endpoints e ON e.id = d.endpoint_id
+      LEFT JOIN leased l ON l.endpoint_id = d.endpoint_id
+      WHERE d.status IN ('pending', 'failed')
+        AND coalesce(d.next_retry_at, d.created_at) <= ${now}
+        AND (d.status = 'pending' OR d.next_retry_at IS NOT NULL)
+        AND (d.locked_until IS NULL OR d.locked_until <= ${now})
+        AND (e.status = 'enabled' OR d.event_type = 'test.ping')
+    ), picked AS (
+      SELECT d.id
+      FROM webhook_deliveries d
+      JOIN ranked r ON r.id = d.id
+      WHERE r.slot <= ${perEndpointCap}
+        AND d.status IN ('pending', 'failed')
+        AND (d.status = 'pending' OR d.next_retry_at IS NOT NULL)
+        AND coalesce(d.next_retry_at, d.created_at) <= ${now}
+        AND (d.locked_until IS NULL OR d.locked_until <= ${now})
+      ORDER BY r.due_at, d.id
+      LIMIT ${limit}
+      FOR UPDATE OF d SKIP LOCKED
+    ), claimed AS (
       UPDATE webhook_deliveries
       SET locked_until = ${leaseUntil}
-      WHERE id IN (
-        SELECT d.id
-        FROM webhook_deliveries d
-        JOIN webhook_endpoints e ON e.id = d.endpoint_id
-        WHERE d.status IN ('pending', 'failed')
-          AND coalesce(d.next_retry_at, d.created_at) <= ${now}
-          AND (d.status = 'pending' OR d.next_retry_at IS NOT NULL)
-          AND (d.locked_until IS NULL OR d.locked_until <= ${now})
-          AND (e.status = 'enabled' OR d.event_type = 'test.ping')
-          AND (
-            SELECT count(*) FROM webhook_deliveries x
-            WHERE x.endpoint_id = d.endpoint_id AND x.locked_until > ${now}
-          ) < ${perEndpointCap}
-        ORDER BY coalesce(d.next_retry_at, d.created_at), d.id
-        LIMIT ${limit}
-        FOR UPDATE OF d SKIP LOCKED
-      )
-      RETURNING id, endpoint_id, event_id, event_type, attempt, locked_until
+      WHERE id IN (SELECT id FROM picked)
+      RETURNING id, endpoint_id, event_id, event_type, attempt, locked_until, created_at, next_retry_at
     )
     SELECT c.id, c.endpoint_id, c.event_id, c.event_type, c.attempt, c.locked_until,
            e.url, e.secret, e.status AS endpoint_status, e.reenabled_at,
@@ -167,6 +183,7 @@ export async function claimDueDeliveries(
     FROM claimed c
     JOIN webhook_endpoints e ON e.id = c.endpoint_id
     JOIN domain_events ev ON ev.id = c.event_id
+    ORDER BY coalesce(c.next_retry_at, c.created_at), c.id
   `.execute(db);
   return result.rows.map((row) => ({
     ...row,
@@ -177,10 +194,27 @@ export async function claimDueDeliveries(
   }));
 }
 
-/** Gives claimed rows back unsent (over the per-endpoint cap, or at shutdown). */
-export async function releaseDeliveries(db: Executor, ids: string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await db.updateTable('webhook_deliveries').set({ locked_until: null }).where('id', 'in', ids).execute();
+/** A claimed row and the lease this worker holds on it. */
+export interface HeldLease {
+  id: string;
+  lockedUntil: Date;
+}
+
+/**
+ * Gives claimed rows back unsent (not started in time, endpoint gone, or at shutdown),
+ * each only if this worker still holds its lease: a lease that ran out and was taken by
+ * another worker is that worker's, and clearing it would let a third claim the row.
+ */
+export async function releaseDeliveries(db: Executor, held: HeldLease[]): Promise<number> {
+  if (held.length === 0) return 0;
+  const rows = JSON.stringify(held.map((h) => ({ id: h.id, held: h.lockedUntil.toISOString() })));
+  const result = await sql`
+    UPDATE webhook_deliveries d
+    SET locked_until = NULL
+    FROM jsonb_to_recordset(${rows}::jsonb) AS v(id uuid, held timestamptz)
+    WHERE d.id = v.id AND d.locked_until = v.held
+  `.execute(db);
+  return Number(result.numAffectedRows ?? 0);
 }
 
 export interface AttemptRecord {
@@ -194,45 +228,50 @@ export interface AttemptRecord {
 }
 
 /**
- * Records the outcome of an attempt and releases the lease, only if this worker still
- * holds it (a lease that ran out and was claimed again belongs to the other worker).
+ * Records the outcomes of a group of attempts in one statement: each delivery's status
+ * row is updated and its lease released only if this worker still holds that lease (a
+ * lease that ran out and was claimed again belongs to the other worker), and an
+ * attempt-log row is inserted for exactly the deliveries updated. Returns the ids
+ * recorded. One statement, so it is atomic without a transaction of its own.
  */
-export async function recordDeliveryAttempt(
+export async function recordDeliveryAttempts(
   db: Executor,
-  id: string,
-  heldLease: Date,
-  rec: AttemptRecord,
-): Promise<boolean> {
-  const result = await db
-    .updateTable('webhook_deliveries')
-    .set({
-      status: rec.status,
-      attempt: rec.attempt,
-      response_status: rec.response_status,
-      response_ms: rec.response_ms,
-      error: rec.error,
-      next_retry_at: rec.next_retry_at,
-      locked_until: null,
-      updated_at: rec.now,
-    })
-    .where('id', '=', id)
-    .where('locked_until', '=', heldLease)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
-}
-
-export async function insertAttemptLog(db: Executor, deliveryId: string, rec: AttemptRecord): Promise<void> {
-  await db
-    .insertInto('webhook_delivery_attempts')
-    .values({
-      delivery_id: deliveryId,
-      attempt: rec.attempt,
-      response_status: rec.response_status,
-      response_ms: rec.response_ms,
-      error: rec.error,
-      created_at: rec.now,
-    })
-    .execute();
+  attempts: Array<{ id: string; heldLease: Date; rec: AttemptRecord }>,
+): Promise<Set<string>> {
+  if (attempts.length === 0) return new Set();
+  const rows = JSON.stringify(attempts.map(({ id, heldLease, rec }) => ({
+    id,
+    held: heldLease.toISOString(),
+    status: rec.status,
+    attempt: rec.attempt,
+    response_status: rec.response_status,
+    response_ms: rec.response_ms,
+    error: rec.error,
+    next_retry_at: rec.next_retry_at?.toISOString() ?? null,
+    at: rec.now.toISOString(),
+  })));
+  const result = await sql<{ delivery_id: string }>`
+    WITH v AS (
+      SELECT *
+      FROM jsonb_to_recordset(${rows}::jsonb) AS v(
+        id uuid, held timestamptz, status text, attempt integer, response_status integer,
+        response_ms integer, error text, next_retry_at timestamptz, at timestamptz
+      )
+    ), updated AS (
+      UPDATE webhook_deliveries d
+      SET status = v.status, attempt = v.attempt, response_status = v.response_status,
+          response_ms = v.response_ms, error = v.error, next_retry_at = v.next_retry_at,
+          locked_until = NULL, updated_at = v.at
+      FROM v
+      WHERE d.id = v.id AND d.locked_until = v.held
+      RETURNING d.id
+    )
+    INSERT INTO webhook_delivery_attempts (delivery_id, attempt, response_status, response_ms, error, created_at)
+    SELECT v.id, v.attempt, v.response_status, v.response_ms, v.error, v.at
+    FROM v JOIN updated u ON u.id = v.id
+    RETURNING delivery_id
+  `.execute(db);
+  return new Set(result.rows.map((r) => r.delivery_id));
 }
 
 /** The latest `count` deliveries of an endpoint created at or after `since` (all if null). */

@@ -1,22 +1,21 @@
 /**
- * One delivery attempt, end to end: build the Standard Webhooks request from the
- * claimed row, send it through the vetting sender, and record the outcome (success,
- * retry later, exhausted), the 410 and sustained-failure auto-disable rules included.
- * The worker (src/workers/webhook-delivery.ts) decides when and how many.
+ * Delivery attempts, end to end: claim due deliveries, build the Standard Webhooks
+ * request from a claimed row, send it through the vetting sender, and record outcomes
+ * (success, retry later, exhausted), the 410 and sustained-failure auto-disable rules
+ * included. Sending and recording are separate steps so the worker
+ * (src/workers/webhook-delivery.ts) can record a group of finished sends at once.
  */
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
 import {
   autoDisableEndpoint,
   claimDueDeliveries,
-  insertAttemptLog,
   latestDeliveries,
-  recordDeliveryAttempt,
-  releaseDeliveries,
+  recordDeliveryAttempts,
   type AttemptRecord,
   type ClaimedDelivery,
 } from '../../db/repositories/webhooks.ts';
-import { withTransaction } from '../../db/transaction.ts';
+import { withTransaction, type Executor } from '../../db/transaction.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { WebhookSender } from './sender.ts';
 import { signWebhook } from './signature.ts';
@@ -24,8 +23,15 @@ import { signWebhook } from './signature.ts';
 export const USER_AGENT = 'Marquee-Webhooks/1';
 /** Payloads are compact summaries; the spec promises consumers under 20 KB. */
 export const MAX_PAYLOAD_BYTES = 20 * 1024;
-/** At most this many deliveries of one endpoint are leased at once (all workers together, approximately). */
+/** At most this many deliveries of one endpoint are being sent at once by one worker. */
 export const PER_ENDPOINT_IN_FLIGHT = 4;
+/**
+ * At most this many deliveries of one endpoint are leased at once (all workers together):
+ * those being sent plus those a worker holds ready to send next.
+ */
+export const PER_ENDPOINT_LEASED = 64;
+/** How many due rows one claim takes at most. */
+export const CLAIM_BATCH = 100;
 /** The sustained-failure rule: this many latest deliveries all failed... */
 export const SUSTAINED_FAILURE_COUNT = 20;
 /** ...and spanning at least this long, oldest to newest created_at. */
@@ -44,31 +50,17 @@ export function leaseMs(config: Readonly<Config>): number {
 }
 
 /**
- * Claims up to `limit` due deliveries, at most PER_ENDPOINT_IN_FLIGHT per endpoint in
- * this batch (the rest are released at once for a later claim).
+ * Claims up to `limit` due deliveries (leased until now + leaseMs), in due order, at
+ * most PER_ENDPOINT_LEASED leased per endpoint counting those already leased.
  */
 export async function claimDeliveries(ctx: DispatchContext, limit: number): Promise<ClaimedDelivery[]> {
   const now = ctx.clock.now();
-  const claimed = await claimDueDeliveries(ctx.db, {
+  return claimDueDeliveries(ctx.db, {
     now,
     leaseUntil: new Date(now.getTime() + leaseMs(ctx.config)),
     limit,
-    perEndpointCap: PER_ENDPOINT_IN_FLIGHT,
+    perEndpointCap: PER_ENDPOINT_LEASED,
   });
-  const perEndpoint = new Map<string, number>();
-  const kept: ClaimedDelivery[] = [];
-  const released: string[] = [];
-  for (const row of claimed) {
-    const count = perEndpoint.get(row.endpoint_id) ?? 0;
-    if (count < PER_ENDPOINT_IN_FLIGHT) {
-      perEndpoint.set(row.endpoint_id, count + 1);
-      kept.push(row);
-    } else {
-      released.push(row.id);
-    }
-  }
-  await releaseDeliveries(ctx.db, released);
-  return kept;
 }
 
 export interface DeliveryOutcome {
@@ -79,22 +71,34 @@ export interface DeliveryOutcome {
   recorded: boolean;
 }
 
+/** A sent (or refused) attempt waiting to be recorded. */
+export interface FinishedAttempt {
+  row: ClaimedDelivery;
+  rec: AttemptRecord;
+  /** The receiver answered 410 Gone: the endpoint is disabled when this is recorded. */
+  gone: boolean;
+}
+
 /** The exact bytes sent: `{type, timestamp, data}` with the stored event data. */
 export function envelope(row: Pick<ClaimedDelivery, 'event_type' | 'event_created_at' | 'event_data'>): string {
   return JSON.stringify({ type: row.event_type, timestamp: row.event_created_at.toISOString(), data: row.event_data });
 }
 
-/** Sends one claimed delivery and records the attempt. Never throws for a receiver's failure. */
-export async function attemptDelivery(ctx: DispatchContext, row: ClaimedDelivery): Promise<DeliveryOutcome> {
+/** Sends one claimed delivery and says what to record. Never throws for a receiver's failure. */
+export async function sendAttempt(ctx: DispatchContext, row: ClaimedDelivery): Promise<FinishedAttempt> {
   const attempt = row.attempt + 1;
   const body = envelope(row);
   const size = Buffer.byteLength(body);
   if (size >= MAX_PAYLOAD_BYTES) {
     // Never happens with the spec's compact payloads; refuse rather than break the promise.
-    return record(ctx, row, {
-      status: 'exhausted', attempt, response_status: null, response_ms: null,
-      error: `Payload of ${size} bytes is over the 20 KB limit; not sent.`, next_retry_at: null, now: ctx.clock.now(),
-    }, false);
+    return {
+      row,
+      gone: false,
+      rec: {
+        status: 'exhausted', attempt, response_status: null, response_ms: null,
+        error: `Payload of ${size} bytes is over the 20 KB limit; not sent.`, next_retry_at: null, now: ctx.clock.now(),
+      },
+    };
   }
   const timestamp = Math.floor(ctx.clock.now().getTime() / 1000);
   const result = await ctx.sender.send({
@@ -112,36 +116,72 @@ export async function attemptDelivery(ctx: DispatchContext, row: ClaimedDelivery
   let status: AttemptRecord['status'];
   let nextRetryAt: Date | null = null;
   if (result.ok) status = 'success';
-  else if (result.gone) status = 'failed'; // not retried: the endpoint is disabled below
+  else if (result.gone) status = 'failed'; // not retried: the endpoint is disabled when recorded
   else if (attempt <= delays.length) {
     status = 'failed';
     nextRetryAt = new Date(now.getTime() + delays[attempt - 1]!);
   } else status = 'exhausted';
-  return record(ctx, row, {
-    status, attempt, response_status: result.status, response_ms: result.responseMs,
-    error: result.error, next_retry_at: nextRetryAt, now,
-  }, result.gone);
+  return {
+    row,
+    gone: result.gone,
+    rec: {
+      status, attempt, response_status: result.status, response_ms: result.responseMs,
+      error: result.error, next_retry_at: nextRetryAt, now,
+    },
+  };
 }
 
-async function record(ctx: DispatchContext, row: ClaimedDelivery, rec: AttemptRecord, gone: boolean): Promise<DeliveryOutcome> {
-  const recorded = await withTransaction(ctx.db, async (trx) => {
-    if (!(await recordDeliveryAttempt(trx, row.id, row.locked_until, rec))) return false;
-    await insertAttemptLog(trx, row.id, rec);
-    if (gone) {
-      await autoDisableEndpoint(trx, row.endpoint_id, `Endpoint answered 410 Gone on ${rec.now.toISOString()}.`, rec.now);
-    } else if (rec.status === 'failed' || rec.status === 'exhausted') {
-      await checkSustainedFailure(trx, row, rec.now);
+/** Sends one claimed delivery and records the attempt on its own. */
+export async function attemptDelivery(ctx: DispatchContext, row: ClaimedDelivery): Promise<DeliveryOutcome> {
+  const [outcome] = await recordAttempts(ctx, [await sendAttempt(ctx, row)]);
+  return outcome!;
+}
+
+/**
+ * Records a group of finished attempts: one statement updates every delivery still
+ * leased by us and logs its attempt. When some of them failed, the same transaction
+ * applies the auto-disable rules: a 410 disables its endpoint; otherwise each endpoint
+ * with a recorded failure gets the sustained-failure check (once per endpoint, after all
+ * of the group's rows are written). An all-success group is a single round trip.
+ */
+export async function recordAttempts(ctx: DispatchContext, batch: FinishedAttempt[]): Promise<DeliveryOutcome[]> {
+  if (batch.length === 0) return [];
+  const attempts = batch.map((f) => ({ id: f.row.id, heldLease: f.row.locked_until, rec: f.rec }));
+  const anyFailure = batch.some((f) => f.rec.status !== 'success');
+  const recorded = anyFailure
+    ? await withTransaction(ctx.db, async (trx) => {
+        const ids = await recordDeliveryAttempts(trx, attempts);
+        await applyAutoDisableRules(trx, batch.filter((f) => ids.has(f.row.id)));
+        return ids;
+      })
+    : await recordDeliveryAttempts(ctx.db, attempts);
+  return batch.map((f) => ({ deliveryId: f.row.id, status: f.rec.status, attempt: f.rec.attempt, recorded: recorded.has(f.row.id) }));
+}
+
+async function applyAutoDisableRules(trx: Executor, recorded: FinishedAttempt[]): Promise<void> {
+  const gone = new Map<string, FinishedAttempt>();
+  const failing = new Map<string, FinishedAttempt>();
+  for (const f of recorded) {
+    if (f.gone) {
+      if (!gone.has(f.row.endpoint_id)) gone.set(f.row.endpoint_id, f);
+    } else if (f.rec.status === 'failed' || f.rec.status === 'exhausted') {
+      const seen = failing.get(f.row.endpoint_id);
+      if (!seen || f.rec.now > seen.rec.now) failing.set(f.row.endpoint_id, f);
     }
-    return true;
-  });
-  return { deliveryId: row.id, status: rec.status, attempt: rec.attempt, recorded };
+  }
+  for (const [endpointId, f] of gone) {
+    await autoDisableEndpoint(trx, endpointId, `Endpoint answered 410 Gone on ${f.rec.now.toISOString()}.`, f.rec.now);
+  }
+  for (const [endpointId, f] of failing) {
+    if (!gone.has(endpointId)) await checkSustainedFailure(trx, f.row, f.rec.now);
+  }
 }
 
 /**
  * Auto-disables the endpoint when its last 20 deliveries (since it was last re-enabled)
  * all failed or were exhausted and the oldest and newest of them are 3 days apart.
  */
-async function checkSustainedFailure(db: Parameters<typeof latestDeliveries>[0], row: ClaimedDelivery, now: Date): Promise<void> {
+async function checkSustainedFailure(db: Executor, row: ClaimedDelivery, now: Date): Promise<void> {
   const latest = await latestDeliveries(db, row.endpoint_id, row.reenabled_at, SUSTAINED_FAILURE_COUNT);
   if (latest.length < SUSTAINED_FAILURE_COUNT) return;
   if (!latest.every((d) => d.status === 'failed' || d.status === 'exhausted')) return;

@@ -4,18 +4,22 @@
  *
  * SSRF defences, in order:
  * 1. The URL is vetted again before every send (the endpoint's DNS may have
- *    changed since it was saved).
+ *    changed since it was saved). The DNS answer for this step may be up to
+ *    `dnsCacheMs` old (a few seconds, per hostname); the vetting itself runs
+ *    every time.
  * 2. The socket's own DNS lookup goes through the same resolver and vets
  *    every address again, so a rebinding answer between (1) and the connect
- *    is refused, and the socket only ever connects to a vetted address. The
- *    hostname stays in the URL, so SNI and certificate checks still use it.
+ *    is refused, and the socket only ever connects to a vetted address. This
+ *    lookup is never cached. The hostname stays in the URL, so SNI and
+ *    certificate checks still use it. Connections are kept alive and reused
+ *    per origin, so most sends need no lookup or handshake at all.
  * 3. A private undici Agent is used instead of the global dispatcher, so
  *    HTTP(S)_PROXY settings cannot route deliveries elsewhere, and no redirect
  *    interceptor is composed, so a 3xx is returned to us, never followed.
  */
 import type { LookupFunction } from 'node:net';
 import { Agent, request } from 'undici';
-import { resolveVettedAddresses, vetWebhookUrl, type ResolvedAddress, type VettingOptions } from './url-vetting.ts';
+import { cachingResolver, resolveVettedAddresses, vetWebhookUrl, type ResolvedAddress, type VettingOptions } from './url-vetting.ts';
 
 export interface SendResult {
   /** A 2xx response: the receiver acknowledged the delivery. */
@@ -40,6 +44,8 @@ export interface WebhookSenderOptions extends VettingOptions {
   ca?: string | Buffer | Array<string | Buffer>;
   /** How much of a response body is read before the connection is dropped. */
   maxResponseBytes?: number;
+  /** How long the pre-send vetting may reuse a hostname's DNS answer (default 5 s; 0: never). */
+  dnsCacheMs?: number;
 }
 
 export interface WebhookSender {
@@ -49,14 +55,22 @@ export interface WebhookSender {
 }
 
 const DEFAULT_MAX_RESPONSE_BYTES = 4096;
+export const DEFAULT_DNS_CACHE_MS = 5000;
 const UNDICI_TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 export function createWebhookSender(opts: WebhookSenderOptions): WebhookSender {
-  const vetting: VettingOptions = { allowLoopback: opts.allowLoopback, resolver: opts.resolver };
+  // The socket lookup (new connections) resolves afresh; the pre-send vetting may reuse
+  // a recent answer, since it only decides whether to try (the socket lookup decides
+  // where the connection goes).
+  const connectVetting: VettingOptions = { allowLoopback: opts.allowLoopback, resolver: opts.resolver };
+  const vetting: VettingOptions = {
+    allowLoopback: opts.allowLoopback,
+    resolver: cachingResolver(opts.resolver, opts.dnsCacheMs ?? DEFAULT_DNS_CACHE_MS),
+  };
   const maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const agent = new Agent({
     connect: {
-      lookup: vettedLookup(vetting),
+      lookup: vettedLookup(connectVetting),
       timeout: opts.timeoutMs,
       ...(opts.ca === undefined ? {} : { ca: opts.ca }),
     },

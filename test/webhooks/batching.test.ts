@@ -1,0 +1,257 @@
+/**
+ * The worker's batching: claims of many rows capped per endpoint, outcomes of a group of
+ * sends recorded in one statement (each row by its own lease), a 410 handing back the
+ * endpoint's queued rows, queued rows handed back when their lease is too short, and the
+ * sender's short DNS reuse for the pre-send vetting.
+ */
+import assert from 'node:assert/strict';
+import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import type { FastifyBaseLogger } from 'fastify';
+import pino from 'pino';
+import { PER_ENDPOINT_LEASED, claimDeliveries, leaseMs } from '../../src/domain/webhooks/dispatch.ts';
+import { createWebhookSender } from '../../src/domain/webhooks/sender.ts';
+import { cachingResolver, type Resolver } from '../../src/domain/webhooks/url-vetting.ts';
+import { emitDomainEvent } from '../../src/outbox/emit.ts';
+import type { WorkerDeps } from '../../src/workers/index.ts';
+import { DeliveryPump, MAX_IN_FLIGHT, RECORD_MARGIN_MS, createSenderFor, deliverDue } from '../../src/workers/webhook-delivery.ts';
+import type { TestApp, TestOrganizer } from '../helpers/app.ts';
+import { startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver.ts';
+import { createWebhookTestApp, fakeResolver } from './helpers.ts';
+
+const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
+const SECOND = 1000;
+
+describe('webhook delivery in batches', () => {
+  let t: TestApp;
+  let org: TestOrganizer;
+  let receiver: HttpsReceiver;
+  let deps: WorkerDeps;
+
+  before(async () => {
+    receiver = await startHttpsReceiver();
+    t = await createWebhookTestApp();
+    org = await t.createOrganizer();
+    deps = { config: t.config, db: t.database.db, clock: t.clock, logger: silent, webhookResolver: fakeResolver, webhookCa: receiver.ca };
+  });
+  after(async () => {
+    await t.close();
+    await receiver.close();
+  });
+  beforeEach(() => {
+    receiver.requests.length = 0;
+    receiver.setHandler((_req, res) => {
+      res.writeHead(200).end();
+    });
+  });
+  afterEach(async () => {
+    await t.database.db.deleteFrom('webhook_endpoints').execute();
+  });
+
+  async function endpoint(path: string) {
+    const res = await t.api(org.key, 'POST', '/v1/webhook_endpoints', { url: receiver.url(path), event_types: ['order.created'] });
+    assert.equal(res.statusCode, 201, res.body);
+    return res.json() as { id: string; secret: string };
+  }
+
+  async function emit(count: number) {
+    const ids: string[] = [];
+    for (let i = 0; i < count; i++) {
+      ids.push(await emitDomainEvent(t.database.db, { organizerId: org.id, type: 'order.created', data: { order_id: `o${i}` }, at: t.clock.now() }));
+    }
+    return ids;
+  }
+
+  const rowsOf = (endpointId: string) =>
+    t.database.db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId).orderBy('id').execute();
+
+  const attemptsOf = (deliveryId: string) =>
+    t.database.db.selectFrom('webhook_delivery_attempts').select(['attempt', 'response_status', 'error', 'created_at'])
+      .where('delivery_id', '=', deliveryId).execute();
+
+  test('a batch with mixed outcomes records each row by its own outcome, and a 410 hands back the endpoint\'s queued rows', async () => {
+    receiver.setHandler((req, res) => {
+      const status = req.path === '/ok' ? 200 : req.path === '/fail' ? 503 : 410;
+      // The 410s answer last, so the other outcomes are in hand when the endpoint goes.
+      setTimeout(() => res.writeHead(status).end(), status === 410 ? 30 : 0);
+    });
+    const ok = await endpoint('/ok');
+    const fail = await endpoint('/fail');
+    const gone = await endpoint('/gone');
+    await emit(6);
+
+    const outcomes = await deliverDue(deps);
+    // 6 + 6 sent; of the gone endpoint's 6, the 4 in flight were sent and the 2 queued handed back.
+    assert.equal(outcomes.length, 16);
+    assert.ok(outcomes.every((o) => o.recorded));
+    const now = t.clock.now();
+
+    for (const row of await rowsOf(ok.id)) {
+      assert.deepEqual(
+        [row.status, row.attempt, row.response_status, row.error, row.next_retry_at, row.locked_until, row.updated_at],
+        ['success', 1, 200, null, null, null, now],
+      );
+      assert.deepEqual((await attemptsOf(row.id)).map((a) => [a.attempt, a.response_status, a.error, a.created_at]), [[1, 200, null, now]]);
+    }
+    for (const row of await rowsOf(fail.id)) {
+      assert.deepEqual(
+        [row.status, row.attempt, row.response_status, row.error, row.next_retry_at, row.locked_until],
+        ['failed', 1, 503, 'HTTP 503', new Date(now.getTime() + 30 * SECOND), null],
+      );
+      assert.deepEqual((await attemptsOf(row.id)).map((a) => [a.attempt, a.response_status, a.error]), [[1, 503, 'HTTP 503']]);
+    }
+    const goneRows = await rowsOf(gone.id);
+    const sent = goneRows.filter((r) => r.attempt === 1);
+    const handedBack = goneRows.filter((r) => r.attempt === 0);
+    assert.equal(sent.length, 4);
+    assert.ok(sent.every((r) => r.status === 'failed' && r.response_status === 410 && r.next_retry_at === null && r.locked_until === null));
+    assert.equal(handedBack.length, 2);
+    assert.ok(handedBack.every((r) => r.status === 'pending' && r.response_status === null && r.locked_until === null));
+    for (const r of handedBack) assert.deepEqual(await attemptsOf(r.id), []);
+    assert.equal(receiver.requests.filter((r) => r.path === '/gone').length, 4);
+
+    const shown = async (id: string) => (await t.api(org.key, 'GET', `/v1/webhook_endpoints/${id}`)).json();
+    assert.deepEqual([(await shown(gone.id)).status, (await shown(gone.id)).disabled_reason],
+      ['auto_disabled', `Endpoint answered 410 Gone on ${now.toISOString()}.`]);
+    assert.equal((await shown(ok.id)).status, 'enabled');
+    assert.equal((await shown(fail.id)).status, 'enabled');
+    // The handed-back rows wait while the endpoint is disabled.
+    assert.deepEqual(await deliverDue(deps), []);
+  });
+
+  test('a row whose lease was lost mid-send is not recorded; the rest of its group is', async () => {
+    const stolenLease = new Date(t.clock.now().getTime() + 3_600_000);
+    const ep = await endpoint('/steal');
+    const [stolenEvent] = await emit(3);
+    receiver.setHandler(async (req, res) => {
+      if (req.headers['webhook-id'] === stolenEvent) {
+        // Another worker took this row over (as after an expired lease) while we were sending.
+        await t.database.db.updateTable('webhook_deliveries').set({ locked_until: stolenLease }).where('event_id', '=', stolenEvent!).execute();
+      }
+      res.writeHead(200).end();
+    });
+    const outcomes = await deliverDue(deps);
+    assert.equal(outcomes.length, 3);
+    const rows = await rowsOf(ep.id);
+    for (const row of rows) {
+      const outcome = outcomes.find((o) => o.deliveryId === row.id)!;
+      if (row.event_id === stolenEvent) {
+        assert.equal(outcome.recorded, false);
+        assert.deepEqual([row.status, row.attempt, row.locked_until], ['pending', 0, stolenLease]);
+        assert.deepEqual(await attemptsOf(row.id), []);
+      } else {
+        assert.equal(outcome.recorded, true);
+        assert.deepEqual([row.status, row.attempt, row.locked_until], ['success', 1, null]);
+        assert.equal((await attemptsOf(row.id)).length, 1);
+      }
+    }
+  });
+
+  test('a claim takes many rows but at most PER_ENDPOINT_LEASED leased per endpoint, so a backlog cannot starve another endpoint', async () => {
+    const busy = await endpoint('/busy');
+    await emit(PER_ENDPOINT_LEASED + 6);
+    t.clock.advance(SECOND);
+    const quiet = await endpoint('/quiet');
+    // Due after every row of the busy endpoint.
+    await emitDomainEvent(t.database.db, { organizerId: org.id, type: 'order.created', data: { order_id: 'late' }, at: t.clock.now() });
+    const sender = createSenderFor(deps);
+    try {
+      const ctx = { db: deps.db, clock: deps.clock, config: deps.config, sender };
+      const first = await claimDeliveries(ctx, 100);
+      assert.equal(first.filter((r) => r.endpoint_id === busy.id).length, PER_ENDPOINT_LEASED);
+      assert.equal(first.filter((r) => r.endpoint_id === quiet.id).length, 1);
+      // In due order.
+      assert.equal(first.at(-1)!.endpoint_id, quiet.id);
+      // The busy endpoint is at its cap: nothing more of it until leases are given back.
+      assert.deepEqual(await claimDeliveries(ctx, 100), []);
+    } finally {
+      await sender.close();
+    }
+    // The claimed rows' leases run out; everything is then delivered.
+    t.clock.advance(leaseMs(deps.config));
+    const outcomes = await deliverDue(deps);
+    // The busy endpoint's 6 + 64 + 1 (the late event fans out to it too), and the quiet one's.
+    assert.equal(outcomes.length, PER_ENDPOINT_LEASED + 8);
+    assert.ok(outcomes.every((o) => o.status === 'success' && o.recorded));
+  });
+
+  test('a queued row whose lease is too short for a whole attempt is handed back, not sent', async () => {
+    const ep = await endpoint('/late');
+    await emit(2);
+    const sender = createSenderFor(deps);
+    try {
+      const ctx = { db: deps.db, clock: deps.clock, config: deps.config, sender };
+      const rows = await claimDeliveries(ctx, 10);
+      assert.equal(rows.length, 2);
+      // Less than WEBHOOK_TIMEOUT + RECORD_MARGIN_MS of the lease is left.
+      t.clock.advance(leaseMs(deps.config) - deps.config.webhookTimeoutMs - RECORD_MARGIN_MS + 1);
+      const pump = new DeliveryPump(ctx, silent, { maxInFlight: MAX_IN_FLIGHT, keepOutcomes: true });
+      pump.enqueue(rows);
+      await pump.settled();
+      assert.deepEqual(pump.outcomes, []);
+    } finally {
+      await sender.close();
+    }
+    assert.equal(receiver.requests.length, 0);
+    assert.ok((await rowsOf(ep.id)).every((r) => r.status === 'pending' && r.attempt === 0 && r.locked_until === null));
+    // Handed back, so claimable again at once (no waiting for the lease to run out).
+    const outcomes = await deliverDue(deps);
+    assert.deepEqual(outcomes.map((o) => o.status), ['success', 'success']);
+  });
+});
+
+describe('webhook sender: DNS reuse for the pre-send vetting', () => {
+  let receiver: HttpsReceiver;
+  before(async () => {
+    receiver = await startHttpsReceiver();
+  });
+  after(async () => {
+    await receiver.close();
+  });
+
+  test('the vetting reuses a hostname\'s answer within the TTL, still vetting it; new connections resolve afresh', async () => {
+    const lookups: string[] = [];
+    let answer = '127.0.0.1';
+    const resolver: Resolver = async (host) => {
+      lookups.push(host);
+      return [{ address: answer, family: 4 }];
+    };
+    const sender = createWebhookSender({ allowLoopback: true, resolver, timeoutMs: 5000, ca: receiver.ca, dnsCacheMs: 200 });
+    try {
+      const post = () => sender.send({ url: receiver.url('/dns'), headers: {}, body: '{}' });
+      assert.equal((await post()).ok, true);
+      assert.equal(lookups.length, 2, 'the vetting, then the new connection');
+      await new Promise((r) => setTimeout(r, 20)); // the connection back in the pool
+      assert.equal((await post()).ok, true);
+      assert.equal(lookups.length, 2, 'cached answer and a reused connection: no lookup');
+      await new Promise((r) => setTimeout(r, 250));
+      // Expired: the vetting resolves again, and a now-private answer is refused.
+      answer = '10.0.0.1';
+      const refused = await post();
+      assert.equal(lookups.length, 3);
+      assert.equal(refused.error, 'Webhook URL host localhost resolves to 10.0.0.1, a private address; only public addresses are allowed.');
+    } finally {
+      await sender.close();
+    }
+  });
+
+  test('cachingResolver: failures are not cached; concurrent lookups share one; ttl 0 is no cache', async () => {
+    let calls = 0;
+    let fail = true;
+    const base: Resolver = async () => {
+      calls++;
+      if (fail) throw new Error('ENOTFOUND');
+      return [{ address: '93.184.216.34', family: 4 }];
+    };
+    const cached = cachingResolver(base, 60_000);
+    await assert.rejects(cached('a.test'));
+    fail = false;
+    const [x, y] = await Promise.all([cached('a.test'), cached('a.test')]);
+    assert.deepEqual(x, y);
+    assert.equal(calls, 2);
+    await cached('a.test');
+    assert.equal(calls, 2);
+    await cached('b.test');
+    assert.equal(calls, 3);
+    assert.equal(cachingResolver(base, 0), base);
+  });
+});
