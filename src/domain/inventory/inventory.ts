@@ -8,7 +8,7 @@
  * `sold_count` counters live on the performance and price rows. The availability
  * endpoint reads them as an advisory snapshot; a sale (takeInventory) locks the same
  * rows in a fixed order, recounts with the very same query inside its transaction,
- * and only then moves the counters. Holds are created under the same performance lock,
+ * and moves the counters only if everything fits (recount and move are one statement). Holds are created under the same performance lock,
  * so nothing changes the count between the recount and the update. The CHECK
  * constraints on both counters are the last line: an oversell cannot commit.
  * docs/inventory.md explains the design.
@@ -39,11 +39,13 @@ interface AvailabilityRow {
 }
 
 /**
- * The counting query, for one or more performances. Types without an active price on a
- * performance are absent. Holds are active while not released and not expired at `now`.
+ * The counting query, for one or more performances: ONE piece of SQL, run by the
+ * availability endpoint on its own and by a sale inside its take-inventory statement.
+ * Types without an active price on a performance are absent. Holds are active while not
+ * released and not expired at `now`.
  */
-async function countRemaining(db: Executor, performanceIds: string[], now: Date): Promise<Map<string, Availability>> {
-  const result = await sql<AvailabilityRow>`
+function countingQuery(performanceIds: string[], now: Date) {
+  return sql`
     WITH active_holds AS (
       SELECT performance_id, ticket_type_id, sum(quantity)::int AS quantity
       FROM holds
@@ -75,10 +77,12 @@ async function countRemaining(db: Executor, performanceIds: string[], now: Date)
     LEFT JOIN prices pr ON pr.performance_id = perf.id AND pr.is_active
     LEFT JOIN ticket_types tt ON tt.id = pr.ticket_type_id
     ORDER BY perf.id, tt.sort_order, tt.id
-  `.execute(db);
+  `;
+}
 
+function toAvailability(rows: AvailabilityRow[]): Map<string, Availability> {
   const byPerformance = new Map<string, Availability>();
-  for (const row of result.rows) {
+  for (const row of rows) {
     let availability = byPerformance.get(row.performance_id);
     if (!availability) {
       availability = { performance_id: row.performance_id, performance_remaining: row.performance_remaining, ticket_types: [] };
@@ -93,6 +97,11 @@ async function countRemaining(db: Executor, performanceIds: string[], now: Date)
     }
   }
   return byPerformance;
+}
+
+async function countRemaining(db: Executor, performanceIds: string[], now: Date): Promise<Map<string, Availability>> {
+  const result = await sql<AvailabilityRow>`${countingQuery(performanceIds, now)}`.execute(db);
+  return toAvailability(result.rows);
 }
 
 /** Availability of one performance (an advisory snapshot), or undefined if it does not exist. */
@@ -149,8 +158,9 @@ export async function lockPerformances(trx: Executor, performanceIds: string[]):
 }
 
 /**
- * Takes inventory for a sale, atomically: lock, recount with the availability query,
- * refuse with a 400 naming the ticket type and what remains, then move the counters.
+ * Takes inventory for a sale, atomically: lock (one statement), then recount with the
+ * availability query and move the counters if every line fits (one statement), and
+ * refuse with a 400 naming the ticket type and what remains otherwise.
  * Must run inside the sale's transaction. Lines must reference active prices.
  *
  * `checkLocked` runs on the locked rows before the recount (the sale re-checks that each
@@ -167,7 +177,7 @@ export async function takeInventory(
   const performanceIds = [...new Set(lines.map((line) => line.performanceId))];
   const locked = await lockPerformances(trx, performanceIds);
   checkLocked?.(locked);
-  const available = await countRemaining(trx, performanceIds, now);
+  const { available, taken } = await countAndTake(trx, lines, now);
 
   const perType = totals(lines, priceKey);
   for (const [key, quantity] of perType) {
@@ -188,8 +198,58 @@ export async function takeInventory(
       throw badRequest(`Not enough tickets left: ${quantity} tickets of ${names.join(', ')} requested, ${remaining} remaining for this performance.`);
     }
   }
+  // The statement applied the same test to the same numbers; disagreeing would be a bug.
+  if (!taken) throw new Error('takeInventory: every line fits the recount, but the counters were not moved');
+}
 
-  await moveCounters(trx, lines, +1);
+/**
+ * The recount and, if every line fits, the counter update, in ONE statement (one round
+ * trip less while the lock is held). It runs after lockPerformances, so its snapshot sees
+ * every sale committed before the lock was granted; its sub-statements share that
+ * snapshot, so the counts returned are those the decision was made on (before the move).
+ * The decision is the one takeInventory makes in JS, on the same numbers: each
+ * (performance, type) quantity ≤ the type's remaining, each performance's quantity ≤ its
+ * remaining. Returns the counts and whether the counters moved.
+ */
+async function countAndTake(trx: Executor, lines: InventoryLine[], now: Date) {
+  const performanceIds = [...new Set(lines.map((line) => line.performanceId))];
+  const perPerformance = [...totals(lines, (line) => line.performanceId)].sort();
+  const perPrice = [...totals(lines, priceKey)].sort().map(([key, quantity]) => [...key.split('/'), quantity] as [string, string, number]);
+  const result = await sql<AvailabilityRow & { taken: boolean }>`
+    WITH counted AS (${countingQuery(performanceIds, now)}),
+    wanted_performances AS (
+      SELECT * FROM unnest(${perPerformance.map(([id]) => id)}::uuid[], ${perPerformance.map(([, q]) => q)}::int[]) AS w(id, quantity)
+    ),
+    wanted_prices AS (
+      SELECT * FROM unnest(${perPrice.map(([p]) => p)}::uuid[], ${perPrice.map(([, t]) => t)}::uuid[], ${perPrice.map(([, , q]) => q)}::int[])
+        AS w(performance_id, ticket_type_id, quantity)
+    ),
+    fits AS (
+      SELECT NOT EXISTS (
+               SELECT 1 FROM wanted_prices w
+               WHERE NOT EXISTS (SELECT 1 FROM counted c
+                                 WHERE c.performance_id = w.performance_id AND c.ticket_type_id = w.ticket_type_id
+                                   AND c.type_remaining >= w.quantity))
+         AND NOT EXISTS (
+               SELECT 1 FROM wanted_performances w
+               WHERE NOT EXISTS (SELECT 1 FROM counted c WHERE c.performance_id = w.id AND c.performance_remaining >= w.quantity))
+             AS ok
+    ),
+    moved_performances AS (
+      UPDATE performances p SET sold_count = p.sold_count + w.quantity
+      FROM wanted_performances w, fits
+      WHERE fits.ok AND p.id = w.id
+    ),
+    moved_prices AS (
+      UPDATE prices pr SET sold_count = pr.sold_count + w.quantity
+      FROM wanted_prices w, fits
+      WHERE fits.ok AND pr.performance_id = w.performance_id AND pr.ticket_type_id = w.ticket_type_id
+    )
+    SELECT counted.*, fits.ok AS taken
+    FROM counted, fits
+    ORDER BY counted.performance_id, counted.sort_order, counted.ticket_type_id
+  `.execute(trx);
+  return { available: toAvailability(result.rows), taken: result.rows[0]?.taken ?? false };
 }
 
 /** Returns seats of refunded or cancelled tickets to availability. */
