@@ -9,6 +9,7 @@ import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { PER_ENDPOINT_LEASED, claimDeliveries, leaseMs } from '../../src/domain/webhooks/dispatch.ts';
+import { claimDueDeliveries } from '../../src/db/repositories/webhooks.ts';
 import { createWebhookSender } from '../../src/domain/webhooks/sender.ts';
 import { cachingResolver, type Resolver } from '../../src/domain/webhooks/url-vetting.ts';
 import { emitDomainEvent } from '../../src/outbox/emit.ts';
@@ -172,6 +173,24 @@ describe('webhook delivery in batches', () => {
     // The busy endpoint's 6 + 64 + 1 (the late event fans out to it too), and the quiet one's.
     assert.equal(outcomes.length, PER_ENDPOINT_LEASED + 8);
     assert.ok(outcomes.every((o) => o.status === 'success' && o.recorded));
+  });
+
+  test('a claim ranks only the first due rows, but an endpoint at its cap is skipped before that bound', async () => {
+    const busy = await endpoint('/busy');
+    await emit(20); // 20 rows of the busy endpoint, due first
+    t.clock.advance(SECOND);
+    await t.database.db.updateTable('webhook_endpoints').set({ event_types: ['order.paid'] }).where('id', '=', busy.id).execute();
+    const quiet = await endpoint('/quiet');
+    await emit(1); // one row of the quiet endpoint, due after all of them
+    const claim = () => {
+      const now = t.clock.now();
+      // limit 2 ranks at most 8 candidates; cap 2 per endpoint.
+      return claimDueDeliveries(t.database.db, { now, leaseUntil: new Date(now.getTime() + leaseMs(deps.config)), limit: 2, perEndpointCap: 2 });
+    };
+    assert.deepEqual((await claim()).map((r) => r.endpoint_id), [busy.id, busy.id]);
+    // The busy endpoint is at its cap: its 18 remaining rows, ahead in due order, are skipped.
+    assert.deepEqual((await claim()).map((r) => r.endpoint_id), [quiet.id]);
+    assert.deepEqual(await claim(), []);
   });
 
   test('a queued row whose lease is too short for a whole attempt is handed back, not sent', async () => {

@@ -131,7 +131,8 @@ export interface ClaimedDelivery {
  * reached, and nobody's lease running. Deliveries of a disabled or auto-disabled endpoint
  * wait, except test.ping. No endpoint ends up with more than `perEndpointCap` leased
  * deliveries (those already leased by any worker plus those claimed here), so one
- * endpoint's backlog cannot fill a batch and a slow endpoint cannot take every slot.
+ * endpoint's backlog cannot fill a batch and a slow endpoint cannot take every slot;
+ * an endpoint at its cap is skipped, so its backlog does not hide the others' rows.
  * SKIP LOCKED lets any number of workers claim side by side without ever claiming the
  * same row; the row-level conditions are repeated next to FOR UPDATE so that a row
  * another worker claimed (and committed) since our snapshot is re-checked and dropped.
@@ -141,24 +142,34 @@ export async function claimDueDeliveries(
   opts: { now: Date; leaseUntil: Date; limit: number; perEndpointCap: number },
 ): Promise<ClaimedDelivery[]> {
   const { now, leaseUntil, limit, perEndpointCap } = opts;
+  // Only the first due rows of endpoints below their cap are ranked, so a claim costs
+  // about the same whatever the backlog. An endpoint already at its cap is skipped before
+  // this bound applies, so its backlog cannot hide other endpoints' rows; one below its
+  // cap can at most fill this claim up to its cap, and the next claim skips it.
+  const scanLimit = limit * 4;
   const result = await sql<ClaimedDelivery>`
     WITH leased AS (
       SELECT endpoint_id, count(*) AS n
       FROM webhook_deliveries
       WHERE locked_until > ${now}
       GROUP BY endpoint_id
-    ), ranked AS (
-      SELECT d.id, coalesce(d.next_retry_at, d.created_at) AS due_at,
-             row_number() OVER (PARTITION BY d.endpoint_id ORDER BY coalesce(d.next_retry_at, d.created_at), d.id)
-               + coalesce(l.n, 0) AS slot
+    ), candidates AS (
+      SELECT d.id, d.endpoint_id, coalesce(d.next_retry_at, d.created_at) AS due_at
       FROM webhook_deliveries d
       JOIN webhook_endpoints e ON e.id = d.endpoint_id
-      LEFT JOIN leased l ON l.endpoint_id = d.endpoint_id
       WHERE d.status IN ('pending', 'failed')
         AND coalesce(d.next_retry_at, d.created_at) <= ${now}
         AND (d.status = 'pending' OR d.next_retry_at IS NOT NULL)
         AND (d.locked_until IS NULL OR d.locked_until <= ${now})
         AND (e.status = 'enabled' OR d.event_type = 'test.ping')
+        AND d.endpoint_id NOT IN (SELECT endpoint_id FROM leased WHERE n >= ${perEndpointCap})
+      ORDER BY coalesce(d.next_retry_at, d.created_at), d.id
+      LIMIT ${scanLimit}
+    ), ranked AS (
+      SELECT c.id, c.due_at,
+             row_number() OVER (PARTITION BY c.endpoint_id ORDER BY c.due_at, c.id) + coalesce(l.n, 0) AS slot
+      FROM candidates c
+      LEFT JOIN leased l ON l.endpoint_id = c.endpoint_id
     ), picked AS (
       SELECT d.id
       FROM webhook_deliveries d
