@@ -4,6 +4,7 @@
  * a message that names the variable.
  */
 import { existsSync } from 'node:fs';
+import { DEFAULT_POOL_SIZE } from './db/client.ts';
 
 export type Role = 'api' | 'worker' | 'all';
 
@@ -12,6 +13,7 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  databasePoolSize: number;
   redisUrl: string | undefined;
   adminToken: string | undefined;
   role: Role;
@@ -113,6 +115,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     host: read(env, 'HOST', '127.0.0.1'),
     dataDir: read(env, 'DATA_DIR', './data'),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 1, 1000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     adminToken,
     role,

@@ -25,7 +25,7 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = pino({ level: config.logLevel });
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
   const applied = await migrate(database.db);
   if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
 

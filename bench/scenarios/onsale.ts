@@ -263,7 +263,10 @@ export async function onSaleScenario(opts: ScenarioOptions): Promise<ScenarioRes
   const cap = capacity / 5;
   const plan = planOrders(capacity, cap);
   const scratch = await createScratchDb('onsale');
-  const proc = await startMarquee({ role: 'all', databaseUrl: scratch.url, ...(opts.cpuProfDir ? { cpuProfDir: opts.cpuProfDir } : {}) });
+  // The sale path alone, as an on-sale is deployed (operations.md: ROLE lets API nodes and
+  // workers scale apart): the baseline renders no e-mails either. The scale-out scenario
+  // runs the same rush with workers beside the API.
+  const proc = await startMarquee({ role: 'api', databaseUrl: scratch.url, ...(opts.cpuProfDir ? { cpuProfDir: opts.cpuProfDir } : {}) });
   try {
     const setup = await setupRush(proc, capacity, cap);
     const figures = await rush(setup, plan);

@@ -22,6 +22,13 @@ export interface DatabaseHandle {
 // numbers. numeric stays a string (we never use it for money).
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
 
+/**
+ * Connections per process. Small on purpose: an on-sale funnels every sale through one
+ * performance row lock, and measured on 2 cores (bench/README.md) 4 to 10 backends sell
+ * about 2.7x faster than 64 do, because waiters cost the lock holder CPU.
+ */
+export const DEFAULT_POOL_SIZE = 10;
+
 export interface OpenDatabaseOptions {
   databaseUrl?: string;
   /** Directory of the embedded database; omitted means in-memory (tests). */
@@ -33,7 +40,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<DatabaseH
   if (opts.databaseUrl) {
     const pool = new pg.Pool({
       connectionString: opts.databaseUrl,
-      max: opts.poolSize ?? 20,
+      max: opts.poolSize ?? DEFAULT_POOL_SIZE,
       // A transaction must never wait forever on a row lock held by a stuck peer.
       options: '-c lock_timeout=10000 -c statement_timeout=30000',
     });

@@ -6,7 +6,7 @@ describe('configuration', () => {
   test('defaults are those of operations.md section 2', () => {
     const config = loadConfig({});
     assert.deepEqual(config, {
-      port: 3000, host: '127.0.0.1', dataDir: './data', databaseUrl: undefined, redisUrl: undefined,
+      port: 3000, host: '127.0.0.1', dataDir: './data', databaseUrl: undefined, databasePoolSize: 10, redisUrl: undefined,
       adminToken: undefined, role: 'all', smtpUrl: undefined, mailFrom: 'Marquee <no-reply@localhost>',
       webhookAllowLoopback: false,
       webhookRetryDelaysMs: [30_000, 120_000, 600_000, 3_600_000, 21_600_000, 86_400_000],
@@ -28,6 +28,7 @@ describe('configuration', () => {
 
   const invalid: Array<[Record<string, string>, string]> = [
     [{ PORT: 'abc' }, 'Invalid configuration: PORT must be an integer from 0 to 65535, got "abc".'],
+    [{ DATABASE_POOL_SIZE: '0' }, 'Invalid configuration: DATABASE_POOL_SIZE must be an integer from 1 to 1000, got "0".'],
     [{ PORT: '70000' }, 'Invalid configuration: PORT must be an integer from 0 to 65535, got "70000".'],
     [{ ROLE: 'cron' }, 'Invalid configuration: ROLE must be api, worker or all, got "cron".'],
     [{ DATABASE_URL: 'mysql://x' }, 'Invalid configuration: DATABASE_URL must be a URL starting with postgres:// or postgresql://.'],
