@@ -4,7 +4,7 @@
  * happens after commit, from these rows; nothing is ever published before commit.
  */
 import type { Executor } from '../db/transaction.ts';
-import { fanOutDeliveries } from '../db/repositories/webhooks.ts';
+import { insertDomainEventWithDeliveries } from '../db/repositories/webhooks.ts';
 import { notifyDeliveriesQueued } from '../domain/webhooks/wakeup.ts';
 
 /** The 7 subscribable event types of the spec, plus the synthetic test.ping. */
@@ -36,14 +36,13 @@ export interface DomainEventInput {
  * addressed to one endpoint by the admin test route.
  */
 export async function emitDomainEvent(trx: Executor, event: DomainEventInput): Promise<string> {
-  const row = await trx
-    .insertInto('domain_events')
-    .values({ organizer_id: event.organizerId, type: event.type, data: JSON.stringify(event.data), created_at: event.at })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  if (event.type !== 'test.ping') {
-    const queued = await fanOutDeliveries(trx, { id: row.id, organizerId: event.organizerId, type: event.type, at: event.at });
-    if (queued > 0) notifyDeliveriesQueued();
-  }
-  return row.id;
+  const { id, queued } = await insertDomainEventWithDeliveries(trx, {
+    organizerId: event.organizerId,
+    type: event.type,
+    data: JSON.stringify(event.data),
+    at: event.at,
+    fanOut: event.type !== 'test.ping',
+  });
+  if (queued > 0) notifyDeliveriesQueued();
+  return id;
 }
