@@ -29,22 +29,25 @@ export interface StoredResponse {
   body: string;
 }
 
+/** The columns of a key claimed anew: in progress under this request's lease. */
+function freshClaim(k: NewIdempotencyKey) {
+  return {
+    request_hash: k.requestHash,
+    api_key_id: k.apiKeyId,
+    method: k.method,
+    path: k.path,
+    status: 'in_progress' as const,
+    lease_token: k.leaseToken,
+    locked_until: k.lockedUntil,
+    created_at: k.now,
+  };
+}
+
 /** Claims a fresh key in_progress; false when the (organizer, key) row already exists. */
 export async function insertIdempotencyKeyIfAbsent(db: Executor, k: NewIdempotencyKey): Promise<boolean> {
   const inserted = await db
     .insertInto('idempotency_keys')
-    .values({
-      organizer_id: k.organizerId,
-      key: k.key,
-      request_hash: k.requestHash,
-      api_key_id: k.apiKeyId,
-      method: k.method,
-      path: k.path,
-      status: 'in_progress',
-      lease_token: k.leaseToken,
-      locked_until: k.lockedUntil,
-      created_at: k.now,
-    })
+    .values({ organizer_id: k.organizerId, key: k.key, ...freshClaim(k) })
     .onConflict((oc) => oc.columns(['organizer_id', 'key']).doNothing())
     .returning('key')
     .executeTakeFirst();
@@ -81,20 +84,7 @@ export async function renewIdempotencyLease(
 export async function resetIdempotencyKey(db: Executor, k: NewIdempotencyKey): Promise<void> {
   await db
     .updateTable('idempotency_keys')
-    .set({
-      request_hash: k.requestHash,
-      api_key_id: k.apiKeyId,
-      method: k.method,
-      path: k.path,
-      status: 'in_progress',
-      lease_token: k.leaseToken,
-      locked_until: k.lockedUntil,
-      response_status: null,
-      response_headers: null,
-      response_body: null,
-      created_at: k.now,
-      completed_at: null,
-    })
+    .set({ ...freshClaim(k), response_status: null, response_headers: null, response_body: null, completed_at: null })
     .where('organizer_id', '=', k.organizerId)
     .where('key', '=', k.key)
     .execute();
