@@ -8,6 +8,15 @@ import { DEFAULT_POOL_SIZE } from './db/client.ts';
 
 export type Role = 'api' | 'worker' | 'all';
 
+/**
+ * The background jobs a worker process can run (WORKER_JOBS, beyond operations.md): e-mail
+ * rendering is CPU-heavy (a QR PNG per ticket), so a deployment can give webhook delivery
+ * processes of its own and let others render mail. `purge` is the retention and
+ * idempotency-key purges.
+ */
+export const WORKER_JOB_KINDS = ['webhooks', 'email', 'purge'] as const;
+export type WorkerJobKind = (typeof WORKER_JOB_KINDS)[number];
+
 export interface Config {
   port: number;
   host: string;
@@ -17,6 +26,7 @@ export interface Config {
   redisUrl: string | undefined;
   adminToken: string | undefined;
   role: Role;
+  workerJobs: readonly WorkerJobKind[];
   smtpUrl: string | undefined;
   mailFrom: string;
   webhookAllowLoopback: boolean;
@@ -77,6 +87,17 @@ function duration(env: Env, name: string, fallback: string): number {
   return ms;
 }
 
+function workerJobs(env: Env): readonly WorkerJobKind[] {
+  const text = read(env, 'WORKER_JOBS', WORKER_JOB_KINDS.join(','));
+  const kinds = text.split(',').map((part) => part.trim());
+  for (const kind of kinds) {
+    if (!(WORKER_JOB_KINDS as readonly string[]).includes(kind)) {
+      throw new ConfigError('WORKER_JOBS', `must be a comma-separated list of ${WORKER_JOB_KINDS.join(', ')}, got "${kind}".`);
+    }
+  }
+  return Object.freeze([...new Set(kinds as WorkerJobKind[])]);
+}
+
 function url(env: Env, name: string, protocols: string[]): string | undefined {
   const text = optional(env, name);
   if (text === undefined) return undefined;
@@ -119,6 +140,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     adminToken,
     role,
+    workerJobs: workerJobs(env),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: read(env, 'MAIL_FROM', 'Marquee <no-reply@localhost>'),
     webhookAllowLoopback: boolean(env, 'WEBHOOK_ALLOW_LOOPBACK', false),

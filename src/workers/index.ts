@@ -1,10 +1,11 @@
 /**
  * The background side of Marquee (ROLE=worker or all): webhook delivery, e-mail jobs
  * and periodic purges. Each job is a loop that claims due rows from the database, so any
- * number of worker processes can run side by side. Add a job by adding it to `jobs`.
+ * number of worker processes can run side by side. WORKER_JOBS chooses which kinds of job
+ * a process runs. Add a job by adding it to `jobsByKind`.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { Config } from '../config.ts';
+import type { Config, WorkerJobKind } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import type { Clock } from '../lib/clock.ts';
 import { emailJob } from './email-job.ts';
@@ -32,16 +33,22 @@ export interface RunningJob {
 
 export type JobFactory = (deps: WorkerDeps) => RunningJob;
 
-const jobs: JobFactory[] = [webhookDeliveryJob, retentionPurgeJob, emailJob, idempotencyPurgeJob];
+/** Each WORKER_JOBS kind and the jobs it starts. */
+const jobsByKind: Record<WorkerJobKind, JobFactory[]> = {
+  webhooks: [webhookDeliveryJob],
+  email: [emailJob],
+  purge: [retentionPurgeJob, idempotencyPurgeJob],
+};
 
 export interface Workers {
   stop(): Promise<void>;
 }
 
-export function startWorkers(deps: WorkerDeps): Workers {
-  const running = jobs.map((start) => start(deps));
+export function startWorkers(deps: WorkerDeps): Workers & { jobs: string[] } {
+  const running = deps.config.workerJobs.flatMap((kind) => jobsByKind[kind]).map((start) => start(deps));
   deps.logger.info({ jobs: running.map((job) => job.name) }, 'workers started');
   return {
+    jobs: running.map((job) => job.name),
     async stop() {
       await Promise.all(running.map((job) => job.stop()));
     },

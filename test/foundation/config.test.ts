@@ -7,7 +7,7 @@ describe('configuration', () => {
     const config = loadConfig({});
     assert.deepEqual(config, {
       port: 3000, host: '127.0.0.1', dataDir: './data', databaseUrl: undefined, databasePoolSize: 10, redisUrl: undefined,
-      adminToken: undefined, role: 'all', smtpUrl: undefined, mailFrom: 'Marquee <no-reply@localhost>',
+      adminToken: undefined, role: 'all', workerJobs: ['webhooks', 'email', 'purge'], smtpUrl: undefined, mailFrom: 'Marquee <no-reply@localhost>',
       webhookAllowLoopback: false,
       webhookRetryDelaysMs: [30_000, 120_000, 600_000, 3_600_000, 21_600_000, 86_400_000],
       webhookTimeoutMs: 15_000,
@@ -15,6 +15,11 @@ describe('configuration', () => {
       trustProxy: false, logLevel: 'info',
     });
     assert.ok(Object.isFrozen(config));
+  });
+
+  test('WORKER_JOBS picks the job kinds a worker runs', () => {
+    assert.deepEqual(loadConfig({ WORKER_JOBS: 'webhooks' }).workerJobs, ['webhooks']);
+    assert.deepEqual(loadConfig({ WORKER_JOBS: ' email , purge,email' }).workerJobs, ['email', 'purge']);
   });
 
   test('durations', () => {
@@ -31,6 +36,7 @@ describe('configuration', () => {
     [{ DATABASE_POOL_SIZE: '0' }, 'Invalid configuration: DATABASE_POOL_SIZE must be an integer from 1 to 1000, got "0".'],
     [{ PORT: '70000' }, 'Invalid configuration: PORT must be an integer from 0 to 65535, got "70000".'],
     [{ ROLE: 'cron' }, 'Invalid configuration: ROLE must be api, worker or all, got "cron".'],
+    [{ WORKER_JOBS: 'webhooks,mail' }, 'Invalid configuration: WORKER_JOBS must be a comma-separated list of webhooks, email, purge, got "mail".'],
     [{ DATABASE_URL: 'mysql://x' }, 'Invalid configuration: DATABASE_URL must be a URL starting with postgres:// or postgresql://.'],
     [{ REDIS_URL: 'not a url' }, 'Invalid configuration: REDIS_URL must be a URL.'],
     [{ WEBHOOK_ALLOW_LOOPBACK: 'yes' }, 'Invalid configuration: WEBHOOK_ALLOW_LOOPBACK must be true or false, got "yes".'],
