@@ -11,7 +11,7 @@ import pino from 'pino';
 import { PER_ENDPOINT_LEASED, claimDeliveries, leaseMs } from '../../src/domain/webhooks/dispatch.ts';
 import { claimDueDeliveries } from '../../src/db/repositories/webhooks.ts';
 import { createWebhookSender } from '../../src/domain/webhooks/sender.ts';
-import { cachingResolver, type Resolver } from '../../src/domain/webhooks/url-vetting.ts';
+import { vettedUrlCache, type Resolver } from '../../src/domain/webhooks/url-vetting.ts';
 import { emitDomainEvent } from '../../src/outbox/emit.ts';
 import type { WorkerDeps } from '../../src/workers/index.ts';
 import { DeliveryPump, MAX_IN_FLIGHT, RECORD_MARGIN_MS, createSenderFor, deliverDue } from '../../src/workers/webhook-delivery.ts';
@@ -227,7 +227,7 @@ describe('webhook sender: DNS reuse for the pre-send vetting', () => {
     await receiver.close();
   });
 
-  test('the vetting reuses a hostname\'s answer within the TTL, still vetting it; new connections resolve afresh', async () => {
+  test('the pre-send vetting reuses a URL\'s verdict within the TTL; new connections resolve afresh', async () => {
     const lookups: string[] = [];
     let answer = '127.0.0.1';
     const resolver: Resolver = async (host) => {
@@ -253,7 +253,7 @@ describe('webhook sender: DNS reuse for the pre-send vetting', () => {
     }
   });
 
-  test('cachingResolver: failures are not cached; concurrent lookups share one; ttl 0 is no cache', async () => {
+  test('vettedUrlCache: failures are not reused; concurrent callers share one vetting; a settled hit is synchronous; ttl 0 is no cache', async () => {
     let calls = 0;
     let fail = true;
     const base: Resolver = async () => {
@@ -261,16 +261,21 @@ describe('webhook sender: DNS reuse for the pre-send vetting', () => {
       if (fail) throw new Error('ENOTFOUND');
       return [{ address: '93.184.216.34', family: 4 }];
     };
-    const cached = cachingResolver(base, 60_000);
-    await assert.rejects(cached('a.test'));
+    const vetted = vettedUrlCache({ allowLoopback: false, resolver: base }, 60_000);
+    await assert.rejects(Promise.resolve(vetted('https://a.test/x')), { message: 'Webhook URL host could not be resolved.' });
     fail = false;
-    const [x, y] = await Promise.all([cached('a.test'), cached('a.test')]);
-    assert.deepEqual(x, y);
+    const [x, y] = await Promise.all([vetted('https://a.test/x'), vetted('https://a.test/x')]);
+    assert.equal(String(x), 'https://a.test/x');
+    assert.equal(x, y);
     assert.equal(calls, 2);
-    await cached('a.test');
+    const hit = vetted('https://a.test/x');
+    assert.ok(hit instanceof URL, 'a settled verdict is returned without a promise');
     assert.equal(calls, 2);
-    await cached('b.test');
-    assert.equal(calls, 3);
-    assert.equal(cachingResolver(base, 0), base);
+    await vetted('https://a.test/y');
+    assert.equal(calls, 3, 'per URL');
+    const uncached = vettedUrlCache({ allowLoopback: false, resolver: base }, 0);
+    await uncached('https://a.test/x');
+    await uncached('https://a.test/x');
+    assert.equal(calls, 5);
   });
 });

@@ -3,10 +3,9 @@
  * deliveries, retries or signatures: the caller passes ready-made headers.
  *
  * SSRF defences, in order:
- * 1. The URL is vetted again before every send (the endpoint's DNS may have
- *    changed since it was saved). The DNS answer for this step may be up to
- *    `dnsCacheMs` old (a few seconds, per hostname); the vetting itself runs
- *    every time.
+ * 1. The URL is vetted again before sending (the endpoint's DNS may have
+ *    changed since it was saved). A passing verdict, with the DNS answer it
+ *    rests on, is reused for `dnsCacheMs` (a few seconds) per URL.
  * 2. The socket's own DNS lookup goes through the same resolver and vets
  *    every address again, so a rebinding answer between (1) and the connect
  *    is refused, and the socket only ever connects to a vetted address. This
@@ -18,8 +17,8 @@
  *    interceptor is composed, so a 3xx is returned to us, never followed.
  */
 import type { LookupFunction } from 'node:net';
-import { Agent, request } from 'undici';
-import { cachingResolver, resolveVettedAddresses, vetWebhookUrl, type ResolvedAddress, type VettingOptions } from './url-vetting.ts';
+import { Agent, type Dispatcher } from 'undici';
+import { resolveVettedAddresses, vettedUrlCache, type ResolvedAddress, type VettingOptions } from './url-vetting.ts';
 
 export interface SendResult {
   /** A 2xx response: the receiver acknowledged the delivery. */
@@ -63,10 +62,7 @@ export function createWebhookSender(opts: WebhookSenderOptions): WebhookSender {
   // a recent answer, since it only decides whether to try (the socket lookup decides
   // where the connection goes).
   const connectVetting: VettingOptions = { allowLoopback: opts.allowLoopback, resolver: opts.resolver };
-  const vetting: VettingOptions = {
-    allowLoopback: opts.allowLoopback,
-    resolver: cachingResolver(opts.resolver, opts.dnsCacheMs ?? DEFAULT_DNS_CACHE_MS),
-  };
+  const vetted = vettedUrlCache(connectVetting, opts.dnsCacheMs ?? DEFAULT_DNS_CACHE_MS);
   const maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const agent = new Agent({
     connect: {
@@ -74,39 +70,69 @@ export function createWebhookSender(opts: WebhookSenderOptions): WebhookSender {
       timeout: opts.timeoutMs,
       ...(opts.ca === undefined ? {} : { ca: opts.ca }),
     },
-    // Backstops only: the AbortController deadline in send() is the real limit.
+    // Backstops only: the deadline in send() is the real limit.
     headersTimeout: opts.timeoutMs,
     bodyTimeout: opts.timeoutMs,
   });
 
-  async function send(req: WebhookRequest): Promise<SendResult> {
-    const startedAt = performance.now();
-    const elapsedMs = () => Math.round(performance.now() - startedAt);
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), opts.timeoutMs);
-    let status: number | null = null;
-    try {
-      const url = await untilAborted(vetWebhookUrl(req.url, vetting), deadline.signal);
-      const response = await request(url, {
-        dispatcher: agent,
-        method: 'POST',
-        headers: { ...withoutContentType(req.headers), 'content-type': 'application/json' },
-        body: req.body,
-        signal: deadline.signal,
-      });
-      status = response.statusCode;
-      // Read (and discard) only a bounded prefix: a small body is drained so
-      // the connection can be reused, a large one gets the connection closed.
-      // A body cut off by the receiver does not undo its acknowledgement;
-      // one still arriving at the deadline rejects here and is a timeout.
-      await response.body.dump({ limit: maxResponseBytes, signal: deadline.signal });
-      return { ...statusOutcome(status), status, responseMs: elapsedMs() };
-    } catch (err) {
-      const error = deadline.signal.aborted || isUndiciTimeout(err) ? `timeout after ${opts.timeoutMs}ms` : describeError(err);
-      return { ok: false, status, responseMs: elapsedMs(), error, gone: false };
-    } finally {
-      clearTimeout(timer);
-    }
+  function send(req: WebhookRequest): Promise<SendResult> {
+    return new Promise<SendResult>((resolve) => {
+      const startedAt = performance.now();
+      const headers = withJsonContentType(req.headers);
+      let status: number | null = null;
+      let received = 0;
+      let controller: Dispatcher.DispatchController | null = null;
+      let settled = false;
+      const finish = (outcome: Omit<SendResult, 'responseMs'>) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve({ ...outcome, responseMs: Math.round(performance.now() - startedAt) });
+      };
+      const fail = (error: string) => finish({ ok: false, status, error, gone: false });
+      const timeoutMessage = `timeout after ${opts.timeoutMs}ms`;
+      // One deadline for the whole attempt: vetting (DNS), connect, TLS, headers, body.
+      const timer = setTimeout(() => {
+        fail(timeoutMessage);
+        controller?.abort(new Error(timeoutMessage));
+      }, opts.timeoutMs);
+
+      // undici's dispatcher API rather than request(): the response needs no stream,
+      // only its status and a bounded count of body bytes.
+      const handler: Dispatcher.DispatchHandler = {
+        onRequestStart(c) {
+          controller = c;
+          if (settled) c.abort(new Error(timeoutMessage));
+        },
+        onResponseStart(_c, statusCode) {
+          status = statusCode;
+        },
+        onResponseData(c, chunk) {
+          // Read (and discard) only a bounded prefix: a small body is drained so the
+          // connection can be reused, a large one gets the connection closed. A body
+          // cut off this way does not undo the acknowledgement; one still arriving at
+          // the deadline is a timeout.
+          received += chunk.length;
+          if (received > maxResponseBytes) {
+            finish({ ...statusOutcome(status!), status });
+            c.abort(new Error('response body over the read limit'));
+          }
+        },
+        onResponseEnd() {
+          finish({ ...statusOutcome(status!), status });
+        },
+        onResponseError(_c, err) {
+          fail(isUndiciTimeout(err) ? timeoutMessage : describeError(err));
+        },
+      };
+      const dispatch = (url: URL) => {
+        if (settled) return;
+        agent.dispatch({ origin: url.origin, path: url.pathname + url.search, method: 'POST', headers, body: req.body }, handler);
+      };
+      const url = vetted(req.url);
+      if (url instanceof URL) dispatch(url);
+      else url.then(dispatch, (err: unknown) => fail(describeError(err)));
+    });
   }
 
   return { send, close: () => agent.close() };
@@ -149,18 +175,12 @@ function statusOutcome(status: number): Pick<SendResult, 'ok' | 'error' | 'gone'
   return { ok: false, error: `HTTP ${status}`, gone: status === 410 };
 }
 
-/** The caller's headers minus any content-type: the body is always JSON. */
-function withoutContentType(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'content-type'));
-}
-
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
+/** The caller's headers with `content-type: application/json` (the body is always JSON). */
+function withJsonContentType(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name in headers) if (name.toLowerCase() !== 'content-type') out[name] = headers[name]!;
+  out['content-type'] = 'application/json';
+  return out;
 }
 
 function isUndiciTimeout(err: unknown): boolean {

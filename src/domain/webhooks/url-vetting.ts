@@ -20,33 +20,6 @@ export const systemResolver: Resolver = async (hostname) => {
   return addresses.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
 };
 
-/**
- * A resolver that reuses another's successful answers for `ttlMs` per hostname (and
- * shares one lookup among concurrent callers). Failures are not cached. Only the raw
- * answer is reused: whoever calls it still vets every address, so a policy change
- * (allowLoopback) applies at once. Used for the pre-send vetting only; the sender's
- * socket lookup resolves afresh, so the address connected to is always vetted live.
- */
-export function cachingResolver(resolver: Resolver, ttlMs: number): Resolver {
-  if (ttlMs <= 0) return resolver;
-  const cache = new Map<string, { expires: number; answer: Promise<ResolvedAddress[]> }>();
-  return (hostname) => {
-    const now = performance.now();
-    const hit = cache.get(hostname);
-    if (hit && hit.expires > now) return hit.answer;
-    const answer = resolver(hostname);
-    const entry = { expires: now + ttlMs, answer };
-    cache.set(hostname, entry);
-    answer.catch(() => {
-      if (cache.get(hostname) === entry) cache.delete(hostname);
-    });
-    if (cache.size > 1000) {
-      for (const [host, e] of cache) if (e.expires <= now) cache.delete(host);
-    }
-    return answer;
-  };
-}
-
 export class UrlVettingError extends Error {
   override name = 'UrlVettingError';
 }
@@ -241,4 +214,30 @@ function ipLiteral(hostname: string): string | null {
   // After WHATWG canonicalization, an IPv4 host is always a four-part decimal. (The
   // pattern first: ipaddr.js throws and catches internally on a DNS name, which is slow.)
   return FOUR_PART_DECIMAL.test(hostname) && ipaddr.IPv4.isValidFourPartDecimal(hostname) ? hostname : null;
+}
+
+/**
+ * Vets URLs before sending, reusing a passing verdict (and so the DNS answer it rests
+ * on) for `ttlMs` per URL; concurrent callers of a URL being vetted share that one
+ * vetting. Within the window the verdict depends only on the URL and that answer, so it
+ * cannot change. A settled hit is returned synchronously (no promise per send);
+ * failures are never reused. Used for the pre-send vetting only: the sender's socket
+ * lookup resolves and vets afresh, so the address connected to is always vetted live.
+ */
+export function vettedUrlCache(opts: VettingOptions, ttlMs: number): (raw: string) => URL | Promise<URL> {
+  const cache = new Map<string, { expires: number; url: URL | null; vetting: Promise<URL> }>();
+  return (raw) => {
+    const now = performance.now();
+    const hit = cache.get(raw);
+    if (hit && hit.expires > now) return hit.url ?? hit.vetting;
+    const entry = { expires: now + ttlMs, url: null as URL | null, vetting: vetWebhookUrl(raw, opts) };
+    if (ttlMs <= 0) return entry.vetting;
+    if (cache.size >= 1000) for (const [key, e] of cache) if (e.expires <= now) cache.delete(key);
+    cache.set(raw, entry);
+    entry.vetting.then(
+      (url) => (entry.url = url),
+      () => cache.get(raw) === entry && cache.delete(raw),
+    );
+    return entry.vetting;
+  };
 }
