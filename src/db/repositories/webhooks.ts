@@ -182,21 +182,22 @@ export async function claimDueDeliveries(
       FROM candidates c
       LEFT JOIN leased l ON l.endpoint_id = c.endpoint_id
     ), picked AS (
+      -- By primary key (= ANY of an array): a join here let the planner hash the whole
+      -- due index, and the UPDATE below scan the whole table, on every claim.
       SELECT d.id
       FROM webhook_deliveries d
-      JOIN ranked r ON r.id = d.id
-      WHERE r.slot <= ${perEndpointCap}
+      WHERE d.id = ANY (ARRAY(SELECT id FROM ranked WHERE slot <= ${perEndpointCap}))
         AND d.status IN ('pending', 'failed')
         AND (d.status = 'pending' OR d.next_retry_at IS NOT NULL)
         AND coalesce(d.next_retry_at, d.created_at) <= ${now}
         AND (d.locked_until IS NULL OR d.locked_until <= ${now})
-      ORDER BY r.due_at, d.id
+      ORDER BY coalesce(d.next_retry_at, d.created_at), d.id
       LIMIT ${limit}
       FOR UPDATE OF d SKIP LOCKED
     ), claimed AS (
       UPDATE webhook_deliveries
       SET locked_until = ${leaseUntil}
-      WHERE id IN (SELECT id FROM picked)
+      WHERE id = ANY (ARRAY(SELECT id FROM picked))
       RETURNING id, endpoint_id, event_id, event_type, attempt, locked_until, created_at, next_retry_at
     )
     SELECT c.id, c.endpoint_id, c.event_id, c.event_type, c.attempt, c.locked_until,
