@@ -8,6 +8,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
+import { preparedStatementName } from './prepared.ts';
 
 export type Db = Kysely<Database>;
 export type Engine = 'pglite' | 'postgres';
@@ -29,6 +30,22 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value))
  */
 export const DEFAULT_POOL_SIZE = 10;
 
+/**
+ * A node-postgres client that sends SQL marked with PREPARED (src/db/prepared.ts) as a
+ * named prepared statement: node-postgres parses it once per connection and binds it
+ * afterwards. Kysely calls query(text, values); everything else passes through unchanged.
+ */
+class PreparingClient extends pg.Client {
+  override query(...args: unknown[]): any {
+    const [text, values] = args;
+    if (args.length === 2 && typeof text === 'string' && Array.isArray(values) && values.length > 0) {
+      const name = preparedStatementName(text);
+      if (name !== undefined) return super.query({ name, text, values });
+    }
+    return Reflect.apply(super.query, this, args);
+  }
+}
+
 export interface OpenDatabaseOptions {
   databaseUrl?: string;
   /** Directory of the embedded database; omitted means in-memory (tests). */
@@ -39,6 +56,7 @@ export interface OpenDatabaseOptions {
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<DatabaseHandle> {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({
+      Client: PreparingClient,
       connectionString: opts.databaseUrl,
       max: opts.poolSize ?? DEFAULT_POOL_SIZE,
       // A transaction must never wait forever on a row lock held by a stuck peer.
