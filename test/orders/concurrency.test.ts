@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { takeInventory } from '../../src/domain/inventory/inventory.ts';
 import { problemOf, type TestApp } from '../helpers/app.ts';
 import { onPostgres } from '../helpers/database.ts';
 import { createOrdersTestApp, eventsOfType, orderBody, placeOrder, postOrder, setupSale } from '../helpers/orders.ts';
@@ -90,6 +91,34 @@ describe('concurrent sales never oversell', () => {
     assert.equal(refused.length, 10);
     const perfs = await t.database.db.selectFrom('performances').select('sold_count').where('id', 'in', [p1!, p2!]).execute();
     assert.deepEqual(perfs.map((p) => p.sold_count), [30, 30]);
+  });
+
+  test('takeInventory: the locked rows carry the sellability as of the lock; a refusal there rolls the taken counters back', async () => {
+    const sale = await setupSale(t, {
+      event: { performances: [{ starts_at: '2027-03-05T19:00:00Z', capacity: 10 }], ticket_types: [{ name: 'General', price_minor: 1000, quantity: 4 }] },
+    });
+    await t.database.db.updateTable('performances').set({ box_office_sales_enabled: false }).where('id', '=', sale.performanceId).execute();
+    const lines = [{ performanceId: sale.performanceId, ticketTypeId: sale.ticketTypeId, quantity: 3 }];
+    let seen: unknown;
+    await assert.rejects(t.database.db.transaction().execute((trx) => takeInventory(trx, lines, t.clock.now(), (locked) => {
+      seen = locked;
+      throw new Error('not sellable');
+    })), /not sellable/);
+    assert.deepEqual(seen, [{ id: sale.performanceId, status: 'published', box_office_sales_enabled: false, event_status: 'published' }]);
+    const counters = async () => [
+      (await t.database.db.selectFrom('performances').select('sold_count').where('id', '=', sale.performanceId).executeTakeFirstOrThrow()).sold_count,
+      (await t.database.db.selectFrom('prices').select('sold_count').where('performance_id', '=', sale.performanceId).executeTakeFirstOrThrow()).sold_count,
+    ];
+    assert.deepEqual(await counters(), [0, 0]);
+    // Sellable again: the same lines take 3, then 2 more do not fit the cap of 4 and move nothing.
+    await t.database.db.updateTable('performances').set({ box_office_sales_enabled: true }).where('id', '=', sale.performanceId).execute();
+    await t.database.db.transaction().execute((trx) => takeInventory(trx, lines, t.clock.now()));
+    assert.deepEqual(await counters(), [3, 3]);
+    await assert.rejects(
+      t.database.db.transaction().execute((trx) => takeInventory(trx, [{ ...lines[0]!, quantity: 2 }], t.clock.now())),
+      { name: 'ApiError', status: 400, detail: 'Not enough tickets left: 2 "General" requested, 1 remaining for this performance.' },
+    );
+    assert.deepEqual(await counters(), [3, 3]);
   });
 
   test('20 concurrent check-ins of one ticket: one 200, nineteen 409s, one ticket.checked_in', { skip: !onPostgres && 'concurrency of check-in runs on PostgreSQL' }, async () => {

@@ -6,14 +6,16 @@
  *                              cap − sold of the type − active holds of the type)
  *
  * `sold_count` counters live on the performance and price rows. The availability
- * endpoint reads them as an advisory snapshot; a sale (takeInventory) locks the same
- * rows in a fixed order, recounts with the very same query inside its transaction,
- * and moves the counters only if everything fits (recount and move are one statement). Holds are created under the same performance lock,
- * so nothing changes the count between the recount and the update. The CHECK
- * constraints on both counters are the last line: an oversell cannot commit.
+ * endpoint reads them as an advisory snapshot; a sale (takeInventory, one call of the
+ * database function take_inventory()) locks the same rows in a fixed order, recounts
+ * with the very same query inside its transaction, and moves the counters only if
+ * everything fits (recount and move are one statement). Holds are created under the same
+ * performance lock, so nothing changes the count between the recount and the update. The
+ * CHECK constraints on both counters are the last line: an oversell cannot commit.
  * docs/inventory.md explains the design.
  */
 import { sql } from 'kysely';
+import { PREPARED } from '../../db/prepared.ts';
 import type { Executor } from '../../db/transaction.ts';
 import { badRequest } from '../../http/errors.ts';
 
@@ -38,48 +40,6 @@ interface AvailabilityRow {
   type_remaining: number | null;
 }
 
-/**
- * The counting query, for one or more performances: ONE piece of SQL, run by the
- * availability endpoint on its own and by a sale inside its take-inventory statement.
- * Types without an active price on a performance are absent. Holds are active while not
- * released and not expired at `now`.
- */
-function countingQuery(performanceIds: string[], now: Date) {
-  return sql`
-    WITH active_holds AS (
-      SELECT performance_id, ticket_type_id, sum(quantity)::int AS quantity
-      FROM holds
-      WHERE performance_id = ANY(${performanceIds}::uuid[])
-        AND released_at IS NULL
-        AND (expires_at IS NULL OR expires_at > ${now})
-      GROUP BY performance_id, ticket_type_id
-    ),
-    perf AS (
-      SELECT p.id,
-             greatest(p.capacity - p.sold_count
-                      - coalesce((SELECT sum(h.quantity) FROM active_holds h WHERE h.performance_id = p.id), 0), 0)::int AS remaining
-      FROM performances p
-      WHERE p.id = ANY(${performanceIds}::uuid[])
-    )
-    SELECT perf.id AS performance_id,
-           perf.remaining AS performance_remaining,
-           tt.id AS ticket_type_id,
-           tt.name AS ticket_type_name,
-           tt.sort_order,
-           CASE WHEN pr.id IS NULL THEN NULL
-                WHEN pr.limited_quantity IS NULL THEN perf.remaining
-                ELSE greatest(least(perf.remaining,
-                       pr.limited_quantity - pr.sold_count
-                       - coalesce((SELECT h.quantity FROM active_holds h
-                                   WHERE h.performance_id = perf.id AND h.ticket_type_id = pr.ticket_type_id), 0)), 0)
-           END::int AS type_remaining
-    FROM perf
-    LEFT JOIN prices pr ON pr.performance_id = perf.id AND pr.is_active
-    LEFT JOIN ticket_types tt ON tt.id = pr.ticket_type_id
-    ORDER BY perf.id, tt.sort_order, tt.id
-  `;
-}
-
 function toAvailability(rows: AvailabilityRow[]): Map<string, Availability> {
   const byPerformance = new Map<string, Availability>();
   for (const row of rows) {
@@ -99,8 +59,19 @@ function toAvailability(rows: AvailabilityRow[]): Map<string, Availability> {
   return byPerformance;
 }
 
+/**
+ * The counting query, for one or more performances, is ONE piece of SQL: the database
+ * function inventory_remaining() (migrations/0006_inventory_functions.sql). The
+ * availability endpoint and hold creation run it on its own; a sale runs it inside
+ * take_inventory(), under the lock. Types without an active price on a performance are
+ * absent. Holds are active while not released and not expired at `now`.
+ */
 async function countRemaining(db: Executor, performanceIds: string[], now: Date): Promise<Map<string, Availability>> {
-  const result = await sql<AvailabilityRow>`${countingQuery(performanceIds, now)}`.execute(db);
+  const result = await sql<AvailabilityRow>`${PREPARED}
+    SELECT performance_id, performance_remaining, ticket_type_id, ticket_type_name, sort_order, type_remaining
+    FROM inventory_remaining(${performanceIds}::uuid[], ${now}::timestamptz)
+    ORDER BY performance_id, sort_order, ticket_type_id
+  `.execute(db);
   return toAvailability(result.rows);
 }
 
@@ -158,15 +129,20 @@ export async function lockPerformances(trx: Executor, performanceIds: string[]):
 }
 
 /**
- * Takes inventory for a sale, atomically: lock (one statement), then recount with the
- * availability query and move the counters if every line fits (one statement), and
- * refuse with a 400 naming the ticket type and what remains otherwise.
- * Must run inside the sale's transaction. Lines must reference active prices.
+ * Takes inventory for a sale, atomically and in ONE round trip: the database function
+ * take_inventory() (migrations/0006_inventory_functions.sql) locks the performances (in id
+ * order, FOR NO KEY UPDATE, as lockPerformances does), then, in its own statement whose
+ * snapshot is taken after the lock was granted, recounts with inventory_remaining() and
+ * moves the counters only if every line fits. It returns the locked performances'
+ * sellability and the counts; here the same test is applied to those counts to refuse
+ * with a 400 naming the ticket type and what remains (the caller's transaction then rolls
+ * back, counters included). Must run inside the sale's transaction. Lines must reference
+ * active prices.
  *
- * `checkLocked` runs on the locked rows before the recount (the sale re-checks that each
- * performance is still sellable; it throws to refuse). Callers should make this the LAST
- * work of their transaction, right before COMMIT: the row lock is held until then, and
- * every sale of the performance waits for it (docs/inventory.md).
+ * `checkLocked` runs on the locked rows before the counts are judged (the sale re-checks
+ * that each performance is still sellable; it throws to refuse). Callers should make this
+ * the LAST work of their transaction, right before COMMIT: the row lock is held until
+ * then, and every sale of the performance waits for it (docs/inventory.md).
  */
 export async function takeInventory(
   trx: Executor,
@@ -174,10 +150,29 @@ export async function takeInventory(
   now: Date,
   checkLocked?: (locked: LockedPerformance[]) => void,
 ): Promise<void> {
-  const performanceIds = [...new Set(lines.map((line) => line.performanceId))];
-  const locked = await lockPerformances(trx, performanceIds);
+  const perPerformance = [...totals(lines, (line) => line.performanceId)].sort();
+  const perPrice = [...totals(lines, priceKey)].sort().map(([key, quantity]) => [...key.split('/'), quantity] as [string, string, number]);
+  const result = await sql<TakeInventoryRow>`${PREPARED}
+    SELECT kind, performance_id, status, box_office_sales_enabled, event_status,
+           performance_remaining, ticket_type_id, ticket_type_name, sort_order, type_remaining, taken
+    FROM take_inventory(${perPerformance.map(([id]) => id)}::uuid[], ${perPerformance.map(([, q]) => q)}::int[],
+                        ${perPrice.map(([p]) => p)}::uuid[], ${perPrice.map(([, t]) => t)}::uuid[], ${perPrice.map(([, , q]) => q)}::int[],
+                        ${now}::timestamptz)
+    ORDER BY kind, performance_id, sort_order, ticket_type_id
+  `.execute(trx);
+  const locked: LockedPerformance[] = [];
+  const counted: AvailabilityRow[] = [];
+  let taken = false;
+  for (const row of result.rows) {
+    if (row.kind === 'locked') {
+      locked.push({ id: row.performance_id, status: row.status, box_office_sales_enabled: row.box_office_sales_enabled, event_status: row.event_status });
+    } else {
+      counted.push(row);
+      taken = row.taken;
+    }
+  }
   checkLocked?.(locked);
-  const { available, taken } = await countAndTake(trx, lines, now);
+  const available = toAvailability(counted);
 
   const perType = totals(lines, priceKey);
   for (const [key, quantity] of perType) {
@@ -198,59 +193,14 @@ export async function takeInventory(
       throw badRequest(`Not enough tickets left: ${quantity} tickets of ${names.join(', ')} requested, ${remaining} remaining for this performance.`);
     }
   }
-  // The statement applied the same test to the same numbers; disagreeing would be a bug.
+  // The function applied the same test to the same numbers; disagreeing would be a bug.
   if (!taken) throw new Error('takeInventory: every line fits the recount, but the counters were not moved');
 }
 
-/**
- * The recount and, if every line fits, the counter update, in ONE statement (one round
- * trip less while the lock is held). It runs after lockPerformances, so its snapshot sees
- * every sale committed before the lock was granted; its sub-statements share that
- * snapshot, so the counts returned are those the decision was made on (before the move).
- * The decision is the one takeInventory makes in JS, on the same numbers: each
- * (performance, type) quantity ≤ the type's remaining, each performance's quantity ≤ its
- * remaining. Returns the counts and whether the counters moved.
- */
-async function countAndTake(trx: Executor, lines: InventoryLine[], now: Date) {
-  const performanceIds = [...new Set(lines.map((line) => line.performanceId))];
-  const perPerformance = [...totals(lines, (line) => line.performanceId)].sort();
-  const perPrice = [...totals(lines, priceKey)].sort().map(([key, quantity]) => [...key.split('/'), quantity] as [string, string, number]);
-  const result = await sql<AvailabilityRow & { taken: boolean }>`
-    WITH counted AS (${countingQuery(performanceIds, now)}),
-    wanted_performances AS (
-      SELECT * FROM unnest(${perPerformance.map(([id]) => id)}::uuid[], ${perPerformance.map(([, q]) => q)}::int[]) AS w(id, quantity)
-    ),
-    wanted_prices AS (
-      SELECT * FROM unnest(${perPrice.map(([p]) => p)}::uuid[], ${perPrice.map(([, t]) => t)}::uuid[], ${perPrice.map(([, , q]) => q)}::int[])
-        AS w(performance_id, ticket_type_id, quantity)
-    ),
-    fits AS (
-      SELECT NOT EXISTS (
-               SELECT 1 FROM wanted_prices w
-               WHERE NOT EXISTS (SELECT 1 FROM counted c
-                                 WHERE c.performance_id = w.performance_id AND c.ticket_type_id = w.ticket_type_id
-                                   AND c.type_remaining >= w.quantity))
-         AND NOT EXISTS (
-               SELECT 1 FROM wanted_performances w
-               WHERE NOT EXISTS (SELECT 1 FROM counted c WHERE c.performance_id = w.id AND c.performance_remaining >= w.quantity))
-             AS ok
-    ),
-    moved_performances AS (
-      UPDATE performances p SET sold_count = p.sold_count + w.quantity
-      FROM wanted_performances w, fits
-      WHERE fits.ok AND p.id = w.id
-    ),
-    moved_prices AS (
-      UPDATE prices pr SET sold_count = pr.sold_count + w.quantity
-      FROM wanted_prices w, fits
-      WHERE fits.ok AND pr.performance_id = w.performance_id AND pr.ticket_type_id = w.ticket_type_id
-    )
-    SELECT counted.*, fits.ok AS taken
-    FROM counted, fits
-    ORDER BY counted.performance_id, counted.sort_order, counted.ticket_type_id
-  `.execute(trx);
-  return { available: toAvailability(result.rows), taken: result.rows[0]?.taken ?? false };
-}
+/** A row of take_inventory(): a locked performance, or a recount row with whether the counters moved. */
+type TakeInventoryRow =
+  | { kind: 'locked'; performance_id: string; status: string; box_office_sales_enabled: boolean; event_status: string }
+  | (AvailabilityRow & { kind: 'counted'; taken: boolean });
 
 /** Returns seats of refunded or cancelled tickets to availability. */
 export async function releaseInventory(trx: Executor, lines: InventoryLine[]): Promise<void> {
