@@ -1,6 +1,8 @@
 /** POST /v1/orders: every rule of the spec table, bad input first. */
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { insertSale } from '../../src/db/repositories/orders.ts';
 import { problemOf, type TestApp } from '../helpers/app.ts';
 import { BUYER, createOrdersTestApp, eventsOfType, orderBody, placeOrder, postOrder, setupSale, type Sale } from '../helpers/orders.ts';
 
@@ -168,6 +170,25 @@ describe('POST /v1/orders', () => {
     assert.notEqual(tx.items[0].serial_no, tx.items[1].serial_no);
   });
 
+  test('the 201 is what the database holds: GET answers the same body, for any buyer text and both tenders', async () => {
+    // The sale's rows travel as array parameters: quotes, commas, braces, backslashes, the
+    // word NULL and non-ASCII must arrive unchanged; missing last name and phone stay null.
+    const buyers = [
+      { first_name: 'Zoë "Z", {1}', last_name: 'O\'Brien \\ NULL', email: "o'brien+{x}@example.test", phone: '+1 (555) 010-0000, ext. "7"' },
+      { first_name: 'NULL', email: 'plain@example.test' },
+    ];
+    for (const [i, buyer] of buyers.entries()) {
+      const res = await postOrder(t, sale.org.key, orderBody(sale, { buyer, tender: i === 0 ? 'cash' : 'pay_later' }, 3));
+      assert.equal(res.statusCode, 201, res.body);
+      const created = res.json();
+      assert.deepEqual(created.buyer, { last_name: null, phone: null, ...buyer });
+      assert.deepEqual(created.transactions[0].items.map((ticket: any) => ticket.holder), Array(3).fill({ first_name: buyer.first_name, last_name: buyer.last_name ?? null, email: buyer.email }));
+      const read = await t.api(sale.org.key, 'GET', `/v1/orders/${created.id}?expand[]=items`);
+      assert.equal(read.statusCode, 200, read.body);
+      assert.deepEqual(read.json(), created);
+    }
+  });
+
   test('fee per ticket and tax on items plus fees, rounded half up per transaction; one transaction per performance', async () => {
     const taxed = await setupSale(t, {
       settings: { box_office_fee_minor: 50, tax_rate_bps: 1000 },
@@ -216,6 +237,48 @@ describe('POST /v1/orders', () => {
     ]);
     const contacts = await t.database.db.selectFrom('contacts').select(['email', 'first_name', 'last_name', 'phone', 'orders_count']).where('organizer_id', '=', org.org.id).execute();
     assert.deepEqual(contacts, [{ email: 'grace@example.TEST', first_name: 'Grace', last_name: 'Lovelace', phone: '+44 20 7946 0000', orders_count: 2 }]);
+  });
+
+  test('an order number already taken writes nothing: no order, transaction, ticket, payment, e-mail job or contact change', async () => {
+    const org = await setupSale(t);
+    const first = await placeOrder(t, org);
+    const counts = async () => Object.fromEntries(await Promise.all((['orders', 'order_transactions', 'tickets', 'payments', 'email_jobs', 'contacts'] as const).map(async (table) => {
+      const row = await t.database.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('organizer_id', '=', org.org.id).executeTakeFirstOrThrow();
+      return [table, Number(row.n)];
+    })));
+    const before = await counts();
+    assert.deepEqual(before, { orders: 1, order_transactions: 1, tickets: 1, payments: 1, email_jobs: 2, contacts: 1 });
+    const now = t.clock.now();
+    const orderId = randomUUID();
+    const transactionId = randomUUID();
+    const inserted = await insertSale(t.database.db, {
+      order: {
+        id: orderId, organizer_id: org.org.id, order_no: first.order_no, status: 'placed', channel: 'box_office', tender: 'cash',
+        buyer_first_name: 'Other', buyer_last_name: null, buyer_email: 'ada@example.test', buyer_phone: null, currency: 'EUR',
+        total_minor: 2500, paid_at: now, created_at: now, updated_at: now,
+      },
+      transactions: [{
+        id: transactionId, organizer_id: org.org.id, order_id: orderId, transaction_no: `${first.order_no}-T9`, position: 1,
+        event_id: org.event.id, performance_id: org.performanceId, delivery_method: 'eticket', items_total_minor: 2500,
+        surcharges_minor: 0, taxes_minor: 0, service_fees_minor: 0, total_minor: 2500, created_at: now,
+      }],
+      tickets: [{
+        id: randomUUID(), organizer_id: org.org.id, order_id: orderId, order_transaction_id: transactionId, order_no: first.order_no,
+        position: 1, ticket_no: `${first.order_no}-009`, serial_no: 'A'.repeat(32), status: 'purchased', event_id: org.event.id,
+        performance_id: org.performanceId, ticket_type_id: org.ticketTypeId, holder_first_name: 'Other', holder_last_name: null,
+        holder_email: 'ada@example.test', unit_price_minor: 2500, fee_minor: 0, tax_minor: 0, total_minor: 2500, created_at: now, updated_at: now,
+      }],
+      payment: { organizer_id: org.org.id, order_id: orderId, tender: 'cash', amount_minor: 2500, currency: 'EUR', created_at: now },
+      emailJobs: [{
+        organizer_id: org.org.id, order_id: orderId, kind: 'receipt', recipient: 'ada@example.test', subject: 'x', max_attempts: 6,
+        next_attempt_at: now, created_at: now, updated_at: now,
+      }],
+      contact: { organizerId: org.org.id, email: 'ada@example.test', firstName: 'Other', lastName: null, phone: null, at: now },
+    });
+    assert.equal(inserted, undefined);
+    assert.deepEqual(await counts(), before);
+    const contact = await t.database.db.selectFrom('contacts').select(['first_name', 'orders_count']).where('organizer_id', '=', org.org.id).executeTakeFirstOrThrow();
+    assert.deepEqual(contact, { first_name: 'Ada', orders_count: 1 });
   });
 
   test('a refused order leaves nothing behind', async () => {

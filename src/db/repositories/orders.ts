@@ -1,11 +1,29 @@
 /** SQL for orders, their transactions, payments, refunds, contacts and the catalog reads a sale needs. */
-import { sql, type Insertable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
+import { PREPARED } from '../prepared.ts';
 import type { Executor } from '../transaction.ts';
-import type { EmailJobsTable, OrderTransactionsTable, OrdersTable, PaymentsTable, RefundsTable, TicketsTable } from '../schema.ts';
+import type { EmailJobsTable, PaymentsTable, RefundsTable } from '../schema.ts';
+import type { TicketRow } from './tickets.ts';
 
 export type OrderRow = Awaited<ReturnType<typeof findOrder>> & {};
 export type OrderTransactionRow = Awaited<ReturnType<typeof findTransactionsOfOrders>>[number];
 export type RefundRow = Awaited<ReturnType<typeof findRefund>> & {};
+
+/** What a sale reads before it writes (findSaleCatalog): one row per (performance, active price). */
+export interface SaleCatalogRow {
+  currency: string;
+  box_office_fee_minor: number;
+  tax_rate_bps: number;
+  performance_id: string | null;
+  event_id: string | null;
+  status: string | null;
+  box_office_sales_enabled: boolean | null;
+  event_status: string | null;
+  ticket_type_id: string | null;
+  price_minor: number | null;
+  ticket_type_name: string | null;
+  has_questions: boolean;
+}
 
 /**
  * Everything a sale reads before it writes, in ONE query: the organizer's pricing settings,
@@ -14,54 +32,131 @@ export type RefundRow = Awaited<ReturnType<typeof findRefund>> & {};
  * whether the performance's event has registration questions. One row per (performance,
  * active price); a performance without active prices gives one row with null price
  * columns; an organizer without any of the performances gives one row with null
- * performance columns. No row: no such organizer.
+ * performance columns. No row: no such organizer. A prepared statement (one text for any
+ * number of performances).
  */
-export function findSaleCatalog(db: Executor, organizerId: string, performanceIds: string[]) {
-  return db
-    .selectFrom('organizers as o')
-    .leftJoin('performances as p', (join) => join.onRef('p.organizer_id', '=', 'o.id').on('p.id', 'in', performanceIds))
-    .leftJoin('events as e', 'e.id', 'p.event_id')
-    .leftJoin('prices as pr', (join) => join.onRef('pr.performance_id', '=', 'p.id').onRef('pr.organizer_id', '=', 'o.id').on('pr.is_active', '=', true))
-    .leftJoin('ticket_types as tt', 'tt.id', 'pr.ticket_type_id')
-    .select([
-      'o.currency', 'o.box_office_fee_minor', 'o.tax_rate_bps',
-      'p.id as performance_id', 'p.event_id', 'p.status', 'p.box_office_sales_enabled', 'e.status as event_status',
-      'pr.ticket_type_id', 'pr.price_minor', 'tt.name as ticket_type_name',
-    ])
-    .select((eb) => eb.exists(
-      eb.selectFrom('registration_questions as q').select(sql`1`.as('one')).whereRef('q.event_id', '=', 'p.event_id').whereRef('q.organizer_id', '=', 'o.id'),
-    ).as('has_questions'))
-    .where('o.id', '=', organizerId)
-    .execute();
+export async function findSaleCatalog(db: Executor, organizerId: string, performanceIds: string[]): Promise<SaleCatalogRow[]> {
+  const result = await sql<SaleCatalogRow>`${PREPARED}
+    SELECT o.currency, o.box_office_fee_minor, o.tax_rate_bps,
+           p.id AS performance_id, p.event_id, p.status, p.box_office_sales_enabled, e.status AS event_status,
+           pr.ticket_type_id, pr.price_minor, tt.name AS ticket_type_name,
+           EXISTS (SELECT 1 FROM registration_questions q WHERE q.event_id = p.event_id AND q.organizer_id = o.id) AS has_questions
+    FROM organizers o
+    LEFT JOIN performances p ON p.organizer_id = o.id AND p.id = ANY (${performanceIds}::uuid[])
+    LEFT JOIN events e ON e.id = p.event_id
+    LEFT JOIN prices pr ON pr.performance_id = p.id AND pr.organizer_id = o.id AND pr.is_active
+    LEFT JOIN ticket_types tt ON tt.id = pr.ticket_type_id
+    WHERE o.id = ${organizerId}::uuid
+  `.execute(db);
+  return result.rows;
 }
 
-/** Inserts an order unless its order_no is taken for the organizer; undefined on collision. */
-export function insertOrderUnlessNumberTaken(db: Executor, values: Insertable<OrdersTable>) {
-  return db
-    .insertInto('orders')
-    .values(values)
-    .onConflict((oc) => oc.columns(['organizer_id', 'order_no']).doNothing())
-    .returningAll()
-    .executeTakeFirst();
+/** A new order: every column but those only later changes set (they start null). */
+export type NewOrder = Omit<OrderRow, 'etickets_sent_at' | 'disputed_at' | 'cancelled_at'>;
+/** A new ticket: every column but those only check-in, transfer and refund set (they start null). */
+export type NewTicket = Omit<TicketRow, 'checked_in_at' | 'transferred_at' | 'refund_id'>;
+export type NewPayment = Omit<Selectable<PaymentsTable>, 'id'>;
+export type NewEmailJob = Pick<Selectable<EmailJobsTable>, 'organizer_id' | 'order_id' | 'kind' | 'recipient' | 'subject' | 'max_attempts' | 'next_attempt_at' | 'created_at' | 'updated_at'>;
+
+export interface NewSale {
+  order: NewOrder;
+  /** Every column given (ids included), so these are the rows as stored. */
+  transactions: OrderTransactionRow[];
+  tickets: NewTicket[];
+  payment: NewPayment | null;
+  emailJobs: NewEmailJob[];
+  contact: ContactInput;
 }
 
 /**
- * Inserts the transactions of an order and its tickets in ONE statement (the transactions
- * in a data-modifying CTE; the tickets' foreign keys are checked at the end of the
- * statement, when both are in). The transactions carry their ids (generated by the
- * caller), so they need no RETURNING; the tickets are returned, in no particular order.
+ * A sale's records in ONE statement (a prepared one: the rows travel as arrays, so the
+ * text is the same for any number of transactions, tickets and e-mail jobs): the order
+ * unless its order_no is taken for the organizer, and only if it went in, its transactions,
+ * tickets, payment and e-mail jobs (data-modifying CTEs; foreign keys are checked at the
+ * end of the statement, when all are in) and the CRM contact upsert: one contact per
+ * organizer and lower(email); a repeat buyer's details refresh.
+ *
+ * Every stored column is given by the caller (ids included) or starts null, so the rows
+ * returned are built from the input, not read back. Undefined when the order_no was taken
+ * (nothing was written; the caller retries with another number).
  */
-export function insertTransactionsAndTickets(
-  db: Executor,
-  transactions: (Insertable<OrderTransactionsTable> & { id: string })[],
-  tickets: Insertable<TicketsTable>[],
-) {
-  return db
-    .with('inserted_transactions', (qc) => qc.insertInto('order_transactions').values(transactions).returning('id'))
-    .insertInto('tickets')
-    .values(tickets)
-    .returningAll()
-    .execute();
+export async function insertSale(db: Executor, sale: NewSale): Promise<{ order: OrderRow; tickets: TicketRow[] } | undefined> {
+  const { order: o, transactions: tx, tickets: t, emailJobs: ej, contact: c } = sale;
+  const payments = sale.payment ? [sale.payment] : [];
+  const result = await sql<{ inserted: number }>`${PREPARED}
+    WITH new_order AS (
+      INSERT INTO orders (id, organizer_id, order_no, status, channel, tender, buyer_first_name, buyer_last_name, buyer_email,
+                          buyer_phone, currency, total_minor, paid_at, created_at, updated_at)
+      VALUES (${o.id}::uuid, ${o.organizer_id}::uuid, ${o.order_no}, ${o.status}, ${o.channel}, ${o.tender}, ${o.buyer_first_name},
+              ${o.buyer_last_name}, ${o.buyer_email}, ${o.buyer_phone}, ${o.currency}, ${o.total_minor}::bigint,
+              ${o.paid_at}::timestamptz, ${o.created_at}::timestamptz, ${o.updated_at}::timestamptz)
+      ON CONFLICT (organizer_id, order_no) DO NOTHING
+      RETURNING id
+    ),
+    new_transactions AS (
+      INSERT INTO order_transactions (id, organizer_id, order_id, transaction_no, position, event_id, performance_id, delivery_method,
+                                      items_total_minor, surcharges_minor, taxes_minor, service_fees_minor, total_minor, created_at)
+      SELECT r.* FROM unnest(
+        ${tx.map((r) => r.id)}::uuid[], ${tx.map((r) => r.organizer_id)}::uuid[], ${tx.map((r) => r.order_id)}::uuid[],
+        ${tx.map((r) => r.transaction_no)}::text[], ${tx.map((r) => r.position)}::int[], ${tx.map((r) => r.event_id)}::uuid[],
+        ${tx.map((r) => r.performance_id)}::uuid[], ${tx.map((r) => r.delivery_method)}::text[],
+        ${tx.map((r) => r.items_total_minor)}::bigint[], ${tx.map((r) => r.surcharges_minor)}::bigint[],
+        ${tx.map((r) => r.taxes_minor)}::bigint[], ${tx.map((r) => r.service_fees_minor)}::bigint[],
+        ${tx.map((r) => r.total_minor)}::bigint[], ${tx.map((r) => r.created_at)}::timestamptz[]) AS r
+      WHERE EXISTS (SELECT 1 FROM new_order)
+    ),
+    new_tickets AS (
+      INSERT INTO tickets (id, organizer_id, order_id, order_transaction_id, order_no, position, ticket_no, serial_no, status,
+                           event_id, performance_id, ticket_type_id, holder_first_name, holder_last_name, holder_email,
+                           unit_price_minor, fee_minor, tax_minor, total_minor, created_at, updated_at)
+      SELECT r.* FROM unnest(
+        ${t.map((r) => r.id)}::uuid[], ${t.map((r) => r.organizer_id)}::uuid[], ${t.map((r) => r.order_id)}::uuid[],
+        ${t.map((r) => r.order_transaction_id)}::uuid[], ${t.map((r) => r.order_no)}::text[], ${t.map((r) => r.position)}::int[],
+        ${t.map((r) => r.ticket_no)}::text[], ${t.map((r) => r.serial_no)}::text[], ${t.map((r) => r.status)}::text[],
+        ${t.map((r) => r.event_id)}::uuid[], ${t.map((r) => r.performance_id)}::uuid[], ${t.map((r) => r.ticket_type_id)}::uuid[],
+        ${t.map((r) => r.holder_first_name)}::text[], ${t.map((r) => r.holder_last_name)}::text[], ${t.map((r) => r.holder_email)}::text[],
+        ${t.map((r) => r.unit_price_minor)}::bigint[], ${t.map((r) => r.fee_minor)}::bigint[], ${t.map((r) => r.tax_minor)}::bigint[],
+        ${t.map((r) => r.total_minor)}::bigint[], ${t.map((r) => r.created_at)}::timestamptz[], ${t.map((r) => r.updated_at)}::timestamptz[]) AS r
+      WHERE EXISTS (SELECT 1 FROM new_order)
+    ),
+    new_payments AS (
+      INSERT INTO payments (organizer_id, order_id, tender, amount_minor, currency, created_at)
+      SELECT r.* FROM unnest(
+        ${payments.map((r) => r.organizer_id)}::uuid[], ${payments.map((r) => r.order_id)}::uuid[], ${payments.map((r) => r.tender)}::text[],
+        ${payments.map((r) => r.amount_minor)}::bigint[], ${payments.map((r) => r.currency)}::text[],
+        ${payments.map((r) => r.created_at)}::timestamptz[]) AS r
+      WHERE EXISTS (SELECT 1 FROM new_order)
+    ),
+    new_email_jobs AS (
+      INSERT INTO email_jobs (organizer_id, order_id, kind, recipient, subject, max_attempts, next_attempt_at, created_at, updated_at)
+      SELECT r.* FROM unnest(
+        ${ej.map((r) => r.organizer_id)}::uuid[], ${ej.map((r) => r.order_id)}::uuid[], ${ej.map((r) => r.kind)}::text[],
+        ${ej.map((r) => r.recipient)}::text[], ${ej.map((r) => r.subject)}::text[], ${ej.map((r) => r.max_attempts)}::int[],
+        ${ej.map((r) => r.next_attempt_at)}::timestamptz[], ${ej.map((r) => r.created_at)}::timestamptz[],
+        ${ej.map((r) => r.updated_at)}::timestamptz[]) AS r
+      WHERE EXISTS (SELECT 1 FROM new_order)
+    ),
+    contact AS (
+      INSERT INTO contacts (organizer_id, email, first_name, last_name, phone, orders_count, first_order_at, last_order_at, created_at, updated_at)
+      SELECT ${c.organizerId}::uuid, ${c.email}, ${c.firstName}, ${c.lastName}, ${c.phone}, 1,
+             ${c.at}::timestamptz, ${c.at}::timestamptz, ${c.at}::timestamptz, ${c.at}::timestamptz
+      WHERE EXISTS (SELECT 1 FROM new_order)
+      ON CONFLICT (organizer_id, lower(email)) DO UPDATE SET
+        email = EXCLUDED.email,
+        first_name = EXCLUDED.first_name,
+        last_name = coalesce(EXCLUDED.last_name, contacts.last_name),
+        phone = coalesce(EXCLUDED.phone, contacts.phone),
+        orders_count = contacts.orders_count + 1,
+        last_order_at = greatest(contacts.last_order_at, EXCLUDED.last_order_at),
+        updated_at = EXCLUDED.updated_at
+    )
+    SELECT count(*)::int AS inserted FROM new_order
+  `.execute(db);
+  if (result.rows[0]?.inserted !== 1) return undefined;
+  return {
+    order: { ...o, etickets_sent_at: null, disputed_at: null, cancelled_at: null },
+    tickets: t.map((ticket) => ({ ...ticket, checked_in_at: null, transferred_at: null, refund_id: null })),
+  };
 }
 
 export function insertPayment(db: Executor, values: Insertable<PaymentsTable>) {
@@ -147,32 +242,4 @@ export interface ContactInput {
   lastName: string | null;
   phone: string | null;
   at: Date;
-}
-
-/**
- * The sale's side records in ONE statement: its payment (if any) and e-mail jobs in
- * data-modifying CTEs, and the CRM contact upsert: one contact per organizer and
- * lower(email); a repeat buyer's details refresh.
- */
-export async function insertSaleRecords(
-  db: Executor,
-  records: { payment: Insertable<PaymentsTable> | null; emailJobs: Insertable<EmailJobsTable>[]; contact: ContactInput },
-): Promise<void> {
-  const c = records.contact;
-  const ctes = [];
-  if (records.payment) ctes.push(sql`inserted_payment AS (${db.insertInto('payments').values(records.payment)})`);
-  if (records.emailJobs.length > 0) ctes.push(sql`inserted_email_jobs AS (${db.insertInto('email_jobs').values(records.emailJobs)})`);
-  await sql`
-    ${ctes.length > 0 ? sql`WITH ${sql.join(ctes)}` : sql``}
-    INSERT INTO contacts (organizer_id, email, first_name, last_name, phone, orders_count, first_order_at, last_order_at, created_at, updated_at)
-    VALUES (${c.organizerId}, ${c.email}, ${c.firstName}, ${c.lastName}, ${c.phone}, 1, ${c.at}, ${c.at}, ${c.at}, ${c.at})
-    ON CONFLICT (organizer_id, lower(email)) DO UPDATE SET
-      email = EXCLUDED.email,
-      first_name = EXCLUDED.first_name,
-      last_name = coalesce(EXCLUDED.last_name, contacts.last_name),
-      phone = coalesce(EXCLUDED.phone, contacts.phone),
-      orders_count = contacts.orders_count + 1,
-      last_order_at = greatest(contacts.last_order_at, EXCLUDED.last_order_at),
-      updated_at = EXCLUDED.updated_at
-  `.execute(db);
 }

@@ -5,29 +5,25 @@
  *     prices and whether their events ask registration questions (then the questions, only
  *     if there are any); refuse (400) unsellable performances, unpriced types, a `free`
  *     tender with a non-zero total, and invalid registration answers;
- *  2. write the order (order_no retried on collision), one transaction per performance with
- *     its tickets (one statement), the answers, then the payment (cash), the e-mail jobs and
- *     the CRM contact (one statement), and `order.created`;
- *  3. LAST, take inventory (src/domain/inventory: lock the performances in id order,
- *     re-check under the lock that each is still box-office sellable, recount with the
- *     availability query, 400 naming the type and what remains, move the counters), then
- *     COMMIT. The lock every sale of a performance queues on is held only for those few
- *     statements (docs/inventory.md). A refusal rolls back everything written in step 2.
+ *  2. write, in ONE statement, the order (order_no retried on collision), one transaction
+ *     per performance with its tickets, the payment (cash), the e-mail jobs and the CRM
+ *     contact; then the answers (only if any) and `order.created`;
+ *  3. LAST, take inventory (src/domain/inventory, one round trip: lock the performances in
+ *     id order, recount with the availability query, move the counters if all fits; then
+ *     re-check that each is still box-office sellable as of the lock, and 400 naming the
+ *     type and what remains), then COMMIT. The lock every sale of a performance queues on
+ *     is held only for that call and the COMMIT (docs/inventory.md). A refusal rolls back
+ *     everything written in step 2, and the counters.
  *
- * The 201 body is built from the rows the inserts returned, not read back.
+ * So a sale without registration answers is 6 round trips: BEGIN, the catalog read, the
+ * sale's rows, `order.created`, take_inventory(), COMMIT. Every column of the rows written
+ * in step 2 is given here (ids included) or starts null, so the 201 body is built from
+ * them, not read back (test: GET answers the same body).
  */
 import { randomUUID } from 'node:crypto';
-import type { Transaction } from 'kysely';
-import type { Database } from '../../db/schema.ts';
-import {
-  findSaleCatalog,
-  insertOrderUnlessNumberTaken,
-  insertSaleRecords,
-  insertTransactionsAndTickets,
-  type OrderRow,
-  type OrderTransactionRow,
-} from '../../db/repositories/orders.ts';
+import { findSaleCatalog, insertSale, type NewOrder, type NewSale, type OrderRow, type OrderTransactionRow } from '../../db/repositories/orders.ts';
 import { findQuestionsOfEvents, insertAnswers } from '../../db/repositories/questions.ts';
+import type { TicketRow } from '../../db/repositories/tickets.ts';
 import { withTransaction, type Executor } from '../../db/transaction.ts';
 import { badRequest } from '../../http/errors.ts';
 import { emitDomainEvent } from '../../outbox/emit.ts';
@@ -132,65 +128,87 @@ export async function createOrder(db: Executor, organizerId: string, input: Crea
     const questions = catalog.some((row) => row.has_questions) ? await findQuestionsOfEvents(trx, organizerId, eventIds) : [];
     const answers = resolveAnswers(questions, input.registration_answers ?? [], planned.map((t) => ({ position: t.position, eventId: t.line.eventId })));
 
-    // 2. The order and everything it carries (no inventory lock held yet).
+    // 2. The order and everything it carries (no inventory lock held yet), in one statement;
+    //    a taken order_no (rare) writes nothing and is retried with another.
     const status: OrderRow['status'] = input.tender === 'pay_later' ? 'unpaid' : 'placed';
-    const order = await insertOrder(trx, {
-      organizer_id: organizerId,
-      status,
-      channel: 'box_office',
-      tender: input.tender,
-      buyer_first_name: buyer.first_name,
-      buyer_last_name: buyer.last_name,
-      buyer_email: buyer.email,
-      buyer_phone: buyer.phone,
-      currency: organizer.currency,
-      total_minor: totalMinor,
-      paid_at: status === 'placed' ? now : null,
-      created_at: now,
-      updated_at: now,
-    });
-
-    // Every column of a transaction is given here (its id too), so these are its rows.
-    const transactions: OrderTransactionRow[] = priced.map((p, i) => ({
-      id: randomUUID(),
-      organizer_id: organizerId,
-      order_id: order.id,
-      transaction_no: transactionNo(order.order_no, i + 1),
-      position: i + 1,
-      event_id: p.eventId,
-      performance_id: p.performanceId,
-      delivery_method: DELIVERY_METHOD,
-      items_total_minor: p.totals.items_total_minor,
-      surcharges_minor: p.totals.surcharges_minor,
-      taxes_minor: p.totals.taxes_minor,
-      service_fees_minor: p.totals.service_fees_minor,
-      total_minor: p.totals.total_minor,
-      created_at: now,
-    }));
-    // At most 20 items × 50 = 1000 tickets × 20 columns: far below PostgreSQL's 65535 bind parameters.
-    const ticketValues = priced.flatMap((p, i) => p.tickets.map((t, j) => ({
-      organizer_id: organizerId,
-      order_id: order.id,
-      order_transaction_id: transactions[i]!.id,
-      order_no: order.order_no,
-      position: t.position,
-      ticket_no: ticketNo(order.order_no, t.position),
-      serial_no: generateSerialNo(),
-      status: 'purchased' as const,
-      event_id: p.eventId,
-      performance_id: p.performanceId,
-      ticket_type_id: t.line.ticketTypeId,
-      holder_first_name: buyer.first_name,
-      holder_last_name: buyer.last_name,
-      holder_email: buyer.email,
-      unit_price_minor: p.totals.tickets[j]!.unitPriceMinor,
-      fee_minor: p.totals.tickets[j]!.feeMinor,
-      tax_minor: p.totals.tickets[j]!.taxMinor,
-      total_minor: p.totals.tickets[j]!.totalMinor,
-      created_at: now,
-      updated_at: now,
-    })));
-    const tickets = (await insertTransactionsAndTickets(trx, transactions, ticketValues)).sort((a, b) => a.position - b.position);
+    const orderId = randomUUID();
+    // Every column of the sale's rows is given here (ids too), so these are its rows.
+    const saleRows = (orderNo: string): NewSale => {
+      const transactions: OrderTransactionRow[] = priced.map((p, i) => ({
+        id: randomUUID(),
+        organizer_id: organizerId,
+        order_id: orderId,
+        transaction_no: transactionNo(orderNo, i + 1),
+        position: i + 1,
+        event_id: p.eventId,
+        performance_id: p.performanceId,
+        delivery_method: DELIVERY_METHOD,
+        items_total_minor: p.totals.items_total_minor,
+        surcharges_minor: p.totals.surcharges_minor,
+        taxes_minor: p.totals.taxes_minor,
+        service_fees_minor: p.totals.service_fees_minor,
+        total_minor: p.totals.total_minor,
+        created_at: now,
+      }));
+      const order: NewOrder = {
+        id: orderId,
+        organizer_id: organizerId,
+        order_no: orderNo,
+        status,
+        channel: 'box_office',
+        tender: input.tender,
+        buyer_first_name: buyer.first_name,
+        buyer_last_name: buyer.last_name,
+        buyer_email: buyer.email,
+        buyer_phone: buyer.phone,
+        currency: organizer.currency,
+        total_minor: totalMinor,
+        paid_at: status === 'placed' ? now : null,
+        created_at: now,
+        updated_at: now,
+      };
+      return {
+        order,
+        transactions,
+        tickets: priced.flatMap((p, i) => p.tickets.map((t, j) => ({
+          id: randomUUID(),
+          organizer_id: organizerId,
+          order_id: orderId,
+          order_transaction_id: transactions[i]!.id,
+          order_no: orderNo,
+          position: t.position,
+          ticket_no: ticketNo(orderNo, t.position),
+          serial_no: generateSerialNo(),
+          status: 'purchased' as const,
+          event_id: p.eventId,
+          performance_id: p.performanceId,
+          ticket_type_id: t.line.ticketTypeId,
+          holder_first_name: buyer.first_name,
+          holder_last_name: buyer.last_name,
+          holder_email: buyer.email,
+          unit_price_minor: p.totals.tickets[j]!.unitPriceMinor,
+          fee_minor: p.totals.tickets[j]!.feeMinor,
+          tax_minor: p.totals.tickets[j]!.taxMinor,
+          total_minor: p.totals.tickets[j]!.totalMinor,
+          created_at: now,
+          updated_at: now,
+        }))),
+        payment: input.tender === 'cash'
+          ? { organizer_id: organizerId, order_id: orderId, tender: 'cash', amount_minor: totalMinor, currency: organizer.currency, created_at: now }
+          : null,
+        emailJobs: orderEmailJobValues(order, status === 'placed' ? ['receipt', 'etickets'] : ['receipt'], now),
+        contact: { organizerId, email: buyer.email, firstName: buyer.first_name, lastName: buyer.last_name, phone: buyer.phone, at: now },
+      };
+    };
+    let written: { order: OrderRow; tickets: TicketRow[]; transactions: OrderTransactionRow[] } | undefined;
+    for (let attempt = 0; attempt < ORDER_NO_ATTEMPTS && !written; attempt++) {
+      const rows = saleRows(generateOrderNo());
+      const inserted = await insertSale(trx, rows);
+      if (inserted) written = { ...inserted, transactions: rows.transactions };
+    }
+    if (!written) throw new Error(`no free order number after ${ORDER_NO_ATTEMPTS} attempts`);
+    const { order, transactions } = written;
+    const tickets = written.tickets.sort((a, b) => a.position - b.position);
     const byPosition = new Map(tickets.map((t) => [t.position, t]));
 
     const answerRows = answers.length === 0 ? [] : await insertAnswers(trx, answers.map((a, i) => {
@@ -210,13 +228,6 @@ export async function createOrder(db: Executor, organizerId: string, input: Crea
       };
     }));
 
-    await insertSaleRecords(trx, {
-      payment: input.tender === 'cash'
-        ? { organizer_id: organizerId, order_id: order.id, tender: 'cash', amount_minor: totalMinor, currency: order.currency, created_at: now }
-        : null,
-      emailJobs: orderEmailJobValues(order, status === 'placed' ? ['receipt', 'etickets'] : ['receipt'], now),
-      contact: { organizerId, email: buyer.email, firstName: buyer.first_name, lastName: buyer.last_name, phone: buyer.phone, at: now },
-    });
     await emitDomainEvent(trx, {
       organizerId,
       type: 'order.created',
@@ -256,13 +267,4 @@ function checkSellable(performance: { id: string; status: string; event_status: 
   if (!performance.box_office_sales_enabled) {
     throw badRequest(`items[${index}]: performance ${performance.id} has box-office sales disabled.`);
   }
-}
-
-/** Inserts the order under a fresh random order_no, retrying the rare collision. */
-async function insertOrder(trx: Transaction<Database>, values: Omit<Parameters<typeof insertOrderUnlessNumberTaken>[1], 'order_no'>) {
-  for (let attempt = 0; attempt < ORDER_NO_ATTEMPTS; attempt++) {
-    const row = await insertOrderUnlessNumberTaken(trx, { ...values, order_no: generateOrderNo() });
-    if (row) return row;
-  }
-  throw new Error(`no free order number after ${ORDER_NO_ATTEMPTS} attempts`);
 }
