@@ -1,5 +1,6 @@
 /** SQL for webhook endpoints, deliveries and their attempt log. */
 import { sql, type Insertable, type Updateable } from 'kysely';
+import { PREPARED } from '../prepared.ts';
 import type { Executor } from '../transaction.ts';
 import type { WebhookDeliveriesTable, WebhookDeliveryStatus, WebhookEndpointsTable } from '../schema.ts';
 
@@ -70,7 +71,7 @@ export async function insertDomainEventWithDeliveries(
   db: Executor,
   event: { organizerId: string; type: string; data: string; at: Date; fanOut: boolean },
 ): Promise<{ id: string; queued: number }> {
-  const result = await sql<{ id: string; queued: number }>`
+  const result = await sql<{ id: string; queued: number }>`${PREPARED}
     WITH event AS (
       INSERT INTO domain_events (organizer_id, type, data, created_at)
       VALUES (${event.organizerId}, ${event.type}, ${event.data}::jsonb, ${event.at})
@@ -158,7 +159,7 @@ export async function claimDueDeliveries(
   // this bound applies, so its backlog cannot hide other endpoints' rows; one below its
   // cap can at most fill this claim up to its cap, and the next claim skips it.
   const scanLimit = limit * 4;
-  const result = await sql<ClaimedDelivery>`
+  const result = await sql<ClaimedDelivery>`${PREPARED}
     WITH leased AS (
       SELECT endpoint_id, count(*) AS n
       FROM webhook_deliveries
@@ -273,7 +274,7 @@ export async function recordDeliveryAttempts(
     next_retry_at: rec.next_retry_at?.toISOString() ?? null,
     at: rec.now.toISOString(),
   })));
-  const result = await sql<{ delivery_id: string }>`
+  const result = await sql<{ delivery_id: string }>`${PREPARED}
     WITH v AS (
       SELECT *
       FROM jsonb_to_recordset(${rows}::jsonb) AS v(
