@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { once } from 'node:events';
+import { FixedWindowCounters } from '../../src/http/rate-limit/fixed-window.ts';
 import {
   createRateLimiter,
   rateLimitHeaders,
@@ -46,7 +47,7 @@ async function isReachable(url: string): Promise<boolean> {
   }
 }
 
-async function timed<T>(work: Promise<T>): Promise<{ value: T; ms: number }> {
+async function timed<T>(work: T | Promise<T>): Promise<{ value: T; ms: number }> {
   const started = performance.now();
   const value = await work;
   return { value, ms: performance.now() - started };
@@ -118,6 +119,25 @@ test('memory: denied requests do not move the fixed window', async (t) => {
   const fresh = await limiter.consume('write', 'k');
   assert.deepEqual(fresh, { allowed: true, limit: 2, remaining: 1, resetSeconds: 60 });
   await limiter.close();
+});
+
+test('memory store: decides synchronously, and forgets keys whose window is over', (t) => {
+  t.mock.timers.enable({ apis: ['Date'], now: 1_700_000_000_000 });
+  const limiter = createRateLimiter({ limits: LIMITS, logger: captureLogger().logger });
+  const decision = limiter.consume('read', 'a');
+  assert.ok(!(decision instanceof Promise), 'no promise from the in-process counters');
+  assert.deepEqual(decision, { allowed: true, limit: LIMITS.read, remaining: LIMITS.read - 1, resetSeconds: 60 });
+
+  const counters = new FixedWindowCounters(60_000);
+  counters.hit('a');
+  counters.hit('b');
+  assert.equal(counters.size, 2);
+  t.mock.timers.tick(30_000);
+  assert.deepEqual(counters.hit('a'), { count: 2, msLeft: 30_000 });
+  t.mock.timers.tick(30_000);
+  // One window later both windows are over: the next hit sweeps them, then starts a's anew.
+  assert.deepEqual(counters.hit('a'), { count: 1, msLeft: 60_000 });
+  assert.equal(counters.size, 1, 'b was swept');
 });
 
 test('createRateLimiter rejects a limit that is not a positive integer', () => {

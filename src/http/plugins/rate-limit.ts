@@ -14,12 +14,12 @@
  * exceeded limit throws a 429 problem with `retry-after: 60` from onRequest, so the
  * request never reaches validation, the idempotency layer or the handler.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { ApiError } from '../errors.ts';
-import { rateLimitHeaders, type RateLimitBucket } from '../rate-limit/limiter.ts';
+import { rateLimitHeaders, type RateLimitBucket, type RateLimitDecision } from '../rate-limit/limiter.ts';
 
 /** Liveness/readiness probes come from the load balancer every few seconds: never counted. */
-const EXEMPT_ROUTES = new Set(['/healthz', '/readyz']);
+const EXEMPT_PATHS = new Set(['/healthz', '/readyz']);
 
 const DENIAL_DETAIL: Record<RateLimitBucket, (limit: number) => string> = {
   preauth: (limit) => `Rate limit exceeded: at most ${limit} requests per minute from one client IP address. Retry after 60 seconds.`,
@@ -32,26 +32,44 @@ export function bucketOf(method: string): RateLimitBucket {
   return method === 'GET' || method === 'HEAD' ? 'read' : 'write';
 }
 
-async function enforce(request: FastifyRequest, reply: FastifyReply, bucket: RateLimitBucket, key: string): Promise<void> {
-  const decision = await request.server.deps.rateLimiter.consume(bucket, key);
+/**
+ * Counts the request and stamps the bucket's headers, or fails it with the 429. A
+ * callback hook rather than an async one: with in-process counters the decision is
+ * synchronous, and the request goes on without a promise or a microtask turn.
+ */
+function enforce(request: FastifyRequest, reply: FastifyReply, bucket: RateLimitBucket, key: string, done: HookHandlerDoneFunction): void {
+  const decision = request.server.deps.rateLimiter.consume(bucket, key);
+  if (decision instanceof Promise) decision.then((d) => apply(request, reply, bucket, d, done), done);
+  else apply(request, reply, bucket, decision, done);
+}
+
+function apply(request: FastifyRequest, reply: FastifyReply, bucket: RateLimitBucket, decision: RateLimitDecision, done: HookHandlerDoneFunction): void {
   const headers = rateLimitHeaders(bucket, decision);
   if (!decision.allowed) {
     request.log.info({ bucket, limit: decision.limit }, 'rate limit exceeded');
     // The error handler sends the problem with these headers (retry-after: 60 included).
-    throw new ApiError(429, DENIAL_DETAIL[bucket](decision.limit), headers);
+    done(new ApiError(429, DENIAL_DETAIL[bucket](decision.limit), headers));
+    return;
   }
   reply.headers(headers);
+  done();
 }
 
 /** Root onRequest hook: every request, per client IP. */
-export async function preauthRateLimit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  if (request.routeOptions.url !== undefined && EXEMPT_ROUTES.has(request.routeOptions.url)) return;
-  await enforce(request, reply, 'preauth', request.ip);
+export function preauthRateLimit(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  if (isProbe(request.url)) return done();
+  enforce(request, reply, 'preauth', request.ip, done);
 }
 
 /** /v1 onRequest hook, after apiKeyAuth: per API key id, read or write bucket. */
-export async function apiKeyRateLimit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+export function apiKeyRateLimit(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
   const auth = request.auth;
-  if (!auth) return; // apiKeyAuth throws before us; nothing to count a key against.
-  await enforce(request, reply, bucketOf(request.method), auth.apiKeyId);
+  if (!auth) return done(); // apiKeyAuth throws before us; nothing to count a key against.
+  enforce(request, reply, bucketOf(request.method), auth.apiKeyId, done);
+}
+
+/** The health probes, by path (query string ignored); cheaper than the routeOptions getter. */
+function isProbe(url: string): boolean {
+  const query = url.indexOf('?');
+  return EXEMPT_PATHS.has(query === -1 ? url : url.slice(0, query));
 }

@@ -1,8 +1,9 @@
 /**
  * Rate-limiting engine (spec: ticketing-api.md "Limits"; operations.md section 2).
  *
- * Fixed one-minute windows per bucket and key. Counters live in process memory, or in
- * Redis when a URL is given so several API instances share one count per key.
+ * Fixed one-minute windows per bucket and key. Counters live in process memory
+ * (./fixed-window.ts, synchronous), or in Redis (rate-limiter-flexible) when a URL is
+ * given so several API instances share one count per key.
  * The Redis path fails open: a rate-limit store outage must never take the API down,
  * so requests are allowed (and the outage logged once) until Redis answers again.
  *
@@ -11,7 +12,8 @@
  */
 import { once } from 'node:events';
 import { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { FixedWindowCounters } from './fixed-window.ts';
 
 export type RateLimitBucket = 'preauth' | 'read' | 'write';
 
@@ -25,7 +27,8 @@ export interface RateLimitDecision {
 }
 
 export interface RateLimiter {
-  consume(bucket: RateLimitBucket, key: string): Promise<RateLimitDecision>;
+  /** The decision at once (in-process counters) or once the shared store answered (Redis). */
+  consume(bucket: RateLimitBucket, key: string): RateLimitDecision | Promise<RateLimitDecision>;
   close(): Promise<void>;
 }
 
@@ -57,19 +60,22 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   const keyPrefix = opts.keyPrefix ?? 'marquee:rl';
   return opts.redisUrl
     ? createRedisRateLimiter(opts, opts.redisUrl, keyPrefix)
-    : createMemoryRateLimiter(opts, keyPrefix);
+    : createMemoryRateLimiter(opts);
 }
 
-function createMemoryRateLimiter(opts: RateLimiterOptions, keyPrefix: string): RateLimiter {
-  const limiters = limiterPerBucket(
-    opts.limits,
-    (bucket, points) =>
-      new RateLimiterMemory({ points, duration: RATE_LIMIT_WINDOW_SECONDS, keyPrefix: `${keyPrefix}:${bucket}` }),
-  );
+function createMemoryRateLimiter(opts: RateLimiterOptions): RateLimiter {
+  const counters: Record<RateLimitBucket, FixedWindowCounters> = {
+    preauth: new FixedWindowCounters(RATE_LIMIT_WINDOW_SECONDS * 1000),
+    read: new FixedWindowCounters(RATE_LIMIT_WINDOW_SECONDS * 1000),
+    write: new FixedWindowCounters(RATE_LIMIT_WINDOW_SECONDS * 1000),
+  };
   return {
-    // The memory store cannot fail, so there is nothing to fail open from.
-    consume: async (bucket, key) => consumeOne(limiterFor(limiters, bucket), opts.limits[bucket], key),
-    // Expiry timers of the memory store are unref'd: nothing keeps the process alive.
+    // Synchronous: nothing to await, and the memory store cannot fail, so nothing to fail open from.
+    consume(bucket, key) {
+      const limit = opts.limits[bucket];
+      const { count, msLeft } = counters[bucket].hit(key);
+      return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetSeconds: toResetSeconds(msLeft) };
+    },
     close: async () => {},
   };
 }
@@ -142,13 +148,13 @@ function createRedisRateLimiter(opts: RateLimiterOptions, redisUrl: string, keyP
 }
 
 /**
- * Consumes one point. Resolves with the decision for both outcomes; rejects only with a
- * store error. rate-limiter-flexible rejects with a RateLimiterRes when the limit is
- * exceeded and with an Error when the store fails; only the first is a denial.
+ * Consumes one point in Redis. Resolves with the decision for both outcomes; rejects only
+ * with a store error. rate-limiter-flexible rejects with a RateLimiterRes when the limit
+ * is exceeded and with an Error when the store fails; only the first is a denial.
  *
- * A denied request still increments the counter, but neither store moves the window:
- * memory keeps the record's expiry, Redis sets the TTL only when the key is created
- * (blockDuration stays 0, so nothing prolongs it either).
+ * A denied request still increments the counter, but the window does not move: Redis
+ * sets the TTL only when the key is created (blockDuration stays 0, so nothing prolongs
+ * it either), as the in-process counters do.
  */
 async function consumeOne(limiter: RateLimiterAbstract, limit: number, key: string): Promise<RateLimitDecision> {
   try {
