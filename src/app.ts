@@ -106,7 +106,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     origin: '*',
     methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
     allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
-    exposedHeaders: EXPOSED_HEADERS,
+    exposedHeaders: EXPOSED_HEADERS.join(', '), // joined once, not on every response
     credentials: false,
     maxAge: 600,
   });

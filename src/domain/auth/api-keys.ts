@@ -68,38 +68,50 @@ export function forgetOrganizerApiKeys(cache: ApiKeyCache, organizerId: string):
   cache.deleteWhere((entry) => entry.auth.organizerId === organizerId);
 }
 
-export async function authenticate(
+/**
+ * The key's auth context, or undefined for an unknown, revoked or expired key. A cached
+ * key is decided synchronously (no promise on the hot path of every request); otherwise
+ * the row is loaded and cached.
+ */
+export function authenticate(
   db: Executor,
   presentedKey: string,
   now: Date,
   cache?: ApiKeyCache,
-): Promise<AuthContext | undefined> {
+): AuthContext | undefined | Promise<AuthContext | undefined> {
   if (!presentedKey.startsWith(API_KEY_PREFIX) || presentedKey.length > 200) return undefined;
   // One-shot SHA-256 straight to base64 (the cache key): ~3x cheaper than a Hash object.
   const cacheKey = hash('sha256', presentedKey, 'base64');
-  let entry = cache?.get(cacheKey);
-  if (entry === undefined) {
-    const loadedAt = cache?.generation;
-    const presentedHash = Buffer.from(cacheKey, 'base64');
-    const row = await findApiKeyByHash(db, presentedHash);
-    // Unknown keys are not cached: a flood of random keys must not evict real ones.
-    if (!row || !timingSafeEqual(row.key_hash, presentedHash)) return undefined;
-    entry = {
-      auth: Object.freeze({
-        apiKeyId: row.id,
-        organizerId: row.organizer_id,
-        scopes: Object.freeze([...row.scopes]) as Scope[],
-        currency: row.currency,
-        timezone: row.timezone,
-      }),
-      expiresAtMs: row.expires_at === null ? null : row.expires_at.getTime(),
-      revoked: row.revoked_at !== null,
-    };
-    cache?.set(cacheKey, entry, loadedAt);
-  }
+  const entry = cache?.get(cacheKey);
+  if (entry !== undefined) return decide(entry, now);
+  return loadAndCache(db, cacheKey, cache).then((loaded) => (loaded === undefined ? undefined : decide(loaded, now)));
+}
+
+function decide(entry: CachedApiKey, now: Date): AuthContext | undefined {
   if (entry.revoked) return undefined;
   if (entry.expiresAtMs !== null && entry.expiresAtMs <= now.getTime()) return undefined;
   return entry.auth;
+}
+
+async function loadAndCache(db: Executor, cacheKey: string, cache: ApiKeyCache | undefined): Promise<CachedApiKey | undefined> {
+  const loadedAt = cache?.generation;
+  const presentedHash = Buffer.from(cacheKey, 'base64');
+  const row = await findApiKeyByHash(db, presentedHash);
+  // Unknown keys are not cached: a flood of random keys must not evict real ones.
+  if (!row || !timingSafeEqual(row.key_hash, presentedHash)) return undefined;
+  const entry: CachedApiKey = {
+    auth: Object.freeze({
+      apiKeyId: row.id,
+      organizerId: row.organizer_id,
+      scopes: Object.freeze([...row.scopes]) as Scope[],
+      currency: row.currency,
+      timezone: row.timezone,
+    }),
+    expiresAtMs: row.expires_at === null ? null : row.expires_at.getTime(),
+    revoked: row.revoked_at !== null,
+  };
+  cache?.set(cacheKey, entry, loadedAt);
+  return entry;
 }
 
 export interface CreatedApiKey {

@@ -3,8 +3,8 @@
  * enforces the route's scope. Cookies are never read. Every failure to authenticate
  * gives the same 401 body and www-authenticate header.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { authenticate, type Scope } from '../../domain/auth/api-keys.ts';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import { authenticate, type AuthContext, type Scope } from '../../domain/auth/api-keys.ts';
 import { forbidden, unauthorized } from '../errors.ts';
 
 export const API_REALM = 'marquee-api';
@@ -22,14 +22,25 @@ export function requiredScope(request: FastifyRequest): Scope {
   return request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'write';
 }
 
-export async function apiKeyAuth(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+/**
+ * The /v1 onRequest hook. A callback hook rather than an async one: a key in the auth
+ * cache is decided synchronously, and the request goes on without a promise.
+ */
+export function apiKeyAuth(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   const token = bearerToken(request);
+  if (token === undefined) return done(unauthorized(API_REALM));
   const { db, clock, caches } = request.server.deps;
-  const auth = token === undefined ? undefined : await authenticate(db, token, clock.now(), caches.apiKeys);
-  if (!auth) throw unauthorized(API_REALM);
+  const auth = authenticate(db, token, clock.now(), caches.apiKeys);
+  if (auth instanceof Promise) auth.then((loaded) => admit(request, loaded, done), done);
+  else admit(request, auth, done);
+}
+
+function admit(request: FastifyRequest, auth: AuthContext | undefined, done: HookHandlerDoneFunction): void {
+  if (!auth) return done(unauthorized(API_REALM));
   const scope = requiredScope(request);
   if (!auth.scopes.includes(scope)) {
-    throw forbidden(`This API key lacks the \`${scope}\` scope that ${request.method} requests need.`);
+    return done(forbidden(`This API key lacks the \`${scope}\` scope that ${request.method} requests need.`));
   }
   request.auth = auth;
+  done();
 }
