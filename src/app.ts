@@ -88,9 +88,10 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.decorateRequest('auth', undefined);
   app.decorateRequest('db', null as never);
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     request.db = deps.db;
+    done();
   });
 
   app.setValidatorCompiler(validatorCompiler);

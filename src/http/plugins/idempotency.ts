@@ -101,18 +101,25 @@ const IdempotencyHeaders = Type.Object({
   ),
 });
 
-/** Adds the idempotency hooks to the /v1 scope (call once, in that scope, before its routes). */
+/**
+ * Adds the idempotency hooks to every POST and PATCH route of the /v1 scope (call once, in
+ * that scope, before its routes). They are route hooks, not scope hooks, so GETs run none
+ * of them; each goes first among the route's own hooks, where a scope hook would run.
+ */
 export function registerIdempotency(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (!methods.some((m) => m === 'POST' || m === 'PATCH')) return;
-    if (route.schema?.headers !== undefined) return;
-    route.schema = { ...route.schema, headers: IdempotencyHeaders };
+    if (route.schema?.headers === undefined) route.schema = { ...route.schema, headers: IdempotencyHeaders };
+    route.preValidation = [claimKey, ...hooksOf(route.preValidation)] as typeof route.preValidation;
+    route.preHandler = [openTransaction, ...hooksOf(route.preHandler)] as typeof route.preHandler;
+    route.onSend = [storeResponse, ...hooksOf(route.onSend)] as typeof route.onSend;
+    route.onResponse = [closeLeftovers, ...hooksOf(route.onResponse)] as typeof route.onResponse;
   });
-  app.addHook('preValidation', claimKey);
-  app.addHook('preHandler', openTransaction);
-  app.addHook('onSend', storeResponse);
-  app.addHook('onResponse', closeLeftovers);
+}
+
+function hooksOf<T>(hooks: T | T[] | undefined): T[] {
+  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
 }
 
 /** JSON with object keys sorted at every level, so key order never changes the hash. */
