@@ -10,6 +10,7 @@
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { postgresVersion } from './lib/db.ts';
+import { settle } from './lib/settle.ts';
 import { median, round } from './lib/stats.ts';
 import { checkInScenario } from './scenarios/checkin.ts';
 import { depthScenario } from './scenarios/depth.ts';
@@ -74,6 +75,8 @@ async function main(): Promise<void> {
     const collected: ScenarioResult[] = [];
     let error: string | undefined;
     for (let r = 0; r < runs; r++) {
+      const settled = await settle();
+      if (settled.idleShare < 0.9) console.log(`bench: the machine did not settle (${Math.round(settled.idleShare * 100)}% idle after ${settled.waitedMs} ms); running anyway`);
       const t0 = performance.now();
       try {
         const res = await withTimeout(scenario.run({ quick, ...(profile ? { cpuProfDir: profile } : {}) }), 15 * 60_000, key);
