@@ -426,6 +426,24 @@ describe('webhook delivery', () => {
     assert.equal((await t.api(org.readKey, 'POST', `/v1/webhook_deliveries/${fresh.id}/redeliver`)).statusCode, 403);
   });
 
+  test('redeliver with an Idempotency-Key: the retry replays the same 201 and queues no second row', async () => {
+    const ep = await endpoint();
+    await emit();
+    await deliverDue(deps);
+    const [original] = await deliveryRows(ep.id);
+    const headers = { 'idempotency-key': 'redeliver-once' };
+    const first = await t.api(org.key, 'POST', `/v1/webhook_deliveries/${original!.id}/redeliver`, undefined, headers);
+    assert.equal(first.statusCode, 201);
+    assert.equal(first.headers['idempotent-replayed'], undefined);
+    t.clock.advance(MINUTE);
+    const again = await t.api(org.key, 'POST', `/v1/webhook_deliveries/${original!.id}/redeliver`, undefined, headers);
+    assert.equal(again.statusCode, 201);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.equal(again.body, first.body);
+    const rows = await deliveryRows(ep.id);
+    assert.deepEqual(rows.map((r) => r.id).sort(), [original!.id, first.json().id].sort(), 'the original and one redelivery');
+  });
+
   test('lease: a claimed row whose worker died is claimed again once the lease has run out', async () => {
     const ep = await endpoint();
     await emit();
