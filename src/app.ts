@@ -45,7 +45,7 @@ export interface BuildAppOptions {
 }
 
 /** Headers browser callers may read (spec: CORS), plus the rate-limit pacing headers. */
-const EXPOSED_HEADERS = ['x-request-id', 'retry-after', 'idempotent-replayed', 'ratelimit', 'ratelimit-policy'];
+const EXPOSED_HEADERS_VALUE = ['x-request-id', 'retry-after', 'idempotent-replayed', 'ratelimit', 'ratelimit-policy'].join(', ');
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> {
@@ -90,6 +90,10 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    // The CORS headers of every actual response: static (any origin, no credentials), so
+    // set here; @fastify/cors answers the preflights only (below).
+    reply.header('access-control-allow-origin', '*');
+    reply.header('access-control-expose-headers', EXPOSED_HEADERS_VALUE);
     request.db = deps.db;
     done();
   });
@@ -103,13 +107,18 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     return sendProblem(reply, 404, isApi ? 'Unknown API endpoint.' : 'Not found.');
   });
 
-  await app.register(cors, {
-    origin: '*',
-    methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
-    exposedHeaders: EXPOSED_HEADERS.join(', '), // joined once, not on every response
-    credentials: false,
-    maxAge: 600,
+  // Preflights: @fastify/cors in a scope of its own, whose only route is its OPTIONS
+  // wildcard, so its per-request hook runs for preflights and not for every request
+  // (it cost about a tenth of a cached GET's throughput in the reads benchmark).
+  await app.register(async (preflights) => {
+    await preflights.register(cors, {
+      origin: '*',
+      methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
+      exposedHeaders: EXPOSED_HEADERS_VALUE,
+      credentials: false,
+      maxAge: 600,
+    });
   });
   // Pre-auth rate limit per client IP: every request, before any authentication, after
   // the CORS hook so that a 429 is readable by browser callers too.

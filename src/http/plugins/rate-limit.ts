@@ -57,7 +57,8 @@ function apply(request: FastifyRequest, reply: FastifyReply, bucket: RateLimitBu
 
 /** Root onRequest hook: every request, per client IP. */
 export function preauthRateLimit(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  if (isProbe(request.url)) return done();
+  // CORS preflights (the API's only OPTIONS requests) are not counted, nor are the probes.
+  if (request.method === 'OPTIONS' || isProbe(request.url)) return done();
   enforce(request, reply, 'preauth', request.ip, done);
 }
 
