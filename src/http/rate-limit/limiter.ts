@@ -64,16 +64,12 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
 }
 
 function createMemoryRateLimiter(opts: RateLimiterOptions): RateLimiter {
-  const counters: Record<RateLimitBucket, FixedWindowCounters> = {
-    preauth: new FixedWindowCounters(RATE_LIMIT_WINDOW_SECONDS * 1000),
-    read: new FixedWindowCounters(RATE_LIMIT_WINDOW_SECONDS * 1000),
-    write: new FixedWindowCounters(RATE_LIMIT_WINDOW_SECONDS * 1000),
-  };
+  const counters = perBucket(opts.limits, () => new FixedWindowCounters(RATE_LIMIT_WINDOW_SECONDS * 1000));
   return {
     // Synchronous: nothing to await, and the memory store cannot fail, so nothing to fail open from.
     consume(bucket, key) {
       const limit = opts.limits[bucket];
-      const { count, msLeft } = counters[bucket].hit(key);
+      const { count, msLeft } = forBucket(counters, bucket).hit(key);
       return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetSeconds: toResetSeconds(msLeft) };
     },
     close: async () => {},
@@ -106,7 +102,7 @@ function createRedisRateLimiter(opts: RateLimiterOptions, redisUrl: string, keyP
   );
 
   // One client shared by the three buckets; each bucket has its own key namespace.
-  const limiters = limiterPerBucket(
+  const limiters = perBucket(
     opts.limits,
     (bucket, points) =>
       new RateLimiterRedis({
@@ -122,7 +118,7 @@ function createRedisRateLimiter(opts: RateLimiterOptions, redisUrl: string, keyP
   let closed = false;
   return {
     async consume(bucket, key) {
-      const limiter = limiterFor(limiters, bucket);
+      const limiter = forBucket(limiters, bucket);
       const limit = opts.limits[bucket];
       await firstConnection;
       try {
@@ -194,10 +190,7 @@ function storeHealthLog(logger: RateLimiterOptions['logger']) {
   };
 }
 
-function limiterPerBucket(
-  limits: Record<RateLimitBucket, number>,
-  build: (bucket: RateLimitBucket, points: number) => RateLimiterAbstract,
-): Record<RateLimitBucket, RateLimiterAbstract> {
+function perBucket<T>(limits: Record<RateLimitBucket, number>, build: (bucket: RateLimitBucket, points: number) => T): Record<RateLimitBucket, T> {
   return {
     preauth: build('preauth', limits.preauth),
     read: build('read', limits.read),
@@ -205,10 +198,10 @@ function limiterPerBucket(
   };
 }
 
-function limiterFor(limiters: Record<RateLimitBucket, RateLimiterAbstract>, bucket: RateLimitBucket): RateLimiterAbstract {
+function forBucket<T>(perBucketValues: Record<RateLimitBucket, T>, bucket: RateLimitBucket): T {
   // Guards plain-JS callers: an unknown bucket is a programming error, not a store outage.
-  if (!Object.hasOwn(limiters, bucket)) throw new Error(`unknown rate limit bucket "${bucket}"`);
-  return limiters[bucket];
+  if (!Object.hasOwn(perBucketValues, bucket)) throw new Error(`unknown rate limit bucket "${bucket}"`);
+  return perBucketValues[bucket];
 }
 
 /**
