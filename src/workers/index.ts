@@ -41,10 +41,12 @@ const jobsByKind: Record<WorkerJobKind, JobFactory[]> = {
 };
 
 export interface Workers {
+  /** The names of the jobs started, in start order. */
+  jobs: string[];
   stop(): Promise<void>;
 }
 
-export function startWorkers(deps: WorkerDeps): Workers & { jobs: string[] } {
+export function startWorkers(deps: WorkerDeps): Workers {
   const running = deps.config.workerJobs.flatMap((kind) => jobsByKind[kind]).map((start) => start(deps));
   deps.logger.info({ jobs: running.map((job) => job.name) }, 'workers started');
   return {

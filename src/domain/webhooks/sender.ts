@@ -59,14 +59,14 @@ const UNDICI_TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADER
 
 export function createWebhookSender(opts: WebhookSenderOptions): WebhookSender {
   // The socket lookup (new connections) resolves afresh; the pre-send vetting may reuse
-  // a recent answer, since it only decides whether to try (the socket lookup decides
+  // a recent verdict, since it only decides whether to try (the socket lookup decides
   // where the connection goes).
-  const connectVetting: VettingOptions = { allowLoopback: opts.allowLoopback, resolver: opts.resolver };
-  const vetted = vettedUrlCache(connectVetting, opts.dnsCacheMs ?? DEFAULT_DNS_CACHE_MS);
+  const vetting: VettingOptions = { allowLoopback: opts.allowLoopback, resolver: opts.resolver };
+  const vetted = vettedUrlCache(vetting, opts.dnsCacheMs ?? DEFAULT_DNS_CACHE_MS);
   const maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const agent = new Agent({
     connect: {
-      lookup: vettedLookup(connectVetting),
+      lookup: vettedLookup(vetting),
       timeout: opts.timeoutMs,
       ...(opts.ca === undefined ? {} : { ca: opts.ca }),
     },
@@ -90,6 +90,7 @@ export function createWebhookSender(opts: WebhookSenderOptions): WebhookSender {
         resolve({ ...outcome, responseMs: Math.round(performance.now() - startedAt) });
       };
       const fail = (error: string) => finish({ ok: false, status, error, gone: false });
+      const answered = () => finish({ ...statusOutcome(status!), status });
       const timeoutMessage = `timeout after ${opts.timeoutMs}ms`;
       // One deadline for the whole attempt: vetting (DNS), connect, TLS, headers, body.
       const timer = setTimeout(() => {
@@ -114,12 +115,12 @@ export function createWebhookSender(opts: WebhookSenderOptions): WebhookSender {
           // the deadline is a timeout.
           received += chunk.length;
           if (received > maxResponseBytes) {
-            finish({ ...statusOutcome(status!), status });
+            answered();
             c.abort(new Error('response body over the read limit'));
           }
         },
         onResponseEnd() {
-          finish({ ...statusOutcome(status!), status });
+          answered();
         },
         onResponseError(_c, err) {
           fail(isUndiciTimeout(err) ? timeoutMessage : describeError(err));
