@@ -6,8 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
-import type { FastifyBaseLogger } from 'fastify';
-import pino from 'pino';
 import { PER_ENDPOINT_LEASED, claimDeliveries, leaseMs } from '../../src/domain/webhooks/dispatch.ts';
 import { claimDueDeliveries } from '../../src/db/repositories/webhooks.ts';
 import { createWebhookSender } from '../../src/domain/webhooks/sender.ts';
@@ -17,9 +15,8 @@ import type { WorkerDeps } from '../../src/workers/index.ts';
 import { DeliveryPump, MAX_IN_FLIGHT, RECORD_MARGIN_MS, createSenderFor, deliverDue } from '../../src/workers/webhook-delivery.ts';
 import type { TestApp, TestOrganizer } from '../helpers/app.ts';
 import { startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver.ts';
-import { createWebhookTestApp, fakeResolver } from './helpers.ts';
+import { createWebhookTestApp, fakeResolver, silentLogger, workerDepsFor } from './helpers.ts';
 
-const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
 const SECOND = 1000;
 
 describe('webhook delivery in batches', () => {
@@ -32,7 +29,7 @@ describe('webhook delivery in batches', () => {
     receiver = await startHttpsReceiver();
     t = await createWebhookTestApp();
     org = await t.createOrganizer();
-    deps = { config: t.config, db: t.database.db, clock: t.clock, logger: silent, webhookResolver: fakeResolver, webhookCa: receiver.ca };
+    deps = workerDepsFor(t, receiver);
   });
   after(async () => {
     await t.close();
@@ -203,7 +200,7 @@ describe('webhook delivery in batches', () => {
       assert.equal(rows.length, 2);
       // Less than WEBHOOK_TIMEOUT + RECORD_MARGIN_MS of the lease is left.
       t.clock.advance(leaseMs(deps.config) - deps.config.webhookTimeoutMs - RECORD_MARGIN_MS + 1);
-      const pump = new DeliveryPump(ctx, silent, { maxInFlight: MAX_IN_FLIGHT, keepOutcomes: true });
+      const pump = new DeliveryPump(ctx, silentLogger, { maxInFlight: MAX_IN_FLIGHT, keepOutcomes: true });
       pump.enqueue(rows);
       await pump.settled();
       assert.deepEqual(pump.outcomes, []);

@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
-import type { FastifyBaseLogger } from 'fastify';
-import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { claimDeliveries, leaseMs } from '../../src/domain/webhooks/dispatch.ts';
 import type { Resolver } from '../../src/domain/webhooks/url-vetting.ts';
@@ -12,13 +10,12 @@ import { createSenderFor, deliverDue, webhookDeliveryJob } from '../../src/worke
 import { purgeExpired } from '../../src/workers/retention-purge.ts';
 import { problemOf, type TestApp, type TestOrganizer } from '../helpers/app.ts';
 import { startHttpsReceiver, type HttpsReceiver, type ReceiverHandler } from '../helpers/https-receiver.ts';
-import { createWebhookTestApp, fakeResolver, verifyDelivery } from './helpers.ts';
+import { createWebhookTestApp, fakeResolver, verifyDelivery, workerDepsFor } from './helpers.ts';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
-const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
 
 const respond = (status: number, headers: Record<string, string> = {}): ReceiverHandler => (_req, res) => {
   res.writeHead(status, headers).end();
@@ -34,7 +31,7 @@ describe('webhook delivery', () => {
     receiver = await startHttpsReceiver();
     t = await createWebhookTestApp();
     org = await t.createOrganizer();
-    deps = { config: t.config, db: t.database.db, clock: t.clock, logger: silent, webhookResolver: fakeResolver, webhookCa: receiver.ca };
+    deps = workerDepsFor(t, receiver);
   });
   after(async () => {
     await t.close();

@@ -3,10 +3,15 @@
  * an app wired to it, and verification through the official `standardwebhooks` package
  * at a chosen "now" (the package checks freshness against Date.now()).
  */
+import type { FastifyBaseLogger } from 'fastify';
+import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import type { Resolver } from '../../src/domain/webhooks/url-vetting.ts';
+import type { WorkerDeps } from '../../src/workers/index.ts';
 import { createTestApp, type TestApp, type TestAppOptions } from '../helpers/app.ts';
-import type { ReceivedRequest } from '../helpers/https-receiver.ts';
+import type { HttpsReceiver, ReceivedRequest } from '../helpers/https-receiver.ts';
+
+export const silentLogger = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
 
 const FAKE_DNS: Record<string, string[]> = {
   'localhost': ['127.0.0.1'],
@@ -31,6 +36,11 @@ export async function createWebhookTestApp(opts: TestAppOptions = {}): Promise<T
   const t = await createTestApp(opts);
   t.app.deps.webhookResolver = fakeResolver;
   return t;
+}
+
+/** Worker dependencies on the test app's database and clock, trusting the receiver's CA. */
+export function workerDepsFor(t: TestApp, receiver: HttpsReceiver): WorkerDeps {
+  return { config: t.config, db: t.database.db, clock: t.clock, logger: silentLogger, webhookResolver: fakeResolver, webhookCa: receiver.ca };
 }
 
 /**

@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { FastifyBaseLogger } from 'fastify';
-import pino from 'pino';
 import { openDatabase, type DatabaseHandle } from '../../src/db/client.ts';
 import type { Resolver } from '../../src/domain/webhooks/url-vetting.ts';
 import { emitDomainEvent } from '../../src/outbox/emit.ts';
@@ -10,9 +8,8 @@ import { webhookDeliveryJob } from '../../src/workers/webhook-delivery.ts';
 import type { TestApp, TestOrganizer } from '../helpers/app.ts';
 import { onPostgres } from '../helpers/database.ts';
 import { startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver.ts';
-import { createWebhookTestApp, fakeResolver, verifyDelivery } from './helpers.ts';
+import { createWebhookTestApp, fakeResolver, silentLogger, verifyDelivery } from './helpers.ts';
 
-const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
 
 describe(`two delivery workers on one database (${onPostgres ? 'PostgreSQL, two pools' : 'PGlite, one handle'})`, () => {
   let t: TestApp;
@@ -60,7 +57,7 @@ describe(`two delivery workers on one database (${onPostgres ? 'PostgreSQL, two 
       return fakeResolver(host);
     };
     const depsFor = (worker: number, db: WorkerDeps['db']): WorkerDeps => ({
-      config: t.config, db, clock: t.clock, logger: silent, webhookResolver: counting(worker), webhookCa: receiver.ca,
+      config: t.config, db, clock: t.clock, logger: silentLogger, webhookResolver: counting(worker), webhookCa: receiver.ca,
     });
     const jobs = [0, 1].map((w) => webhookDeliveryJob(depsFor(w, (pools[w] ?? t.database).db)));
     const started = performance.now();
