@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import { PER_ENDPOINT_LEASED, claimDeliveries, leaseMs } from '../../src/domain/webhooks/dispatch.ts';
-import { claimDueDeliveries } from '../../src/db/repositories/webhooks.ts';
+import { claimDueDeliveries, releaseDeliveries } from '../../src/db/repositories/webhooks.ts';
 import { createWebhookSender } from '../../src/domain/webhooks/sender.ts';
 import { vettedUrlCache, type Resolver } from '../../src/domain/webhooks/url-vetting.ts';
 import { emitDomainEvent } from '../../src/outbox/emit.ts';
@@ -172,21 +172,24 @@ describe('webhook delivery in batches', () => {
     assert.ok(outcomes.every((o) => o.status === 'success' && o.recorded));
   });
 
-  test('a claim ranks only the first due rows, but an endpoint at its cap is skipped before that bound', async () => {
+  test('an endpoint at its cap is skipped whatever its backlog, and a lease given back is taken again first', async () => {
     const busy = await endpoint('/busy');
     await emit(20); // 20 rows of the busy endpoint, due first
     t.clock.advance(SECOND);
     await t.database.db.updateTable('webhook_endpoints').set({ event_types: ['order.paid'] }).where('id', '=', busy.id).execute();
     const quiet = await endpoint('/quiet');
     await emit(1); // one row of the quiet endpoint, due after all of them
-    const claim = () => {
-      const now = t.clock.now();
-      // limit 2 ranks at most 8 candidates; cap 2 per endpoint.
-      return claimDueDeliveries(t.database.db, { now, leaseUntil: new Date(now.getTime() + leaseMs(deps.config)), limit: 2, perEndpointCap: 2 });
-    };
-    assert.deepEqual((await claim()).map((r) => r.endpoint_id), [busy.id, busy.id]);
+    const leaseUntil = () => new Date(t.clock.now().getTime() + leaseMs(deps.config));
+    // limit 2; cap 2 per endpoint.
+    const claim = () => claimDueDeliveries(t.database.db, { now: t.clock.now(), leaseUntil: leaseUntil(), limit: 2, perEndpointCap: 2 });
+    const first = await claim();
+    assert.deepEqual(first.map((r) => r.endpoint_id), [busy.id, busy.id]);
     // The busy endpoint is at its cap: its 18 remaining rows, ahead in due order, are skipped.
     assert.deepEqual((await claim()).map((r) => r.endpoint_id), [quiet.id]);
+    assert.deepEqual(await claim(), []);
+    // One lease handed back: that same row is the one taken again, and the cap still holds.
+    assert.equal(await releaseDeliveries(t.database.db, [{ id: first[0]!.id, lockedUntil: first[0]!.locked_until }]), 1);
+    assert.deepEqual((await claim()).map((r) => r.id), [first[0]!.id]);
     assert.deepEqual(await claim(), []);
   });
 

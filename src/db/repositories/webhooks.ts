@@ -141,59 +141,76 @@ export interface ClaimedDelivery {
  * Claims up to `limit` due deliveries for this worker until `leaseUntil`, in due order.
  * Due: pending and never tried (due at created_at), pending or failed with next_retry_at
  * reached, and nobody's lease running. Deliveries of a disabled or auto-disabled endpoint
- * wait, except test.ping. No endpoint ends up with more than `perEndpointCap` leased
- * deliveries (those already leased by any worker plus those claimed here), so one
- * endpoint's backlog cannot fill a batch and a slow endpoint cannot take every slot;
- * an endpoint at its cap is skipped, so its backlog does not hide the others' rows.
- * SKIP LOCKED lets any number of workers claim side by side without ever claiming the
- * same row; the row-level conditions are repeated next to FOR UPDATE so that a row
- * another worker claimed (and committed) since our snapshot is re-checked and dropped.
+ * wait, except test.ping.
+ *
+ * The lease cap: only an endpoint's first `perEndpointCap` due rows (leased or not) are
+ * candidates, so with those leased nothing more of the endpoint is taken; one endpoint's
+ * backlog cannot fill a batch and a slow endpoint cannot take every slot. Claims take
+ * rows in due order and leases are given back at the head, so an endpoint's leased rows
+ * are its first due rows, and the cap holds; only a row committed with a due time before
+ * rows already leased (a transaction that committed late) can push one lease out of the
+ * window and let one more be taken for a while.
+ *
+ * The walk is per endpoint, so its cost does not grow with any backlog: a skip scan finds
+ * the endpoints with pending or failed rows (one index descent each) and each reads at
+ * most its first `perEndpointCap` due rows (a disabled endpoint only its test pings, from
+ * their own index). The earliest `limit` of the free ones are taken. SKIP LOCKED lets any
+ * number of workers claim side by side without ever claiming the same row; the row-level
+ * conditions are checked again next to FOR UPDATE so that a row another worker claimed
+ * or recorded (and committed) since our snapshot is dropped.
  */
 export async function claimDueDeliveries(
   db: Executor,
   opts: { now: Date; leaseUntil: Date; limit: number; perEndpointCap: number },
 ): Promise<ClaimedDelivery[]> {
   const { now, leaseUntil, limit, perEndpointCap } = opts;
-  // Only the first due rows of endpoints below their cap are ranked, so a claim costs
-  // about the same whatever the backlog. An endpoint already at its cap is skipped before
-  // this bound applies, so its backlog cannot hide other endpoints' rows; one below its
-  // cap can at most fill this claim up to its cap, and the next claim skips it.
-  const scanLimit = limit * 4;
-  const result = await sql<ClaimedDelivery>`${PREPARED}
-    WITH leased AS (
-      SELECT endpoint_id, count(*) AS n
-      FROM webhook_deliveries
-      WHERE locked_until > ${now}
-      GROUP BY endpoint_id
-    ), candidates AS (
-      SELECT d.id, d.endpoint_id, coalesce(d.next_retry_at, d.created_at) AS due_at
+  /** An endpoint's first due rows, leased or not (the lateral subquery of `candidates`). */
+  const window = (onlyPings: boolean) => sql`
+      SELECT d.id, coalesce(d.next_retry_at, d.created_at) AS due_at, d.locked_until
       FROM webhook_deliveries d
-      JOIN webhook_endpoints e ON e.id = d.endpoint_id
-      WHERE d.status IN ('pending', 'failed')
-        AND coalesce(d.next_retry_at, d.created_at) <= ${now}
+      WHERE d.endpoint_id = e.id AND d.status IN ('pending', 'failed')
         AND (d.status = 'pending' OR d.next_retry_at IS NOT NULL)
-        AND (d.locked_until IS NULL OR d.locked_until <= ${now})
-        AND (e.status = 'enabled' OR d.event_type = 'test.ping')
-        AND d.endpoint_id NOT IN (SELECT endpoint_id FROM leased WHERE n >= ${perEndpointCap})
+        AND coalesce(d.next_retry_at, d.created_at) <= ${now}${onlyPings ? sql`
+        AND d.event_type = 'test.ping'` : sql``}
       ORDER BY coalesce(d.next_retry_at, d.created_at), d.id
-      LIMIT ${scanLimit}
-    ), ranked AS (
-      SELECT c.id, c.due_at,
-             row_number() OVER (PARTITION BY c.endpoint_id ORDER BY c.due_at, c.id) + coalesce(l.n, 0) AS slot
-      FROM candidates c
-      LEFT JOIN leased l ON l.endpoint_id = c.endpoint_id
+      LIMIT ${perEndpointCap}`;
+  const result = await sql<ClaimedDelivery>`${PREPARED}
+    WITH RECURSIVE waiting (endpoint_id) AS (
+      (SELECT endpoint_id FROM webhook_deliveries
+       WHERE status IN ('pending', 'failed') ORDER BY endpoint_id LIMIT 1)
+      UNION ALL
+      SELECT (SELECT d.endpoint_id FROM webhook_deliveries d
+              WHERE d.status IN ('pending', 'failed') AND d.endpoint_id > w.endpoint_id
+              ORDER BY d.endpoint_id LIMIT 1)
+      FROM waiting w
+      WHERE w.endpoint_id IS NOT NULL
+    ), endpoints AS (
+      SELECT e.id, e.status = 'enabled' AS enabled
+      FROM waiting w
+      JOIN webhook_endpoints e ON e.id = w.endpoint_id
+    ), candidates AS (
+      SELECT c.id, c.due_at, c.locked_until FROM endpoints e CROSS JOIN LATERAL (${window(false)}) c
+      WHERE e.enabled
+      UNION ALL
+      SELECT c.id, c.due_at, c.locked_until FROM endpoints e CROSS JOIN LATERAL (${window(true)}) c
+      WHERE NOT e.enabled
     ), picked AS (
-      -- By primary key (= ANY of an array): a join here let the planner hash the whole
-      -- due index, and the UPDATE below scan the whole table, on every claim.
+      -- By primary key (= ANY of an array): a join here let the planner hash a whole
+      -- index, and the UPDATE below scan the whole table, on every claim.
       SELECT d.id
       FROM webhook_deliveries d
-      WHERE d.id = ANY (ARRAY(SELECT id FROM ranked WHERE slot <= ${perEndpointCap}))
-        AND d.status IN ('pending', 'failed')
+      WHERE d.id = ANY (ARRAY(
+          SELECT id FROM candidates
+          WHERE locked_until IS NULL OR locked_until <= ${now}
+          ORDER BY due_at, id
+          LIMIT ${limit}))
+        -- Still due and free. Written so that the due indexes do not match (the status
+        -- by what it is not, the due time by next_retry_at, as created_at cannot have
+        -- changed): the planner would otherwise read a whole due index beside the key.
+        AND d.status NOT IN ('success', 'exhausted')
         AND (d.status = 'pending' OR d.next_retry_at IS NOT NULL)
-        AND coalesce(d.next_retry_at, d.created_at) <= ${now}
+        AND (d.next_retry_at IS NULL OR d.next_retry_at <= ${now})
         AND (d.locked_until IS NULL OR d.locked_until <= ${now})
-      ORDER BY coalesce(d.next_retry_at, d.created_at), d.id
-      LIMIT ${limit}
       FOR UPDATE OF d SKIP LOCKED
     ), claimed AS (
       UPDATE webhook_deliveries
