@@ -75,68 +75,106 @@ export function createWebhookSender(opts: WebhookSenderOptions): WebhookSender {
     bodyTimeout: opts.timeoutMs,
   });
 
+  const limits: AttemptLimits = { timeoutMs: opts.timeoutMs, timeoutMessage: `timeout after ${opts.timeoutMs}ms`, maxResponseBytes };
+
   function send(req: WebhookRequest): Promise<SendResult> {
     return new Promise<SendResult>((resolve) => {
-      const startedAt = performance.now();
-      const headers = withJsonContentType(req.headers);
-      let status: number | null = null;
-      let received = 0;
-      let controller: Dispatcher.DispatchController | null = null;
-      let settled = false;
-      const finish = (outcome: Omit<SendResult, 'responseMs'>) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve({ ...outcome, responseMs: Math.round(performance.now() - startedAt) });
-      };
-      const fail = (error: string) => finish({ ok: false, status, error, gone: false });
-      const answered = () => finish({ ...statusOutcome(status!), status });
-      const timeoutMessage = `timeout after ${opts.timeoutMs}ms`;
-      // One deadline for the whole attempt: vetting (DNS), connect, TLS, headers, body.
-      const timer = setTimeout(() => {
-        fail(timeoutMessage);
-        controller?.abort(new Error(timeoutMessage));
-      }, opts.timeoutMs);
-
-      // undici's dispatcher API rather than request(): the response needs no stream,
-      // only its status and a bounded count of body bytes.
-      const handler: Dispatcher.DispatchHandler = {
-        onRequestStart(c) {
-          controller = c;
-          if (settled) c.abort(new Error(timeoutMessage));
-        },
-        onResponseStart(_c, statusCode) {
-          status = statusCode;
-        },
-        onResponseData(c, chunk) {
-          // Read (and discard) only a bounded prefix: a small body is drained so the
-          // connection can be reused, a large one gets the connection closed. A body
-          // cut off this way does not undo the acknowledgement; one still arriving at
-          // the deadline is a timeout.
-          received += chunk.length;
-          if (received > maxResponseBytes) {
-            answered();
-            c.abort(new Error('response body over the read limit'));
-          }
-        },
-        onResponseEnd() {
-          answered();
-        },
-        onResponseError(_c, err) {
-          fail(isUndiciTimeout(err) ? timeoutMessage : describeError(err));
-        },
-      };
-      const dispatch = (url: URL) => {
-        if (settled) return;
-        agent.dispatch({ origin: url.origin, path: url.pathname + url.search, method: 'POST', headers, body: req.body }, handler);
-      };
+      const attempt = new Attempt(limits, resolve);
       const url = vetted(req.url);
-      if (url instanceof URL) dispatch(url);
-      else url.then(dispatch, (err: unknown) => fail(describeError(err)));
+      if (url instanceof URL) attempt.dispatch(agent, url, req);
+      else url.then((vettedUrl) => attempt.dispatch(agent, vettedUrl, req), (err: unknown) => attempt.fail(describeError(err)));
     });
   }
 
   return { send, close: () => agent.close() };
+}
+
+interface AttemptLimits {
+  timeoutMs: number;
+  timeoutMessage: string;
+  maxResponseBytes: number;
+}
+
+/**
+ * One send: undici's dispatch handler (the dispatcher API rather than request(): the
+ * response needs no stream, only its status and a bounded count of body bytes) and the
+ * attempt's single deadline, covering vetting (DNS), connect, TLS, headers and body.
+ * A class, so a send allocates one object rather than a closure per callback.
+ */
+class Attempt implements Dispatcher.DispatchHandler {
+  private readonly startedAt = performance.now();
+  private readonly timer: NodeJS.Timeout;
+  private status: number | null = null;
+  private received = 0;
+  private controller: Dispatcher.DispatchController | null = null;
+  private settled = false;
+
+  constructor(
+    private readonly limits: AttemptLimits,
+    private readonly resolve: (result: SendResult) => void,
+  ) {
+    this.timer = setTimeout(onDeadline, limits.timeoutMs, this);
+  }
+
+  /** Sends `req` to its vetted URL, unless the deadline came first. */
+  dispatch(agent: Agent, url: URL, req: WebhookRequest): void {
+    if (this.settled) return;
+    const headers = withJsonContentType(req.headers);
+    agent.dispatch({ origin: url.origin, path: url.pathname + url.search, method: 'POST', headers, body: req.body }, this);
+  }
+
+  deadline(): void {
+    this.fail(this.limits.timeoutMessage);
+    this.controller?.abort(new Error(this.limits.timeoutMessage));
+  }
+
+  fail(error: string): void {
+    this.finish({ ok: false, status: this.status, error, gone: false });
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.settled) controller.abort(new Error(this.limits.timeoutMessage));
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
+    this.status = statusCode;
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    // Read (and discard) only a bounded prefix: a small body is drained so the
+    // connection can be reused, a large one gets the connection closed. A body cut off
+    // this way does not undo the acknowledgement; one still arriving at the deadline is
+    // a timeout.
+    this.received += chunk.length;
+    if (this.received > this.limits.maxResponseBytes) {
+      this.answered();
+      controller.abort(new Error('response body over the read limit'));
+    }
+  }
+
+  onResponseEnd(): void {
+    this.answered();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    this.fail(isUndiciTimeout(err) ? this.limits.timeoutMessage : describeError(err));
+  }
+
+  private answered(): void {
+    this.finish({ ...statusOutcome(this.status!), status: this.status });
+  }
+
+  private finish(outcome: Omit<SendResult, 'responseMs'>): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.resolve({ ...outcome, responseMs: Math.round(performance.now() - this.startedAt) });
+  }
+}
+
+function onDeadline(attempt: Attempt): void {
+  attempt.deadline();
 }
 
 /**
