@@ -183,24 +183,24 @@ export interface WebhookDeliveriesTable {
   error: string | null;
   next_retry_at: Timestamp | null;
   locked_until: Timestamp | null;
+  /** Every attempt made, oldest first (migrations/0008_delivery_attempt_log.sql). */
+  attempt_log: ColumnType<DeliveryAttemptLogEntry[], never, never>;
   created_at: CreatedAt;
   updated_at: CreatedAt;
 }
 
-export interface WebhookDeliveryAttemptsTable {
-  id: Generated<string>;
-  delivery_id: string;
+export interface DeliveryAttemptLogEntry {
   attempt: number;
   response_status: number | null;
   response_ms: number | null;
   error: string | null;
-  created_at: CreatedAt;
+  /** When the attempt was recorded (an ISO timestamp). */
+  at: string;
 }
 
 export interface Database {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
-  webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
 }
 
 // Orders, tickets, questions, contacts, e-mail jobs (migrations/0003_orders.sql).

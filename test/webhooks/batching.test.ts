@@ -15,7 +15,7 @@ import type { WorkerDeps } from '../../src/workers/index.ts';
 import { DeliveryPump, MAX_IN_FLIGHT, RECORD_MARGIN_MS, createSenderFor, deliverDue } from '../../src/workers/webhook-delivery.ts';
 import type { TestApp, TestOrganizer } from '../helpers/app.ts';
 import { startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver.ts';
-import { createWebhookTestApp, fakeResolver, silentLogger, workerDepsFor } from './helpers.ts';
+import { attemptLogOf, createWebhookTestApp, fakeResolver, silentLogger, workerDepsFor } from './helpers.ts';
 
 const SECOND = 1000;
 
@@ -62,9 +62,7 @@ describe('webhook delivery in batches', () => {
   const rowsOf = (endpointId: string) =>
     t.database.db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId).orderBy('id').execute();
 
-  const attemptsOf = (deliveryId: string) =>
-    t.database.db.selectFrom('webhook_delivery_attempts').select(['attempt', 'response_status', 'error', 'created_at'])
-      .where('delivery_id', '=', deliveryId).execute();
+  const attemptsOf = (deliveryId: string) => attemptLogOf(t.database.db, deliveryId);
 
   test('a batch with mixed outcomes records each row by its own outcome, and a 410 hands back the endpoint\'s queued rows', async () => {
     receiver.setHandler((req, res) => {
@@ -88,7 +86,7 @@ describe('webhook delivery in batches', () => {
         [row.status, row.attempt, row.response_status, row.error, row.next_retry_at, row.locked_until, row.updated_at],
         ['success', 1, 200, null, null, null, now],
       );
-      assert.deepEqual((await attemptsOf(row.id)).map((a) => [a.attempt, a.response_status, a.error, a.created_at]), [[1, 200, null, now]]);
+      assert.deepEqual((await attemptsOf(row.id)).map((a) => [a.attempt, a.response_status, a.error, a.at]), [[1, 200, null, now]]);
     }
     for (const row of await rowsOf(fail.id)) {
       assert.deepEqual(

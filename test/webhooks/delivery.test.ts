@@ -10,7 +10,7 @@ import { createSenderFor, deliverDue, webhookDeliveryJob } from '../../src/worke
 import { purgeExpired } from '../../src/workers/retention-purge.ts';
 import { problemOf, type TestApp, type TestOrganizer } from '../helpers/app.ts';
 import { startHttpsReceiver, type HttpsReceiver, type ReceiverHandler } from '../helpers/https-receiver.ts';
-import { createWebhookTestApp, fakeResolver, verifyDelivery, workerDepsFor } from './helpers.ts';
+import { attemptLogOf, createWebhookTestApp, fakeResolver, verifyDelivery, workerDepsFor } from './helpers.ts';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -139,8 +139,9 @@ describe('webhook delivery', () => {
       }],
     });
     assert.ok(Number.isInteger(row!.response_ms) && row!.response_ms! >= 0);
-    const attempts = await t.database.db.selectFrom('webhook_delivery_attempts').selectAll().where('delivery_id', '=', row!.id).execute();
-    assert.deepEqual(attempts.map((a) => [a.attempt, a.response_status, a.error]), [[1, 200, null]]);
+    const attempts = await attemptLogOf(t.database.db, row!.id);
+    assert.deepEqual(attempts.map((a) => [a.attempt, a.response_status, a.error, a.at]), [[1, 200, null, t.clock.now()]]);
+    assert.equal(typeof attempts[0]!.response_ms, 'number');
     // Nothing more is due.
     assert.deepEqual(await deliverDue(deps), []);
   });
@@ -203,8 +204,7 @@ describe('webhook delivery', () => {
     t.clock.advance(7 * DAY);
     assert.deepEqual(await deliverDue(deps), []);
     assert.equal(receiver.requests.length, 7);
-    const attempts = await t.database.db.selectFrom('webhook_delivery_attempts').select('attempt')
-      .where('delivery_id', '=', (await deliveryRows(ep.id))[0]!.id).orderBy('attempt').execute();
+    const attempts = await attemptLogOf(t.database.db, (await deliveryRows(ep.id))[0]!.id);
     assert.deepEqual(attempts.map((a) => a.attempt), [1, 2, 3, 4, 5, 6, 7]);
   });
 
@@ -513,9 +513,6 @@ describe('webhook delivery', () => {
     const events = await t.database.db.selectFrom('domain_events').select('id').where('id', 'in', [oldEvent, newEvent]).execute();
     assert.deepEqual(events.map((e) => e.id), [newEvent]);
     assert.deepEqual((await deliveryRows(ep.id)).map((d) => d.event_id), [newEvent]);
-    const orphanAttempts = await t.database.db.selectFrom('webhook_delivery_attempts').select('id')
-      .where('delivery_id', 'not in', t.database.db.selectFrom('webhook_deliveries').select('id')).execute();
-    assert.equal(orphanAttempts.length, 0);
   });
 });
 

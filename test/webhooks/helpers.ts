@@ -6,6 +6,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
+import type { Db } from '../../src/db/client.ts';
+import type { DeliveryAttemptLogEntry } from '../../src/db/schema.ts';
 import type { Resolver } from '../../src/domain/webhooks/url-vetting.ts';
 import type { WorkerDeps } from '../../src/workers/index.ts';
 import { createTestApp, type TestApp, type TestAppOptions } from '../helpers/app.ts';
@@ -30,6 +32,12 @@ export const fakeResolver: Resolver = async (hostname) => {
   if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
   return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
 };
+
+/** A delivery's attempt log (oldest first), with each entry's time as a Date. */
+export async function attemptLogOf(db: Db, deliveryId: string): Promise<Array<Omit<DeliveryAttemptLogEntry, 'at'> & { at: Date }>> {
+  const row = await db.selectFrom('webhook_deliveries').select('attempt_log').where('id', '=', deliveryId).executeTakeFirstOrThrow();
+  return row.attempt_log.map((entry) => ({ ...entry, at: new Date(entry.at) }));
+}
 
 /** createTestApp() with the fake resolver as the app's webhook DNS. */
 export async function createWebhookTestApp(opts: TestAppOptions = {}): Promise<TestApp> {

@@ -38,7 +38,7 @@ export function updateEndpoint(db: Executor, organizerId: string, id: string, se
     .executeTakeFirst();
 }
 
-/** Deletes the endpoint; its deliveries and their attempts go with it (ON DELETE CASCADE). */
+/** Deletes the endpoint; its deliveries go with it (ON DELETE CASCADE). */
 export function deleteEndpoint(db: Executor, organizerId: string, id: string) {
   return db
     .deleteFrom('webhook_endpoints')
@@ -155,7 +155,8 @@ export interface ClaimedDelivery {
  * the endpoints with pending or failed rows (one index descent each) and each reads at
  * most its first `perEndpointCap` due rows (a disabled endpoint only its test pings, from
  * their own index). The earliest `limit` of the free ones are taken. SKIP LOCKED lets any
- * number of workers claim side by side without ever claiming the same row; the row-level
+ * number of workers claim side by side without ever claiming the same row (a claim skips
+ * the rows a concurrent one holds and takes the next free ones); the row-level
  * conditions are checked again next to FOR UPDATE so that a row another worker claimed
  * or recorded (and committed) since our snapshot is dropped.
  */
@@ -195,15 +196,13 @@ export async function claimDueDeliveries(
       SELECT c.id, c.due_at, c.locked_until FROM endpoints e CROSS JOIN LATERAL (${window(true)}) c
       WHERE NOT e.enabled
     ), picked AS (
-      -- By primary key (= ANY of an array): a join here let the planner hash a whole
-      -- index, and the UPDATE below scan the whole table, on every claim.
+      -- Every free candidate, in due order, locked until \`limit\` are held: rows a
+      -- concurrent claim holds are skipped, and the ones after them taken instead. By
+      -- primary key (= ANY of an array): a join here let the planner hash a whole index,
+      -- and the UPDATE below scan the whole table, on every claim.
       SELECT d.id
       FROM webhook_deliveries d
-      WHERE d.id = ANY (ARRAY(
-          SELECT id FROM candidates
-          WHERE locked_until IS NULL OR locked_until <= ${now}
-          ORDER BY due_at, id
-          LIMIT ${limit}))
+      WHERE d.id = ANY (ARRAY(SELECT id FROM candidates WHERE locked_until IS NULL OR locked_until <= ${now}))
         -- Still due and free. Written so that the due indexes do not match (the status
         -- by what it is not, the due time by next_retry_at, as created_at cannot have
         -- changed): the planner would otherwise read a whole due index beside the key.
@@ -211,6 +210,8 @@ export async function claimDueDeliveries(
         AND (d.status = 'pending' OR d.next_retry_at IS NOT NULL)
         AND (d.next_retry_at IS NULL OR d.next_retry_at <= ${now})
         AND (d.locked_until IS NULL OR d.locked_until <= ${now})
+      ORDER BY coalesce(d.next_retry_at, d.created_at), d.id
+      LIMIT ${limit}
       FOR UPDATE OF d SKIP LOCKED
     ), claimed AS (
       UPDATE webhook_deliveries
@@ -270,10 +271,9 @@ export interface AttemptRecord {
 
 /**
  * Records the outcomes of a group of attempts in one statement: each delivery's status
- * row is updated and its lease released only if this worker still holds that lease (a
- * lease that ran out and was claimed again belongs to the other worker), and an
- * attempt-log row is inserted for exactly the deliveries updated. Returns the ids
- * recorded. One statement, so it is atomic without a transaction of its own.
+ * row is updated, its lease released and the attempt appended to its attempt_log, only
+ * if this worker still holds that lease (a lease that ran out and was claimed again
+ * belongs to the other worker). Returns the ids recorded.
  */
 export async function recordDeliveryAttempts(
   db: Executor,
@@ -291,28 +291,22 @@ export async function recordDeliveryAttempts(
     next_retry_at: rec.next_retry_at?.toISOString() ?? null,
     at: rec.now.toISOString(),
   })));
-  const result = await sql<{ delivery_id: string }>`${PREPARED}
-    WITH v AS (
-      SELECT *
-      FROM jsonb_to_recordset(${rows}::jsonb) AS v(
-        id uuid, held timestamptz, status text, attempt integer, response_status integer,
-        response_ms integer, error text, next_retry_at timestamptz, at timestamptz
-      )
-    ), updated AS (
-      UPDATE webhook_deliveries d
-      SET status = v.status, attempt = v.attempt, response_status = v.response_status,
-          response_ms = v.response_ms, error = v.error, next_retry_at = v.next_retry_at,
-          locked_until = NULL, updated_at = v.at
-      FROM v
-      WHERE d.id = v.id AND d.locked_until = v.held
-      RETURNING d.id
+  const result = await sql<{ id: string }>`${PREPARED}
+    UPDATE webhook_deliveries d
+    SET status = v.status, attempt = v.attempt, response_status = v.response_status,
+        response_ms = v.response_ms, error = v.error, next_retry_at = v.next_retry_at,
+        locked_until = NULL, updated_at = v.at,
+        attempt_log = d.attempt_log || jsonb_build_array(jsonb_build_object(
+          'attempt', v.attempt, 'response_status', v.response_status, 'response_ms', v.response_ms,
+          'error', v.error, 'at', v.at))
+    FROM jsonb_to_recordset(${rows}::jsonb) AS v(
+      id uuid, held timestamptz, status text, attempt integer, response_status integer,
+      response_ms integer, error text, next_retry_at timestamptz, at timestamptz
     )
-    INSERT INTO webhook_delivery_attempts (delivery_id, attempt, response_status, response_ms, error, created_at)
-    SELECT v.id, v.attempt, v.response_status, v.response_ms, v.error, v.at
-    FROM v JOIN updated u ON u.id = v.id
-    RETURNING delivery_id
+    WHERE d.id = v.id AND d.locked_until = v.held
+    RETURNING d.id
   `.execute(db);
-  return new Set(result.rows.map((r) => r.delivery_id));
+  return new Set(result.rows.map((r) => r.id));
 }
 
 /** The latest `count` deliveries of an endpoint created at or after `since` (all if null). */
