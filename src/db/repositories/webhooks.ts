@@ -74,7 +74,7 @@ export async function insertDomainEventWithDeliveries(
   const result = await sql<{ id: string; queued: number }>`${PREPARED}
     WITH event AS (
       INSERT INTO domain_events (organizer_id, type, data, created_at)
-      VALUES (${event.organizerId}, ${event.type}, ${event.data}::jsonb, ${event.at})
+      VALUES (${event.organizerId}, ${event.type}, ${event.data}::json, ${event.at})
       RETURNING id
     ), queued AS (
       INSERT INTO webhook_deliveries (organizer_id, endpoint_id, event_id, event_type, created_at, updated_at)
@@ -133,7 +133,8 @@ export interface ClaimedDelivery {
   endpoint_status: string;
   /** When a client last re-enabled the endpoint (the sustained-failure window start). */
   reenabled_at: Date | null;
-  event_data: Record<string, unknown>;
+  /** The event's data object as the JSON text it was emitted as. */
+  event_data_json: string;
   event_created_at: Date;
 }
 
@@ -221,7 +222,7 @@ export async function claimDueDeliveries(
     )
     SELECT c.id, c.endpoint_id, c.event_id, c.event_type, c.attempt, c.locked_until,
            e.url, e.secret, e.status AS endpoint_status, e.reenabled_at,
-           ev.data AS event_data, ev.created_at AS event_created_at
+           ev.data::text AS event_data_json, ev.created_at AS event_created_at
     FROM claimed c
     JOIN webhook_endpoints e ON e.id = c.endpoint_id
     JOIN domain_events ev ON ev.id = c.event_id
@@ -232,7 +233,6 @@ export async function claimDueDeliveries(
     locked_until: new Date(row.locked_until),
     reenabled_at: row.reenabled_at === null ? null : new Date(row.reenabled_at),
     event_created_at: new Date(row.event_created_at),
-    event_data: typeof row.event_data === 'string' ? JSON.parse(row.event_data) : row.event_data,
   }));
 }
 

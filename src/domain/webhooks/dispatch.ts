@@ -79,9 +79,12 @@ export interface FinishedAttempt {
   gone: boolean;
 }
 
-/** The exact bytes sent: `{type, timestamp, data}` with the stored event data. */
-export function envelope(row: Pick<ClaimedDelivery, 'event_type' | 'event_created_at' | 'event_data'>): string {
-  return JSON.stringify({ type: row.event_type, timestamp: row.event_created_at.toISOString(), data: row.event_data });
+/**
+ * The exact bytes sent: `{"type":…,"timestamp":…,"data":…}`, the stored data text pasted
+ * in as it is (it is JSON.stringify output, kept verbatim in a json column).
+ */
+export function envelope(row: Pick<ClaimedDelivery, 'event_type' | 'event_created_at' | 'event_data_json'>): string {
+  return `{"type":${JSON.stringify(row.event_type)},"timestamp":"${row.event_created_at.toISOString()}","data":${row.event_data_json}}`;
 }
 
 /** Sends one claimed delivery and says what to record. Never throws for a receiver's failure. */
