@@ -254,7 +254,7 @@ export async function releaseDeliveries(db: Executor, held: HeldLease[]): Promis
     UPDATE webhook_deliveries d
     SET locked_until = NULL
     FROM jsonb_to_recordset(${rows}::jsonb) AS v(id uuid, held timestamptz)
-    WHERE d.id = v.id AND d.locked_until = v.held
+    WHERE d.id = ANY (${held.map((h) => h.id)}::uuid[]) AND d.id = v.id AND d.locked_until = v.held
   `.execute(db);
   return Number(result.numAffectedRows ?? 0);
 }
@@ -291,6 +291,7 @@ export async function recordDeliveryAttempts(
     next_retry_at: rec.next_retry_at?.toISOString() ?? null,
     at: rec.now.toISOString(),
   })));
+  const ids = attempts.map((a) => a.id);
   const result = await sql<{ id: string }>`${PREPARED}
     UPDATE webhook_deliveries d
     SET status = v.status, attempt = v.attempt, response_status = v.response_status,
@@ -303,7 +304,9 @@ export async function recordDeliveryAttempts(
       id uuid, held timestamptz, status text, attempt integer, response_status integer,
       response_ms integer, error text, next_retry_at timestamptz, at timestamptz
     )
-    WHERE d.id = v.id AND d.locked_until = v.held
+    -- The rows by primary key: joined on v alone, the planner may hash v and read the
+    -- whole table (it did once its statistics lagged behind a fast-growing table).
+    WHERE d.id = ANY (${ids}::uuid[]) AND d.id = v.id AND d.locked_until = v.held
     RETURNING d.id
   `.execute(db);
   return new Set(result.rows.map((r) => r.id));
