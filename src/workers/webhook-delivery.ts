@@ -50,15 +50,15 @@ export const QUEUE_MAX_WAIT_MS = 1000;
 /** A queued row is started only with at least WEBHOOK_TIMEOUT + this much lease left. */
 export const RECORD_MARGIN_MS = 10_000;
 /** After a claim that did not fill up, claim again only after this many leases were given back (or a wakeup, or the poll). */
-export const RECLAIM_AFTER_RELEASES = 64;
+export const RECLAIM_AFTER_RELEASES = 128;
 /** Outcomes recorded per statement at most. */
-export const RECORD_BATCH = 200;
+export const RECORD_BATCH = 400;
 /**
  * While sends are still finishing, a group smaller than this waits up to RECORD_DELAY_MS
  * for more, so recording costs few round trips (a lease is held that much longer).
  */
-export const RECORD_GROUP_MIN = 50;
-export const RECORD_DELAY_MS = 10;
+export const RECORD_GROUP_MIN = 200;
+export const RECORD_DELAY_MS = 20;
 export const POLL_INTERVAL_MS = 200;
 /** Delay after a wakeup, so the queuing transaction has usually committed. */
 const WAKEUP_DELAY_MS = 5;

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
-import { PER_ENDPOINT_LEASED, claimDeliveries, leaseMs } from '../../src/domain/webhooks/dispatch.ts';
+import { CLAIM_BATCH, PER_ENDPOINT_LEASED, claimDeliveries, leaseMs } from '../../src/domain/webhooks/dispatch.ts';
 import { claimDueDeliveries, releaseDeliveries } from '../../src/db/repositories/webhooks.ts';
 import { createWebhookSender } from '../../src/domain/webhooks/sender.ts';
 import { vettedUrlCache, type Resolver } from '../../src/domain/webhooks/url-vetting.ts';
@@ -152,13 +152,13 @@ describe('webhook delivery in batches', () => {
     const sender = createSenderFor(deps);
     try {
       const ctx = { db: deps.db, clock: deps.clock, config: deps.config, sender };
-      const first = await claimDeliveries(ctx, 100);
+      const first = await claimDeliveries(ctx, CLAIM_BATCH);
       assert.equal(first.filter((r) => r.endpoint_id === busy.id).length, PER_ENDPOINT_LEASED);
       assert.equal(first.filter((r) => r.endpoint_id === quiet.id).length, 1);
       // In due order.
       assert.equal(first.at(-1)!.endpoint_id, quiet.id);
       // The busy endpoint is at its cap: nothing more of it until leases are given back.
-      assert.deepEqual(await claimDeliveries(ctx, 100), []);
+      assert.deepEqual(await claimDeliveries(ctx, CLAIM_BATCH), []);
     } finally {
       await sender.close();
     }

@@ -29,9 +29,9 @@ export const PER_ENDPOINT_IN_FLIGHT = 4;
  * At most this many deliveries of one endpoint are leased at once (all workers together):
  * those being sent plus those a worker holds ready to send next.
  */
-export const PER_ENDPOINT_LEASED = 64;
+export const PER_ENDPOINT_LEASED = 128;
 /** How many due rows one claim takes at most. */
-export const CLAIM_BATCH = 100;
+export const CLAIM_BATCH = 400;
 /** The sustained-failure rule: this many latest deliveries all failed... */
 export const SUSTAINED_FAILURE_COUNT = 20;
 /** ...and spanning at least this long, oldest to newest created_at. */
