@@ -68,6 +68,8 @@ async function run(jobs: Job[]): Promise<void> {
 await run(input.warmup ?? []);
 failed = 0;
 const started = performance.now();
+const cpuBefore = process.cpuUsage();
 await run(input.jobs);
-process.stdout.write(`done ${(performance.now() - started).toFixed(1)} failed ${failed}\n`);
+const cpu = process.cpuUsage(cpuBefore);
+process.stdout.write(`done ${(performance.now() - started).toFixed(1)} failed ${failed} cpu_ms ${((cpu.user + cpu.system) / 1000).toFixed(1)}\n`);
 await agent.close();

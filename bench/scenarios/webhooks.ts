@@ -17,7 +17,7 @@
  *    the cold drain's requests; warm with the warm drain's, after sending the cold ones.
  *  - zero duplicates per endpoint over all phases.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PER_ENDPOINT_IN_FLIGHT } from '../../src/domain/webhooks/dispatch.ts';
@@ -94,10 +94,21 @@ export async function bareSend(receiver: BenchReceiver, jobs: SignedJob[], warmu
   const file = join(dir, 'jobs.json');
   writeFileSync(file, JSON.stringify({ ca: receiver.receiver.ca, concurrency: SEND_CONCURRENCY, api, warmup, jobs }));
   const before = receiver.receipts.length;
-  const sender = await startHelper('bench/lib/bare-sender.ts', [file], /done ([\d.]+) failed (\d+)/);
+  const sender = await startHelper('bench/lib/bare-sender.ts', [file], /done ([\d.]+) failed (\d+) cpu_ms ([\d.]+)/);
   await sender.done;
   const ms = Number(sender.match[1]);
-  return { deliveriesPerS: jobs.length / (ms / 1000), failed: Number(sender.match[2]), received: receiver.receipts.length - before - warmup.length };
+  return {
+    deliveriesPerS: jobs.length / (ms / 1000),
+    cpuUsPerDelivery: (Number(sender.match[3]) * 1000) / jobs.length,
+    failed: Number(sender.match[2]),
+    received: receiver.receipts.length - before - warmup.length,
+  };
+}
+
+/** CPU time (user + system, all threads) a process has used so far, from /proc (Linux). */
+function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 10 ms
 }
 
 /** Waits for `expected` receipts after index `from`; deliveries/s from the first to the last. */
@@ -138,7 +149,9 @@ export async function webhooksScenario(opts: ScenarioOptions): Promise<ScenarioR
     const workerEnv = { ...env, WORKER_JOBS: 'webhooks' };
     const worker = await startMarquee({ role: 'worker', databaseUrl: scratch.url, env: workerEnv, ...(opts.cpuProfDir ? { cpuProfDir: opts.cpuProfDir } : {}) });
     procs.push(worker);
+    const workerCpuAtReady = processCpuMs(worker.pid);
     const cold = await measureDrain(receiver, coldFrom, 3 * n);
+    const coldWorkerCpuUs = ((processCpuMs(worker.pid) - workerCpuAtReady) * 1000) / (3 * n);
     await new Promise((r) => setTimeout(r, 500)); // its last outcomes recorded
 
     // Warm drain: freeze the running worker, queue 3N more, thaw it.
@@ -175,7 +188,9 @@ export async function webhooksScenario(opts: ScenarioOptions): Promise<ScenarioR
         live_lag_p95_ms: liveLag.p95_ms,
         live_lag_p99_ms: liveLag.p99_ms,
         drain_deliveries_per_s: round(cold.rate),
+        drain_worker_cpu_us_per_delivery: round(coldWorkerCpuUs),
         baseline_deliveries_per_s: round(bareCold.deliveriesPerS),
+        baseline_cpu_us_per_delivery: round(bareCold.cpuUsPerDelivery),
         ratio_deliveries_per_s: round(ratioCold, 3),
         warm_drain_deliveries_per_s: round(warm.rate),
         warm_baseline_deliveries_per_s: round(bareWarm.deliveriesPerS),
@@ -196,6 +211,7 @@ export async function webhooksScenario(opts: ScenarioOptions): Promise<ScenarioR
         'Lag is measured from the 201 of the order (after its commit) to the receipt, so it is a slight underestimate of commit-to-receipt.',
         `Baseline concurrency ${SEND_CONCURRENCY} = 3 endpoints × PER_ENDPOINT_IN_FLIGHT ${PER_ENDPOINT_IN_FLIGHT} (the worker's own cap).`,
         'The goal compares a new worker process draining the backlog with a new bare-loop process sending the same requests (JIT warm-up, connections and TLS handshakes on both sides). The warm pair is reported beside it: the same worker drains a second backlog queued while it was frozen (SIGSTOP), and the bare loop sends after a warm-up pass.',
+        'CPU per delivery: the worker process from ready to the last receipt of the cold drain (its startup excluded, its JIT threads included), against the bare loop process over its timed jobs (process.cpuUsage()). The worker figure is read from /proc in clock ticks of 10 ms.',
         'The baselines use undici\'s request() (response body as a stream, drained), the idiomatic bare loop. Marquee\'s sender uses undici\'s dispatcher API (no response stream); a warm bare loop on that same API is reported as warm_dispatch_baseline, with its ratio.',
       ],
     };
