@@ -23,6 +23,8 @@ export interface WorkerDeps {
   webhookResolver?: Resolver;
   /** CAs trusted by the webhook sender instead of the system's (tests' self-signed receiver). */
   webhookCa?: string | Buffer | Array<string | Buffer>;
+  /** How long an idle delivery worker waits before claiming again (default 200 ms; tests). */
+  webhookPollIntervalMs?: number;
 }
 
 export interface RunningJob {

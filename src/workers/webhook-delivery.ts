@@ -16,8 +16,10 @@
  *   handed back (only if we still hold its lease) and claimed again later.
  * - A 410 hands back the endpoint's queued rows at once; the endpoint is auto-disabled
  *   when that outcome is recorded, and claims then skip it.
- * - New work is noticed at once through the in-process wakeup, else by a short poll.
- *   stop() stops claiming, hands the queued rows back, and drains the sends in flight
+ * - New work is noticed at once: queued in this process, through the in-process wakeup;
+ *   in another (on PostgreSQL), through LISTEN on the channel the fan-out notifies. A
+ *   short poll covers anything a notification missed.
+ * - stop() stops claiming, hands the queued rows back, and drains the sends in flight
  *   and their records; a worker that dies instead leaves leases that run out, and the
  *   rows are claimed again.
  *
@@ -38,7 +40,8 @@ import {
 import { createWebhookSender, type WebhookSender } from '../domain/webhooks/sender.ts';
 import { systemResolver } from '../domain/webhooks/url-vetting.ts';
 import { onDeliveriesQueued } from '../domain/webhooks/wakeup.ts';
-import { releaseDeliveries, type ClaimedDelivery, type HeldLease } from '../db/repositories/webhooks.ts';
+import { listenOnChannel } from '../db/listen.ts';
+import { DELIVERIES_QUEUED_CHANNEL, releaseDeliveries, type ClaimedDelivery, type HeldLease } from '../db/repositories/webhooks.ts';
 import type { JobFactory, WorkerDeps } from './index.ts';
 
 /** Sends in flight at once, all endpoints together (sends are I/O, not CPU). */
@@ -285,6 +288,7 @@ export async function deliverDue(deps: WorkerDeps, limit = 1000, sender?: Webhoo
 }
 
 export const webhookDeliveryJob: JobFactory = (deps) => {
+  const pollMs = deps.webhookPollIntervalMs ?? POLL_INTERVAL_MS;
   const sender = createSenderFor(deps);
   const ctx = contextFor(deps, sender);
   let stopping = false;
@@ -304,6 +308,14 @@ export const webhookDeliveryJob: JobFactory = (deps) => {
       signal();
     }, WAKEUP_DELAY_MS),
   );
+  // Deliveries queued by other processes (ROLE=api): PostgreSQL's NOTIFY arrives after
+  // their commit. On the embedded database there is only this process.
+  const listener = deps.config.databaseUrl
+    ? listenOnChannel(deps.config.databaseUrl, DELIVERIES_QUEUED_CHANNEL, () => {
+        woken = true;
+        signal();
+      }, deps.logger)
+    : null;
 
   /** Waits for a wakeup, progress of the pump, stop(), or `ms`. */
   const idle = (ms: number) =>
@@ -329,7 +341,7 @@ export const webhookDeliveryJob: JobFactory = (deps) => {
       pump.pump(); // also hands back rows that waited too long
       const room = Math.min(CLAIM_BATCH, MAX_QUEUED - pump.queued);
       const sinceClaim = performance.now() - lastClaimAt;
-      const allowed = full || woken || pump.released >= RECLAIM_AFTER_RELEASES || sinceClaim >= POLL_INTERVAL_MS;
+      const allowed = full || woken || pump.released >= RECLAIM_AFTER_RELEASES || sinceClaim >= pollMs;
       if (allowed && pump.inFlight < MAX_IN_FLIGHT && room > 0) {
         woken = false;
         pump.released = 0;
@@ -350,7 +362,7 @@ export const webhookDeliveryJob: JobFactory = (deps) => {
         continue;
       }
       // Blocked by capacity: a finished send nudges us. Else until the poll is due.
-      await idle(allowed ? POLL_INTERVAL_MS : Math.max(1, POLL_INTERVAL_MS - sinceClaim));
+      await idle(allowed ? pollMs : Math.max(1, pollMs - sinceClaim));
     }
   })();
 
@@ -363,6 +375,7 @@ export const webhookDeliveryJob: JobFactory = (deps) => {
       pump.releaseQueued();
       await pump.settled();
       unsubscribe();
+      await listener?.close();
       await sender.close();
     },
   };
