@@ -5,7 +5,7 @@
  * sender's short DNS reuse for the pre-send vetting.
  */
 import assert from 'node:assert/strict';
-import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import { CLAIM_BATCH, PER_ENDPOINT_LEASED, claimDeliveries, leaseMs } from '../../src/domain/webhooks/dispatch.ts';
 import { claimDueDeliveries, releaseDeliveries } from '../../src/db/repositories/webhooks.ts';
 import { createWebhookSender } from '../../src/domain/webhooks/sender.ts';
@@ -15,7 +15,7 @@ import type { WorkerDeps } from '../../src/workers/index.ts';
 import { DeliveryPump, MAX_IN_FLIGHT, RECORD_MARGIN_MS, createSenderFor, deliverDue } from '../../src/workers/webhook-delivery.ts';
 import type { TestApp, TestOrganizer } from '../helpers/app.ts';
 import { startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver.ts';
-import { attemptLogOf, createWebhookTestApp, fakeResolver, silentLogger, workerDepsFor } from './helpers.ts';
+import { attemptLogOf, fakeResolver, silentLogger, useWebhookFixture } from './helpers.ts';
 
 const SECOND = 1000;
 
@@ -24,23 +24,8 @@ describe('webhook delivery in batches', () => {
   let org: TestOrganizer;
   let receiver: HttpsReceiver;
   let deps: WorkerDeps;
-
-  before(async () => {
-    receiver = await startHttpsReceiver();
-    t = await createWebhookTestApp();
-    org = await t.createOrganizer();
-    deps = workerDepsFor(t, receiver);
-  });
-  after(async () => {
-    await t.close();
-    await receiver.close();
-  });
-  beforeEach(() => {
-    receiver.requests.length = 0;
-    receiver.setHandler((_req, res) => {
-      res.writeHead(200).end();
-    });
-  });
+  const fixture = useWebhookFixture();
+  before(() => ({ t, org, receiver, deps } = fixture));
   afterEach(async () => {
     await t.database.db.deleteFrom('webhook_endpoints').execute();
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
-import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import { afterEach, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { claimDeliveries, leaseMs } from '../../src/domain/webhooks/dispatch.ts';
 import type { Resolver } from '../../src/domain/webhooks/url-vetting.ts';
@@ -9,8 +9,8 @@ import type { WorkerDeps } from '../../src/workers/index.ts';
 import { createSenderFor, deliverDue, webhookDeliveryJob } from '../../src/workers/webhook-delivery.ts';
 import { purgeExpired } from '../../src/workers/retention-purge.ts';
 import { problemOf, type TestApp, type TestOrganizer } from '../helpers/app.ts';
-import { startHttpsReceiver, type HttpsReceiver, type ReceiverHandler } from '../helpers/https-receiver.ts';
-import { attemptLogOf, createWebhookTestApp, fakeResolver, verifyDelivery, workerDepsFor } from './helpers.ts';
+import type { HttpsReceiver, ReceiverHandler } from '../helpers/https-receiver.ts';
+import { attemptLogOf, fakeResolver, useWebhookFixture, verifyDelivery } from './helpers.ts';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -26,21 +26,8 @@ describe('webhook delivery', () => {
   let org: TestOrganizer;
   let receiver: HttpsReceiver;
   let deps: WorkerDeps;
-
-  before(async () => {
-    receiver = await startHttpsReceiver();
-    t = await createWebhookTestApp();
-    org = await t.createOrganizer();
-    deps = workerDepsFor(t, receiver);
-  });
-  after(async () => {
-    await t.close();
-    await receiver.close();
-  });
-  beforeEach(() => {
-    receiver.requests.length = 0;
-    receiver.setHandler(respond(200));
-  });
+  const fixture = useWebhookFixture();
+  before(() => ({ t, org, receiver, deps } = fixture));
   afterEach(async () => {
     // Each test starts with nothing due: finish or drop what a test left behind.
     await t.database.db.deleteFrom('webhook_endpoints').execute();

@@ -4,14 +4,15 @@
  * at a chosen "now" (the package checks freshness against Date.now()).
  */
 import type { FastifyBaseLogger } from 'fastify';
+import { after, before, beforeEach } from 'node:test';
 import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import type { Db } from '../../src/db/client.ts';
 import type { DeliveryAttemptLogEntry } from '../../src/db/schema.ts';
 import type { Resolver } from '../../src/domain/webhooks/url-vetting.ts';
 import type { WorkerDeps } from '../../src/workers/index.ts';
-import { createTestApp, type TestApp, type TestAppOptions } from '../helpers/app.ts';
-import type { HttpsReceiver, ReceivedRequest } from '../helpers/https-receiver.ts';
+import { createTestApp, type TestApp, type TestAppOptions, type TestOrganizer } from '../helpers/app.ts';
+import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from '../helpers/https-receiver.ts';
 
 export const silentLogger = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
 
@@ -44,6 +45,39 @@ export async function createWebhookTestApp(opts: TestAppOptions = {}): Promise<T
   const t = await createTestApp(opts);
   t.app.deps.webhookResolver = fakeResolver;
   return t;
+}
+
+export interface WebhookFixture {
+  t: TestApp;
+  org: TestOrganizer;
+  receiver: HttpsReceiver;
+  deps: WorkerDeps;
+}
+
+/**
+ * The setup the delivery tests share, registered in the calling describe(): an app with
+ * the fake DNS, an organizer, an HTTPS receiver (its log emptied and answering 200 again
+ * before each test) and worker deps trusting it. The fields are filled in by before().
+ */
+export function useWebhookFixture(): WebhookFixture {
+  const fixture = {} as WebhookFixture;
+  before(async () => {
+    fixture.receiver = await startHttpsReceiver();
+    fixture.t = await createWebhookTestApp();
+    fixture.org = await fixture.t.createOrganizer();
+    fixture.deps = workerDepsFor(fixture.t, fixture.receiver);
+  });
+  after(async () => {
+    await fixture.t.close();
+    await fixture.receiver.close();
+  });
+  beforeEach(() => {
+    fixture.receiver.requests.length = 0;
+    fixture.receiver.setHandler((_req, res) => {
+      res.writeHead(200).end();
+    });
+  });
+  return fixture;
 }
 
 /** Worker dependencies on the test app's database and clock, trusting the receiver's CA. */

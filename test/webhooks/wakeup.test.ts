@@ -5,15 +5,15 @@
  * at once rather than at its next poll.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { listenOnChannel, type ChannelListener } from '../../src/db/listen.ts';
 import { DELIVERIES_QUEUED_CHANNEL, insertDomainEventWithDeliveries } from '../../src/db/repositories/webhooks.ts';
 import { withTransaction } from '../../src/db/transaction.ts';
 import { webhookDeliveryJob } from '../../src/workers/webhook-delivery.ts';
 import type { TestApp, TestOrganizer } from '../helpers/app.ts';
 import { onPostgres } from '../helpers/database.ts';
-import { startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver.ts';
-import { createWebhookTestApp, silentLogger, workerDepsFor } from './helpers.ts';
+import type { HttpsReceiver } from '../helpers/https-receiver.ts';
+import { silentLogger, useWebhookFixture, workerDepsFor } from './helpers.ts';
 
 const skip = !onPostgres && 'LISTEN/NOTIFY wakeups are for PostgreSQL (the embedded database is one process)';
 
@@ -30,16 +30,8 @@ describe('delivery wakeups across processes (LISTEN/NOTIFY)', { skip }, () => {
   let t: TestApp;
   let org: TestOrganizer;
   let receiver: HttpsReceiver;
-
-  before(async () => {
-    receiver = await startHttpsReceiver();
-    t = await createWebhookTestApp();
-    org = await t.createOrganizer();
-  });
-  after(async () => {
-    await t.close();
-    await receiver.close();
-  });
+  const fixture = useWebhookFixture();
+  before(() => ({ t, org, receiver } = fixture));
 
   /** An event queued the way another process's sale queues it (no in-process wakeup). */
   const queue = (db = t.database.db, type = 'order.created') =>
