@@ -17,8 +17,8 @@
  * - A 410 hands back the endpoint's queued rows at once; the endpoint is auto-disabled
  *   when that outcome is recorded, and claims then skip it.
  * - New work is noticed at once: queued in this process, through the in-process wakeup;
- *   in another (on PostgreSQL), through LISTEN on the channel the fan-out notifies. A
- *   short poll covers anything a notification missed.
+ *   in another (on PostgreSQL), through LISTEN on the channel that every insert of
+ *   deliveries notifies (a trigger). A short poll covers anything a notification missed.
  * - stop() stops claiming, hands the queued rows back, and drains the sends in flight
  *   and their records; a worker that dies instead leaves leases that run out, and the
  *   rows are claimed again.

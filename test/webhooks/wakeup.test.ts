@@ -1,8 +1,8 @@
 /**
- * Cross-process wakeups on PostgreSQL: the fan-out's NOTIFY reaches listening workers when
- * the transaction commits (never before, never for a rollback or an event nobody is
- * subscribed to), and a ROLE=worker process sends a delivery queued by another process
- * at once rather than at its next poll.
+ * Cross-process wakeups on PostgreSQL: the NOTIFY of queued deliveries reaches listening
+ * workers when the transaction commits (never before, never for a rollback or an event
+ * nobody is subscribed to, and for a redeliver too), and a ROLE=worker process sends a
+ * delivery queued by another process at once rather than at its next poll.
  */
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
@@ -37,7 +37,7 @@ describe('delivery wakeups across processes (LISTEN/NOTIFY)', { skip }, () => {
   const queue = (db = t.database.db, type = 'order.created') =>
     insertDomainEventWithDeliveries(db, { organizerId: org.id, type, data: '{"order_id":"x"}', at: t.clock.now(), fanOut: true });
 
-  test('the fan-out notifies at commit: not before it, not for a rollback, not when nothing was queued', async () => {
+  test('queuing deliveries notifies at commit: not before it, not for a rollback, not when nothing was queued', async () => {
     let heard = 0;
     const listener: ChannelListener = listenOnChannel(t.database.url!, DELIVERIES_QUEUED_CHANNEL, () => heard++, silentLogger);
     try {
@@ -61,6 +61,11 @@ describe('delivery wakeups across processes (LISTEN/NOTIFY)', { skip }, () => {
       assert.equal((await queue()).queued, 1);
       await until(() => heard, 2, 5000);
       assert.equal(heard, 2);
+      // Every way a delivery is queued notifies, a redeliver through the API too.
+      const [delivered] = await t.database.db.selectFrom('webhook_deliveries').select('id').execute();
+      const redeliver = await t.api(org.key, 'POST', `/v1/webhook_deliveries/${delivered!.id}/redeliver`);
+      assert.equal(redeliver.statusCode, 201, redeliver.body);
+      await until(() => heard, 3, 5000);
     } finally {
       await listener.close();
       await t.database.db.deleteFrom('webhook_endpoints').execute();

@@ -61,15 +61,16 @@ export async function autoDisableEndpoint(db: Executor, id: string, reason: stri
 
 // ---------------------------------------------------------------- deliveries
 
-/** The channel the fan-out notifies when it queued deliveries (delivery workers LISTEN on it). */
+/**
+ * The channel a statement that inserts deliveries notifies (a trigger,
+ * migrations/0010_notify_deliveries_queued.sql); delivery workers LISTEN on it.
+ */
 export const DELIVERIES_QUEUED_CHANNEL = 'marquee_deliveries_queued';
 
 /**
  * A domain event and its fan-out in one statement: the event row, and (when `fanOut`) a
- * pending delivery for every enabled endpoint of the organizer subscribed to the type,
- * and, when it queued any, a NOTIFY on DELIVERIES_QUEUED_CHANNEL, which PostgreSQL
- * delivers to the listening workers when the transaction commits (never if it rolls
- * back). One round trip instead of two matters: every sale and check-in emits an event.
+ * pending delivery for every enabled endpoint of the organizer subscribed to the type.
+ * One round trip instead of two matters: every sale and check-in emits an event.
  * Returns the event id and how many deliveries it queued.
  */
 export async function insertDomainEventWithDeliveries(
@@ -88,12 +89,8 @@ export async function insertDomainEventWithDeliveries(
       WHERE ${event.fanOut} AND w.organizer_id = ${event.organizerId}
         AND w.status = 'enabled' AND ${event.type} = ANY (w.event_types)
       RETURNING 1
-    ), notified AS (
-      SELECT pg_notify(${DELIVERIES_QUEUED_CHANNEL}, '') FROM (SELECT 1) one WHERE EXISTS (SELECT 1 FROM queued)
     )
-    SELECT event.id, (SELECT count(*) FROM queued)::int AS queued,
-           (SELECT count(*) FROM notified) AS notified -- a CTE runs only when referenced
-    FROM event
+    SELECT event.id, (SELECT count(*) FROM queued)::int AS queued FROM event
   `.execute(db);
   return result.rows[0]!;
 }
