@@ -21,8 +21,3 @@ export function updateOrganizer(db: Executor, id: string, values: Updateable<Org
     .returningAll()
     .executeTakeFirst();
 }
-
-export async function countOrganizers(db: Executor): Promise<number> {
-  const row = await db.selectFrom('organizers').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  return Number(row.n);
-}

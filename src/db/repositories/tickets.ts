@@ -1,13 +1,8 @@
 /** SQL for tickets: issue, read, list, and the conditional updates of check-in, refund, cancel, transfer. */
-import { sql, type Insertable } from 'kysely';
+import { sql } from 'kysely';
 import type { Executor } from '../transaction.ts';
-import type { TicketsTable } from '../schema.ts';
 
 export type TicketRow = Awaited<ReturnType<typeof findTicket>> & {};
-
-export function insertTickets(db: Executor, values: Insertable<TicketsTable>[]) {
-  return db.insertInto('tickets').values(values).returningAll().execute();
-}
 
 export function findTicket(db: Executor, organizerId: string, id: string) {
   return db.selectFrom('tickets').selectAll().where('id', '=', id).where('organizer_id', '=', organizerId).executeTakeFirst();

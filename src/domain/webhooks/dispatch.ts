@@ -134,12 +134,6 @@ export async function sendAttempt(ctx: DispatchContext, row: ClaimedDelivery): P
   };
 }
 
-/** Sends one claimed delivery and records the attempt on its own. */
-export async function attemptDelivery(ctx: DispatchContext, row: ClaimedDelivery): Promise<DeliveryOutcome> {
-  const [outcome] = await recordAttempts(ctx, [await sendAttempt(ctx, row)]);
-  return outcome!;
-}
-
 /**
  * Records a group of finished attempts: one statement updates every delivery still
  * leased by us and logs its attempt. When some of them failed, the same transaction
