@@ -12,37 +12,17 @@
  * (SIGCONT); the drain of the 3 × orders deliveries is what is measured. A diagnostic
  * for bench/README.md ("Session 3"), not part of `npm run bench`.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { createScratchDb, PG_ADMIN_URL, withClient } from './lib/db.ts';
 import { startMarquee, type MarqueeProcess } from './lib/marquee.ts';
+import { postgresPids, processCpuMs } from './lib/proc-cpu.ts';
 import { startBenchReceiver } from './lib/receiver.ts';
 import { placeOrders, setupWebhooks } from './scenarios/webhooks.ts';
 
 const orders = Number(process.argv[2] ?? 5000);
 
-/** CPU seconds (user + system, all threads) a process has used, or 0 if it is gone. */
-function cpuSeconds(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
-}
-
-function postgresPids(): number[] {
-  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('postgres');
-    } catch {
-      return false;
-    }
-  });
-}
-
 function snapshot(worker: number) {
-  return { worker: cpuSeconds(worker), receiver: cpuSeconds(process.pid), postgres: new Map(postgresPids().map((pid) => [pid, cpuSeconds(pid)])) };
+  return { worker: processCpuMs(worker), receiver: processCpuMs(process.pid), postgres: new Map(postgresPids().map((pid) => [pid, processCpuMs(pid)])) };
 }
 
 async function statementsAvailable(admin: pg.Client): Promise<boolean> {
@@ -89,7 +69,7 @@ try {
   const times = drained.map((r) => r.at);
   const n = drained.length;
   const postgres = [...after.postgres].reduce((sum, [pid, s]) => sum + s - (before.postgres.get(pid) ?? 0), 0);
-  const perDelivery = (seconds: number) => Math.round((seconds * 1e6) / n);
+  const perDelivery = (ms: number) => Math.round((ms * 1000) / n);
   const tables = await withClient(scratch.url, (c) => c.query(
     "SELECT n_tup_upd::int AS updates, n_tup_hot_upd::int AS hot_updates FROM pg_stat_user_tables WHERE relname = 'webhook_deliveries'"));
   const statements = withStatements

@@ -17,11 +17,12 @@
  *    the cold drain's requests; warm with the warm drain's, after sending the cold ones.
  *  - zero duplicates per endpoint over all phases.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PER_ENDPOINT_IN_FLIGHT } from '../../src/domain/webhooks/dispatch.ts';
 import { startHelper } from '../lib/child.ts';
+import { processCpuMs } from '../lib/proc-cpu.ts';
 import { createScratchDb } from '../lib/db.ts';
 import { runLoad } from '../lib/load.ts';
 import { createEvent, createOrganizerWithKey, mustCall, startMarquee, type MarqueeProcess } from '../lib/marquee.ts';
@@ -103,12 +104,6 @@ export async function bareSend(receiver: BenchReceiver, jobs: SignedJob[], warmu
     failed: Number(sender.match[2]),
     received: receiver.receipts.length - before - warmup.length,
   };
-}
-
-/** CPU time (user + system, all threads) a process has used so far, from /proc (Linux). */
-function processCpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 10 ms
 }
 
 /** Waits for `expected` receipts after index `from`; deliveries/s from the first to the last. */
