@@ -301,21 +301,16 @@ export const webhookDeliveryJob: JobFactory = (deps) => {
     nudge = null;
     resolve?.();
   };
+  /** New deliveries were queued: claim again at once. */
+  const wake = () => {
+    woken = true;
+    signal();
+  };
   const pump = new DeliveryPump(ctx, deps.logger, { maxInFlight: MAX_IN_FLIGHT, keepOutcomes: false, onProgress: signal });
-  const unsubscribe = onDeliveriesQueued(() =>
-    setTimeout(() => {
-      woken = true;
-      signal();
-    }, WAKEUP_DELAY_MS),
-  );
+  const unsubscribe = onDeliveriesQueued(() => setTimeout(wake, WAKEUP_DELAY_MS));
   // Deliveries queued by other processes (ROLE=api): PostgreSQL's NOTIFY arrives after
   // their commit. On the embedded database there is only this process.
-  const listener = deps.config.databaseUrl
-    ? listenOnChannel(deps.config.databaseUrl, DELIVERIES_QUEUED_CHANNEL, () => {
-        woken = true;
-        signal();
-      }, deps.logger)
-    : null;
+  const listener = deps.config.databaseUrl ? listenOnChannel(deps.config.databaseUrl, DELIVERIES_QUEUED_CHANNEL, wake, deps.logger) : null;
 
   /** Waits for a wakeup, progress of the pump, stop(), or `ms`. */
   const idle = (ms: number) =>
