@@ -37,10 +37,29 @@ export interface Config {
   logLevel: string;
 }
 
+/** One invalid variable: its name and what is wrong with it. */
+export interface ConfigProblem {
+  variable: string;
+  message: string;
+}
+
+/**
+ * Every invalid variable of one start, reported together so an operator fixes them all
+ * in one go. With one problem the message is a single line naming the variable.
+ */
 export class ConfigError extends Error {
-  constructor(readonly variable: string, message: string) {
-    super(`Invalid configuration: ${variable} ${message}`);
+  readonly problems: readonly ConfigProblem[];
+
+  constructor(problems: ConfigProblem[]) {
+    const lines = problems.map((p) => `${p.variable} ${p.message}`);
+    super(lines.length === 1 ? `Invalid configuration: ${lines[0]}` : `Invalid configuration:\n  ${lines.join('\n  ')}`);
     this.name = 'ConfigError';
+    this.problems = Object.freeze([...problems]);
+  }
+
+  /** The first variable named (the only one when there is one problem). */
+  get variable(): string {
+    return this.problems[0]?.variable ?? '';
   }
 }
 
@@ -55,105 +74,141 @@ export function parseDuration(text: string): number | undefined {
 
 type Env = Record<string, string | undefined>;
 
-function read(env: Env, name: string, fallback: string): string {
-  const value = env[name];
-  return value === undefined || value === '' ? fallback : value;
-}
+/**
+ * Reads typed values from the environment and collects every invalid one instead of
+ * stopping at the first: a reader returns the default for a bad value and records the
+ * problem; loadConfig() throws them all at the end.
+ */
+class EnvReader {
+  readonly problems: ConfigProblem[] = [];
 
-function optional(env: Env, name: string): string | undefined {
-  const value = env[name];
-  return value === undefined || value === '' ? undefined : value;
-}
+  constructor(private readonly env: Env) {}
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const text = read(env, name, String(fallback));
-  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
-    throw new ConfigError(name, `must be an integer from ${min} to ${max}, got "${text}".`);
+  invalid(variable: string, message: string): void {
+    this.problems.push({ variable, message });
   }
-  return Number(text);
-}
 
-function boolean(env: Env, name: string, fallback: boolean): boolean {
-  const text = read(env, name, String(fallback)).toLowerCase();
-  if (text === 'true' || text === '1') return true;
-  if (text === 'false' || text === '0') return false;
-  throw new ConfigError(name, `must be true or false, got "${text}".`);
-}
+  text(name: string, fallback: string): string {
+    const value = this.env[name];
+    return value === undefined || value === '' ? fallback : value;
+  }
 
-function duration(env: Env, name: string, fallback: string): number {
-  const text = read(env, name, fallback);
-  const ms = parseDuration(text);
-  if (ms === undefined || ms <= 0) throw new ConfigError(name, `must be a duration like 50ms, 2s, 10m or 1h, got "${text}".`);
-  return ms;
-}
+  optional(name: string): string | undefined {
+    const value = this.env[name];
+    return value === undefined || value === '' ? undefined : value;
+  }
 
-function workerJobs(env: Env): readonly WorkerJobKind[] {
-  const text = read(env, 'WORKER_JOBS', WORKER_JOB_KINDS.join(','));
-  const kinds = text.split(',').map((part) => part.trim());
-  for (const kind of kinds) {
-    if (!(WORKER_JOB_KINDS as readonly string[]).includes(kind)) {
-      throw new ConfigError('WORKER_JOBS', `must be a comma-separated list of ${WORKER_JOB_KINDS.join(', ')}, got "${kind}".`);
+  integer(name: string, fallback: number, min: number, max: number): number {
+    const text = this.text(name, String(fallback));
+    if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
+      this.invalid(name, `must be an integer from ${min} to ${max}, got "${text}".`);
+      return fallback;
     }
+    return Number(text);
+  }
+
+  boolean(name: string, fallback: boolean): boolean {
+    const text = this.text(name, String(fallback)).toLowerCase();
+    if (text === 'true' || text === '1') return true;
+    if (text === 'false' || text === '0') return false;
+    this.invalid(name, `must be true or false, got "${text}".`);
+    return fallback;
+  }
+
+  /** A duration like `2s`; `fallback` is written the same way. */
+  duration(name: string, fallback: string): number {
+    const text = this.text(name, fallback);
+    const ms = parseDuration(text);
+    if (ms === undefined || ms <= 0) {
+      this.invalid(name, `must be a duration like 50ms, 2s, 10m or 1h, got "${text}".`);
+      return parseDuration(fallback)!;
+    }
+    return ms;
+  }
+
+  oneOf<T extends string>(name: string, fallback: T, allowed: readonly T[], wording: string): T {
+    const text = this.text(name, fallback);
+    if (!(allowed as readonly string[]).includes(text)) {
+      this.invalid(name, `must be ${wording}, got "${text}".`);
+      return fallback;
+    }
+    return text as T;
+  }
+
+  url(name: string, protocols: string[]): string | undefined {
+    const text = this.optional(name);
+    if (text === undefined) return undefined;
+    let parsed: URL;
+    try {
+      parsed = new URL(text);
+    } catch {
+      this.invalid(name, 'must be a URL.');
+      return undefined;
+    }
+    if (!protocols.includes(parsed.protocol)) {
+      this.invalid(name, `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}.`);
+      return undefined;
+    }
+    return text;
+  }
+}
+
+function workerJobs(read: EnvReader): readonly WorkerJobKind[] {
+  const text = read.text('WORKER_JOBS', WORKER_JOB_KINDS.join(','));
+  const kinds = text.split(',').map((part) => part.trim());
+  const unknown = kinds.find((kind) => !(WORKER_JOB_KINDS as readonly string[]).includes(kind));
+  if (unknown !== undefined) {
+    read.invalid('WORKER_JOBS', `must be a comma-separated list of ${WORKER_JOB_KINDS.join(', ')}, got "${unknown}".`);
+    return WORKER_JOB_KINDS;
   }
   return Object.freeze([...new Set(kinds as WorkerJobKind[])]);
 }
 
-function url(env: Env, name: string, protocols: string[]): string | undefined {
-  const text = optional(env, name);
-  if (text === undefined) return undefined;
-  let parsed: URL;
-  try {
-    parsed = new URL(text);
-  } catch {
-    throw new ConfigError(name, 'must be a URL.');
+const DEFAULT_RETRY_DELAYS = '30s,2m,10m,1h,6h,24h';
+
+function retryDelays(read: EnvReader): number[] {
+  const parts = read.text('WEBHOOK_RETRY_DELAYS', DEFAULT_RETRY_DELAYS).split(',');
+  const bad = parts.find((part) => parseDuration(part) === undefined);
+  if (bad !== undefined) {
+    read.invalid('WEBHOOK_RETRY_DELAYS', `must be a comma-separated list of durations like 30s,2m,10m, got "${bad}".`);
+    return DEFAULT_RETRY_DELAYS.split(',').map((part) => parseDuration(part)!);
   }
-  if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(name, `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}.`);
-  }
-  return text;
+  return parts.map((part) => parseDuration(part)!);
 }
 
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** Reads and validates every variable; throws one ConfigError listing all invalid ones. */
 export function loadConfig(env: Env = process.env): Readonly<Config> {
-  const role = read(env, 'ROLE', 'all');
-  if (role !== 'api' && role !== 'worker' && role !== 'all') {
-    throw new ConfigError('ROLE', `must be api, worker or all, got "${role}".`);
-  }
-  const delays = read(env, 'WEBHOOK_RETRY_DELAYS', '30s,2m,10m,1h,6h,24h').split(',').map((part) => {
-    const ms = parseDuration(part);
-    if (ms === undefined) throw new ConfigError('WEBHOOK_RETRY_DELAYS', `must be a comma-separated list of durations like 30s,2m,10m, got "${part}".`);
-    return ms;
-  });
-  const adminToken = optional(env, 'ADMIN_TOKEN');
-  if (adminToken !== undefined && adminToken.length < 16) {
-    throw new ConfigError('ADMIN_TOKEN', 'must be at least 16 characters.');
-  }
-  const logLevel = read(env, 'LOG_LEVEL', 'info');
-  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
-    throw new ConfigError('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}".`);
-  }
-  return Object.freeze({
-    port: integer(env, 'PORT', 3000, 0, 65535),
-    host: read(env, 'HOST', '127.0.0.1'),
-    dataDir: read(env, 'DATA_DIR', './data'),
-    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
-    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 1, 1000),
-    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+  const read = new EnvReader(env);
+  const role = read.oneOf<Role>('ROLE', 'all', ['api', 'worker', 'all'], 'api, worker or all');
+  const adminToken = read.optional('ADMIN_TOKEN');
+  if (adminToken !== undefined && adminToken.length < 16) read.invalid('ADMIN_TOKEN', 'must be at least 16 characters.');
+  const config: Config = {
+    port: read.integer('PORT', 3000, 0, 65535),
+    host: read.text('HOST', '127.0.0.1'),
+    dataDir: read.text('DATA_DIR', './data'),
+    databaseUrl: read.url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    databasePoolSize: read.integer('DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 1, 1000),
+    redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:']),
     adminToken,
     role,
-    workerJobs: workerJobs(env),
-    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
-    mailFrom: read(env, 'MAIL_FROM', 'Marquee <no-reply@localhost>'),
-    webhookAllowLoopback: boolean(env, 'WEBHOOK_ALLOW_LOOPBACK', false),
-    webhookRetryDelaysMs: delays,
-    webhookTimeoutMs: duration(env, 'WEBHOOK_TIMEOUT', '15s'),
+    workerJobs: workerJobs(read),
+    smtpUrl: read.url('SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: read.text('MAIL_FROM', 'Marquee <no-reply@localhost>'),
+    webhookAllowLoopback: read.boolean('WEBHOOK_ALLOW_LOOPBACK', false),
+    webhookRetryDelaysMs: retryDelays(read),
+    webhookTimeoutMs: read.duration('WEBHOOK_TIMEOUT', '15s'),
     rateLimits: Object.freeze({
-      preauth: integer(env, 'RATE_LIMIT_PREAUTH_PER_MIN', 600, 1, 10_000_000),
-      read: integer(env, 'RATE_LIMIT_READ_PER_MIN', 300, 1, 10_000_000),
-      write: integer(env, 'RATE_LIMIT_WRITE_PER_MIN', 60, 1, 10_000_000),
+      preauth: read.integer('RATE_LIMIT_PREAUTH_PER_MIN', 600, 1, 10_000_000),
+      read: read.integer('RATE_LIMIT_READ_PER_MIN', 300, 1, 10_000_000),
+      write: read.integer('RATE_LIMIT_WRITE_PER_MIN', 60, 1, 10_000_000),
     }),
-    trustProxy: boolean(env, 'TRUST_PROXY', false),
-    logLevel,
-  });
+    trustProxy: read.boolean('TRUST_PROXY', false),
+    logLevel: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS, `one of ${LOG_LEVELS.join(', ')}`),
+  };
+  if (read.problems.length > 0) throw new ConfigError(read.problems);
+  return Object.freeze(config);
 }
 
 /** Reads `.env` into process.env (variables already set win), as operations.md promises. */

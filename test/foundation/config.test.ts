@@ -48,6 +48,20 @@ describe('configuration', () => {
     [{ ADMIN_TOKEN: 'short' }, 'Invalid configuration: ADMIN_TOKEN must be at least 16 characters.'],
     [{ SMTP_URL: 'http://mail' }, 'Invalid configuration: SMTP_URL must be a URL starting with smtp:// or smtps://.'],
   ];
+  test('every invalid variable is reported at once, one line each', () => {
+    assert.throws(
+      () => loadConfig({ PORT: 'abc', ROLE: 'cron', WEBHOOK_TIMEOUT: '15' }),
+      (err: unknown) =>
+        err instanceof ConfigError &&
+        err.message ===
+          'Invalid configuration:\n' +
+            '  ROLE must be api, worker or all, got "cron".\n' +
+            '  PORT must be an integer from 0 to 65535, got "abc".\n' +
+            '  WEBHOOK_TIMEOUT must be a duration like 50ms, 2s, 10m or 1h, got "15".' &&
+        err.problems.map((p) => p.variable).join(',') === 'ROLE,PORT,WEBHOOK_TIMEOUT',
+    );
+  });
+
   for (const [env, message] of invalid) {
     test(`rejects ${Object.keys(env)[0]}=${Object.values(env)[0]}`, () => {
       assert.throws(() => loadConfig(env), (err: unknown) => err instanceof ConfigError && err.message === message);
