@@ -18,6 +18,7 @@ import { DEFAULT_IDEMPOTENCY_SETTINGS, type IdempotencySettings } from './http/p
 import { preauthRateLimit } from './http/plugins/rate-limit.ts';
 import { createRateLimiter, type RateLimiter } from './http/rate-limit/limiter.ts';
 import { registerJsonParser } from './http/json-body.ts';
+import { refuseUnstorableQueryText } from './http/query-text.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { adminRoutes } from './http/routes/admin/index.ts';
 import { healthRoutes } from './http/routes/health.ts';
@@ -123,6 +124,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   // Pre-auth rate limit per client IP: every request, before any authentication, after
   // the CORS hook so that a 429 is readable by browser callers too.
   app.addHook('onRequest', preauthRateLimit);
+  app.addHook('preValidation', refuseUnstorableQueryText);
 
   await app.register(swagger, { openapi: openApiDocument });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: '/v1/openapi.json' } });

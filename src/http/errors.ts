@@ -5,6 +5,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { TIMESTAMP_RANGE_TEXT } from '../lib/timestamps.ts';
 
 export class ApiError extends Error {
   constructor(
@@ -85,11 +86,17 @@ export function describeValidationError(error: AjvError, part: string): string {
       if (field === 'body') return 'Request body must be a JSON object.';
       return `${field} must be of type ${String(error.params.type)}.`;
     case 'format':
-      return `${field} must be a valid ${String(error.params.format)}.`;
+      return `${field} ${FORMAT_RULES[String(error.params.format)] ?? `must be a valid ${String(error.params.format)}`}.`;
     default:
       return `${field} ${error.message ?? 'is invalid'}.`;
   }
 }
+
+/** How each string format is written, in the words of a 400 (docs/validation.md). */
+const FORMAT_RULES: Record<string, string> = {
+  uuid: 'must be a UUID in the form xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx (hex digits)',
+  'date-time': `must be an RFC 3339 date-time with a time zone, such as 2030-06-30T19:30:00Z, ${TIMESTAMP_RANGE_TEXT} (seconds 00 to 59)`,
+};
 
 const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'headers' };
 

@@ -3,19 +3,43 @@
  * and no silent removal of unknown keys, so strict bodies answer 400 naming the key.
  * Query strings and path parameters arrive as text, so they are coerced, and
  * `expand[]=a` style arrays are accepted.
+ *
+ * Two formats are stricter than ajv-formats' (docs/validation.md): `uuid` is only the
+ * canonical 8-4-4-4-12 hex form (no `urn:uuid:` prefix, no braces), and `date-time` is a
+ * calendar-correct RFC 3339 instant in the range both engines store exactly. The
+ * `x-lowercase` keyword lowercases an accepted value in place, so ids are compared in
+ * one case from the edge on.
  */
 import { Ajv, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
+import { isAcceptedTimestamp } from '../lib/timestamps.ts';
 
 // ajv-formats is CommonJS; its default export sits one level down under ESM interop.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
 
 const shared: Options = { allErrors: false, useDefaults: true, removeAdditional: false, strict: false };
 
+export const CANONICAL_UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+/** Schema keyword: lowercase the (already valid) string in place. */
+export const LOWERCASE_KEYWORD = 'x-lowercase';
+
 function makeAjv(options: Options): Ajv {
   const ajv = new Ajv({ ...shared, ...options });
   addFormats(ajv);
+  ajv.addFormat('uuid', CANONICAL_UUID);
+  ajv.addFormat('date-time', { type: 'string', validate: isAcceptedTimestamp });
+  ajv.addKeyword({
+    keyword: LOWERCASE_KEYWORD,
+    type: 'string',
+    modifying: true,
+    errors: false,
+    validate(enabled: boolean, data: string, _schema: unknown, where?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number }) {
+      if (enabled && where?.parentData !== undefined) where.parentData[where.parentDataProperty] = data.toLowerCase();
+      return true;
+    },
+  });
   return ajv;
 }
 

@@ -114,8 +114,8 @@ describe('admin holds', () => {
     await expect400({ kind: 'cart', quantity: 1, note: 'x' }, 'Unknown field `note` in body.');
     await expect400({ kind: 'allocation', quantity: 1, expires_at: '2030-01-01T00:00:00Z' }, '`expires_at` is for cart holds only; a hold allocation does not expire.');
     await expect400({ kind: 'cart', quantity: 1, expires_at: t.clock.now().toISOString() }, '`expires_at` must be in the future.');
-    await expect400({ kind: 'cart', quantity: 1, expires_at: 'soon' }, '`expires_at` must be a valid date-time.');
-    await expect400({ kind: 'cart', quantity: 1, ticket_type_id: 'abc' }, '`ticket_type_id` must be a valid uuid.');
+    await expect400({ kind: 'cart', quantity: 1, expires_at: 'soon' }, '`expires_at` must be an RFC 3339 date-time with a time zone, such as 2030-06-30T19:30:00Z, from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z (seconds 00 to 59).');
+    await expect400({ kind: 'cart', quantity: 1, ticket_type_id: 'abc' }, '`ticket_type_id` must be a UUID in the form xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx (hex digits).');
     await expect400({ kind: 'cart', quantity: 1, ticket_type_id: UNKNOWN }, `Ticket type ${UNKNOWN} has no active price on performance ${pid}.`);
     const other = await createEvent(t, org.key);
     await expect400({ kind: 'cart', quantity: 1, ticket_type_id: other.ticket_types[0]!.id }, `Ticket type ${other.ticket_types[0]!.id} has no active price on performance ${pid}.`);

@@ -91,7 +91,7 @@ describe('POST /v1/events', () => {
 
     test('performance starts_at: required, a timestamp; ends_at before starts_at refused', async () => {
       await expect400(eventBody(t, { performances: [{ capacity: 10 }] }), 'Missing required field `performances.0.starts_at` in body.');
-      await expect400(eventBody(t, { performances: [{ starts_at: 'next friday', capacity: 10 }] }), '`performances.0.starts_at` must be a valid date-time.');
+      await expect400(eventBody(t, { performances: [{ starts_at: 'next friday', capacity: 10 }] }), '`performances.0.starts_at` must be an RFC 3339 date-time with a time zone, such as 2030-06-30T19:30:00Z, from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z (seconds 00 to 59).');
       await expect400(
         eventBody(t, { performances: [{ starts_at: '2026-07-01T19:00:00Z', capacity: 10 }, { starts_at: '2026-07-02T19:00:00Z', ends_at: '2026-07-02T18:59:59Z', capacity: 10 }] }),
         '`performances.1.ends_at` must not be before its `starts_at`.',
@@ -164,7 +164,7 @@ describe('POST /v1/events', () => {
       await expect400(eventBody(t, { venue: 'offline' }), '`venue` must be "online".');
       await expect400(eventBody(t, { venue: {} }), '`venue` must be `{"id": …}` of an existing venue, `{"name": …}`, or the string "online".');
       await expect400(eventBody(t, { venue: { id: '00000000-0000-4000-8000-000000000000', name: 'Both' } }), '`venue` must be `{"id": …}` of an existing venue, `{"name": …}`, or the string "online".');
-      await expect400(eventBody(t, { venue: { id: 'nope' } }), '`venue.id` must be a valid uuid.');
+      await expect400(eventBody(t, { venue: { id: 'nope' } }), '`venue.id` must be a UUID in the form xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx (hex digits).');
       await expect400(eventBody(t, { venue: { name: '   ' } }), '`venue.name` must not be blank.');
     });
 

@@ -29,7 +29,7 @@ describe('GET /v1/events and GET /v1/events/{id}', () => {
       ['limit=ten', '`limit` must be of type integer.'],
       [`starting_after=${UNKNOWN}`, `starting_after \`${UNKNOWN}\` is not the id of an item in this list.`],
       [`starting_after=${other.id}`, `starting_after \`${other.id}\` is not the id of an item in this list.`],
-      ['starting_after=nope', '`starting_after` must be a valid uuid.'],
+      ['starting_after=nope', '`starting_after` must be a UUID in the form xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx (hex digits).'],
     ] as const) {
       const res = await t.api(org.key, 'GET', `/v1/events?${query}`);
       assert.equal(res.statusCode, 400, query);

@@ -40,7 +40,7 @@ describe('POST /v1/orders', () => {
     await expect400({ ...orderBody(sale), items: [{ ...item, quantity: 51 }] }, '`items.0.quantity` must be at most 50.');
     await expect400({ ...orderBody(sale), items: [{ ...item, quantity: '1' }] }, '`items.0.quantity` must be of type integer.');
     await expect400({ ...orderBody(sale), items: [{ ...item, quantity: 1.5 }] }, '`items.0.quantity` must be of type integer.');
-    await expect400({ ...orderBody(sale), items: [{ ...item, performance_id: 'nope' }] }, '`items.0.performance_id` must be a valid uuid.');
+    await expect400({ ...orderBody(sale), items: [{ ...item, performance_id: 'nope' }] }, '`items.0.performance_id` must be a UUID in the form xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx (hex digits).');
     const { quantity: __, ...noQuantity } = item;
     await expect400({ ...orderBody(sale), items: [noQuantity] }, 'Missing required field `items.0.quantity` in body.');
   });

@@ -4,6 +4,7 @@
  * update, and publishing a draft. Domain events go to the outbox in the same
  * transaction as the change. docs/catalog.md records the decisions the spec leaves open.
  */
+import { isInTimestampRange, TIMESTAMP_RANGE_TEXT } from '../../lib/timestamps.ts';
 import { randomUUID } from 'node:crypto';
 import type { Insertable } from 'kysely';
 import {
@@ -106,6 +107,11 @@ function validateCreate(input: CreateEventInput, tenant: Tenant) {
     const endsAt = p.ends_at == null ? new Date(startsAt.getTime() + DEFAULT_DURATION_MS) : new Date(p.ends_at);
     if (endsAt.getTime() < startsAt.getTime()) {
       throw badRequest(`\`performances.${i}.ends_at\` must not be before its \`starts_at\`.`);
+    }
+    if (!isInTimestampRange(endsAt)) {
+      throw badRequest(
+        `\`performances.${i}.ends_at\` (\`starts_at\` plus 3 hours when absent) must be ${TIMESTAMP_RANGE_TEXT}.`,
+      );
     }
     const perfTitle = p.title == null ? null : p.title.trim() || null;
     return { startsAt, endsAt, capacity: p.capacity, title: perfTitle };

@@ -3,8 +3,10 @@
  * and pagination parameters. Resource schemas live beside this file, one per resource.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
+import { LOWERCASE_KEYWORD } from '../validation.ts';
 
-export const Uuid = Type.String({ format: 'uuid' });
+/** A UUID in its canonical 8-4-4-4-12 hex form, any case in, lowercase from then on. */
+export const Uuid = Type.String({ format: 'uuid', [LOWERCASE_KEYWORD]: true });
 /** A timestamp in a response: handlers may return Date, serialized as ISO 8601. */
 export const Timestamp = Type.Unsafe<Date | string>(Type.String({ format: 'date-time' }));
 /** A timestamp in a request body or query: an ISO 8601 string. */
@@ -29,7 +31,7 @@ export const PAGE_LIMIT_MAX = 100;
 
 export const PaginationQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_LIMIT_MAX, default: PAGE_LIMIT_DEFAULT })),
-  starting_after: Type.Optional(Type.String({ format: 'uuid', description: 'id of the last item of the previous page' })),
+  starting_after: Type.Optional(Type.String({ format: 'uuid', [LOWERCASE_KEYWORD]: true, description: 'id of the last item of the previous page' })),
 };
 
 export const ListOf = <T extends TSchema>(item: T) =>
