@@ -24,6 +24,8 @@ export interface MailBuyer {
 export interface ReceiptLine {
   eventTitle: string;
   performanceStartsAt: Date;
+  /** The event's IANA zone: a performance's time is shown where the event happens. */
+  eventTimeZone: string;
   ticketTypeName: string;
   quantity: number;
   unitPriceMinor: number;
@@ -43,7 +45,7 @@ export interface ReceiptInput {
   feesMinor: number;
   taxesMinor: number;
   createdAt: Date;
-  /** IANA zone dates are shown in, normally the organizer's; defaults to UTC. */
+  /** IANA zone the order date is shown in (the organizer's); defaults to UTC. */
   timeZone?: string;
 }
 
@@ -54,6 +56,8 @@ export interface ETicket {
   eventTitle: string;
   ticketTypeName: string;
   performanceStartsAt: Date;
+  /** The event's IANA zone: a performance's time is shown where the event happens. */
+  eventTimeZone: string;
   venueName: string | null;
   holderName: string;
 }
@@ -63,8 +67,6 @@ export interface ETicketInput {
   orderNo: string;
   buyer: MailBuyer;
   tickets: ETicket[];
-  /** IANA zone dates are shown in, normally the organizer's; defaults to UTC. */
-  timeZone?: string;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -86,9 +88,13 @@ export function formatMoney(minor: number, currency: string): string {
   return format.format(minor / 10 ** minorDigits);
 }
 
-/** `Friday, July 3, 2026 at 7:30 PM UTC`, in the given zone. */
+/**
+ * `Friday, July 3, 2026 at 7:30 PM GMT+2 (Europe/Berlin)`: the time in the given zone,
+ * with its offset and, unless it is UTC, its IANA name, so a buyer abroad reads the
+ * local time of the show and knows which zone it is in.
+ */
 export function formatDateTime(at: Date, timeZone = 'UTC'): string {
-  return new Intl.DateTimeFormat(LOCALE, {
+  const local = new Intl.DateTimeFormat(LOCALE, {
     weekday: 'long',
     year: 'numeric',
     month: 'long',
@@ -98,6 +104,7 @@ export function formatDateTime(at: Date, timeZone = 'UTC'): string {
     timeZone,
     timeZoneName: 'short',
   }).format(at);
+  return timeZone === 'UTC' || timeZone === 'Etc/UTC' ? local : `${local} (${timeZone})`;
 }
 
 /**
@@ -182,7 +189,7 @@ export async function renderReceipt(input: ReceiptInput): Promise<MailMessage> {
     `Status: ${statusLabel(input.status)}`,
     '',
     ...input.lines.flatMap((line) => [
-      `${line.eventTitle}, ${when(line.performanceStartsAt)}`,
+      `${line.eventTitle}, ${formatDateTime(line.performanceStartsAt, line.eventTimeZone)}`,
       `  ${line.quantity} x ${line.ticketTypeName} at ${money(line.unitPriceMinor)} = ${money(line.totalMinor)}`,
     ]),
     '',
@@ -198,7 +205,7 @@ export async function renderReceipt(input: ReceiptInput): Promise<MailMessage> {
       (line) => `<tr>
 <td style="padding:8px 0;border-bottom:1px solid #e4e4e7;">
 <strong>${escapeHtml(line.eventTitle)}</strong><br>
-<span style="color:#52525b;">${escapeHtml(when(line.performanceStartsAt))}</span><br>
+<span style="color:#52525b;">${escapeHtml(formatDateTime(line.performanceStartsAt, line.eventTimeZone))}</span><br>
 ${escapeHtml(line.quantity)} &times; ${escapeHtml(line.ticketTypeName)} at ${escapeHtml(money(line.unitPriceMinor))}
 </td>
 <td style="padding:8px 0;border-bottom:1px solid #e4e4e7;text-align:right;vertical-align:top;">${escapeHtml(money(line.totalMinor))}</td>
@@ -243,7 +250,6 @@ ${extraRowsHtml}
 const QR_DISPLAY_PX = 200;
 
 export async function renderETickets(input: ETicketInput): Promise<MailMessage> {
-  const when = (at: Date) => formatDateTime(at, input.timeZone);
   const subject = `Your tickets for order ${input.orderNo}`;
 
   // Content-IDs are derived from the position, not the ticket number, so they are
@@ -265,7 +271,7 @@ export async function renderETickets(input: ETicketInput): Promise<MailMessage> 
     '',
     ...input.tickets.flatMap((ticket) => [
       `Ticket ${ticket.ticketNo}`,
-      `  ${ticket.eventTitle}, ${when(ticket.performanceStartsAt)}`,
+      `  ${ticket.eventTitle}, ${formatDateTime(ticket.performanceStartsAt, ticket.eventTimeZone)}`,
       ...(ticket.venueName ? [`  Venue:  ${ticket.venueName}`] : []),
       `  Type:   ${ticket.ticketTypeName}`,
       `  Holder: ${ticket.holderName}`,
@@ -281,7 +287,7 @@ export async function renderETickets(input: ETicketInput): Promise<MailMessage> 
       return `<div style="border:1px solid #e4e4e7;border-radius:8px;padding:16px;margin:0 0 16px;">
 <p style="margin:0 0 8px;font-size:16px;"><strong>${escapeHtml(ticket.eventTitle)}</strong></p>
 <p style="margin:0 0 12px;line-height:1.5;color:#3f3f46;">
-${escapeHtml(when(ticket.performanceStartsAt))}<br>
+${escapeHtml(formatDateTime(ticket.performanceStartsAt, ticket.eventTimeZone))}<br>
 ${venue}${escapeHtml(ticket.ticketTypeName)}<br>
 Holder: ${escapeHtml(ticket.holderName)}<br>
 Ticket <strong>${escapeHtml(ticket.ticketNo)}</strong>

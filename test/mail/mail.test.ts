@@ -31,6 +31,7 @@ function receiptInput(overrides: Partial<ReceiptInput> = {}): ReceiptInput {
       {
         eventTitle: 'Evening Concert',
         performanceStartsAt: new Date('2026-07-03T19:30:00Z'),
+        eventTimeZone: 'UTC',
         ticketTypeName: 'Standard',
         quantity: 2,
         unitPriceMinor: 500,
@@ -49,6 +50,7 @@ function eTicketInput(overrides: Partial<ETicketInput> = {}): ETicketInput {
     eventTitle: 'Evening Concert',
     ticketTypeName: 'Standard',
     performanceStartsAt: new Date('2026-07-03T19:30:00Z'),
+    eventTimeZone: 'UTC',
     venueName: 'Main Stage',
     holderName: 'Ada Lovelace',
   };
@@ -118,9 +120,24 @@ describe('renderReceipt', () => {
     assert.ok(!mail.text.includes('Fees'), 'zero fees are not listed');
   });
 
-  test('dates follow the given time zone', async () => {
-    const mail = await renderReceipt(receiptInput({ timeZone: 'Europe/Berlin' }));
-    assert.match(mail.text, /July 3, 2026 at 9:30\sPM\sGMT\+2/);
+  test("a performance reads in its event's zone, named; the order date in the organizer's", async () => {
+    const line = receiptInput().lines[0]!;
+    const mail = await renderReceipt(
+      receiptInput({
+        timeZone: 'America/New_York',
+        lines: [
+          // Either side of Europe's change to summer time (2026-03-29 01:00 UTC): 19:30 both days.
+          { ...line, performanceStartsAt: new Date('2026-03-28T18:30:00Z'), eventTimeZone: 'Europe/Berlin' },
+          { ...line, performanceStartsAt: new Date('2026-03-29T17:30:00Z'), eventTimeZone: 'Europe/Berlin' },
+        ],
+      }),
+    );
+    for (const part of [mail.text, mail.html]) {
+      assert.match(part, /Saturday, March 28, 2026 at 7:30\sPM\sGMT\+1 \(Europe\/Berlin\)/);
+      assert.match(part, /Sunday, March 29, 2026 at 7:30\sPM\sGMT\+2 \(Europe\/Berlin\)/);
+      assert.match(part, /Date: +Monday, June 1, 2026 at 8:00\sAM\sEDT \(America\/New_York\)/);
+    }
+    assert.match(mail.text, /^Evening Concert, Sunday, March 29, 2026 at 7:30\sPM\sGMT\+2 \(Europe\/Berlin\)$/m);
   });
 
   test('HTML-escapes every interpolated value', async () => {
@@ -166,6 +183,23 @@ describe('renderETickets', () => {
       assert.match(mail.text, new RegExp(`^  Serial: ${ticket.serialNo}$`, 'm'));
     }
     assert.equal(cids.size, 2, 'content ids are unique');
+  });
+
+  test("each ticket's time reads in its event's zone, named", async () => {
+    const base = eTicketInput().tickets[0]!;
+    const mail = await renderETickets(
+      eTicketInput({
+        tickets: [
+          { ...base, performanceStartsAt: new Date('2026-10-24T17:30:00Z'), eventTimeZone: 'Europe/Berlin' },
+          { ...base, performanceStartsAt: new Date('2026-10-25T18:30:00Z'), eventTimeZone: 'Europe/Berlin', ticketNo: 'T-0002', serialNo: 'SER-2' },
+        ],
+      }),
+    );
+    for (const part of [mail.text, mail.html]) {
+      // Summer time ends on 2026-10-25: 19:30 local on both days.
+      assert.match(part, /Saturday, October 24, 2026 at 7:30\sPM\sGMT\+2 \(Europe\/Berlin\)/);
+      assert.match(part, /Sunday, October 25, 2026 at 7:30\sPM\sGMT\+1 \(Europe\/Berlin\)/);
+    }
   });
 
   test('HTML-escapes holder, venue and title', async () => {

@@ -137,6 +137,16 @@ describe('order e-mails', () => {
     assert.deepEqual(job, { status: 'sent', attempts: 2 });
   });
 
+  test("mails show a show's time in its event's zone, not the organizer's", async () => {
+    // The organizer keeps its default zone (UTC); the event plays in Berlin at 19:30 local.
+    const s = await setupSale(t, { event: { timezone: 'Europe/Berlin', performances: [{ starts_at: '2027-07-01T17:30:00Z', capacity: 10 }] } });
+    const before = smtp.messages.length;
+    await placeOrder(t, s);
+    assert.equal(await run(), 2);
+    const mails = (await smtp.waitFor(before + 2)).slice(before).map((m) => parseMime(m.raw).parts.find((p) => p.contentType === 'text/plain')!.text);
+    for (const text of mails) assert.match(text, /Thursday, July 1, 2027 at 7:30\sPM\sGMT\+2 \(Europe\/Berlin\)/);
+  });
+
   test('ticket.issued caps ticket_ids at 100 and reports the real count (150 tickets, .eml outbox)', async () => {
     const s = await setupSale(t, { event: { performances: [{ starts_at: '2027-07-01T19:00:00Z', capacity: 200 }], ticket_types: [{ name: 'Aa', price_minor: 100 }, { name: 'Bb', price_minor: 200 }, { name: 'Cc', price_minor: 300 }] } });
     const order = await placeOrder(t, s, { items: s.ticketTypeIds.map((id) => ({ performance_id: s.performanceId, ticket_type_id: id, quantity: 50 })) });

@@ -61,6 +61,7 @@ export function findReceiptLines(db: Executor, orderId: string) {
     .innerJoin('ticket_types as tt', 'tt.id', 't.ticket_type_id')
     .select((eb) => [
       'e.title as event_title',
+      'e.timezone as event_timezone',
       'p.starts_at',
       'tt.name as ticket_type_name',
       't.unit_price_minor',
@@ -68,7 +69,7 @@ export function findReceiptLines(db: Executor, orderId: string) {
       eb.fn.min('t.position').as('first_position'),
     ])
     .where('t.order_id', '=', orderId)
-    .groupBy(['ot.position', 'e.title', 'p.starts_at', 'tt.name', 't.ticket_type_id', 't.unit_price_minor'])
+    .groupBy(['ot.position', 'e.title', 'e.timezone', 'p.starts_at', 'tt.name', 't.ticket_type_id', 't.unit_price_minor'])
     .orderBy('ot.position')
     .orderBy('first_position')
     .execute();
@@ -82,7 +83,7 @@ export function findTicketsForMail(db: Executor, orderId: string) {
     .innerJoin('venues as v', 'v.id', 'e.venue_id')
     .innerJoin('performances as p', 'p.id', 't.performance_id')
     .innerJoin('ticket_types as tt', 'tt.id', 't.ticket_type_id')
-    .select(['t.id', 't.ticket_no', 't.serial_no', 't.holder_first_name', 't.holder_last_name', 'e.title as event_title', 'v.name as venue_name', 'p.starts_at', 'tt.name as ticket_type_name'])
+    .select(['t.id', 't.ticket_no', 't.serial_no', 't.holder_first_name', 't.holder_last_name', 'e.title as event_title', 'e.timezone as event_timezone', 'v.name as venue_name', 'p.starts_at', 'tt.name as ticket_type_name'])
     .where('t.order_id', '=', orderId)
     .where('t.status', 'in', ['purchased', 'checked_in'])
     .orderBy('t.position')

@@ -165,6 +165,7 @@ async function render(db: Db, job: EmailJobRow) {
       lines: lines.map((l) => ({
         eventTitle: l.event_title,
         performanceStartsAt: l.starts_at,
+        eventTimeZone: l.event_timezone,
         ticketTypeName: l.ticket_type_name,
         quantity: Number(l.quantity),
         unitPriceMinor: l.unit_price_minor,
@@ -190,10 +191,10 @@ async function render(db: Db, job: EmailJobRow) {
       eventTitle: t.event_title,
       ticketTypeName: t.ticket_type_name,
       performanceStartsAt: t.starts_at,
+      eventTimeZone: t.event_timezone,
       venueName: t.venue_name,
       holderName: t.holder_last_name ? `${t.holder_first_name} ${t.holder_last_name}` : t.holder_first_name,
     })),
-    timeZone: organizer.timezone,
   });
   return { message, ticketIds: tickets.map((t) => t.id), orderNo: order.order_no };
 }
