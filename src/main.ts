@@ -9,6 +9,7 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import closeWithGrace from 'close-with-grace';
+import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { buildApp } from './app.ts';
 import { ensureDefaultOrganizer, resolveAdminToken } from './bootstrap.ts';
@@ -84,7 +85,7 @@ async function start(config: Readonly<Config>, logger: Logger, undo: Undo): Prom
   closeWithGrace({ delay: 20_000 }, async ({ signal, err }) => {
     if (err) logger.error({ err }, 'shutting down after an error');
     else logger.info({ signal }, 'shutting down: draining requests and jobs');
-    await app?.close();
+    if (app) await closeDraining(app);
     await workers?.stop();
     await database.close();
     // Only once the database is closed may the next process open it.
@@ -96,6 +97,22 @@ async function start(config: Readonly<Config>, logger: Logger, undo: Undo): Prom
     logger.info(`Marquee API listening at ${address}/v1 (role ${config.role}, ${database.engine})`);
   } else {
     logger.info(`Marquee worker running (${database.engine})`);
+  }
+}
+
+/**
+ * Stops the API: no new connections, in-flight requests finish. A keep-alive connection
+ * whose request was in flight when closing began would otherwise stay open after its
+ * response until its keep-alive timeout and hold the whole drain (and the data directory)
+ * that long; closing idle connections as they turn idle lets the drain end with the last
+ * response.
+ */
+async function closeDraining(app: FastifyInstance): Promise<void> {
+  const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
+  try {
+    await app.close();
+  } finally {
+    clearInterval(sweep);
   }
 }
 

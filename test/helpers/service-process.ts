@@ -19,13 +19,15 @@ export interface ServiceProcess {
   exit: Promise<number | null>;
   /** performance.now() when the process exited, once it has. */
   exitedAt(): number | undefined;
+  /** performance.now() when the "listening at" line arrived, once it has. */
+  listenedAt(): number | undefined;
 }
 
 export interface RunningService extends ServiceProcess {
   baseUrl: string;
-  /** performance.now() when the "listening at" line arrived. */
-  listeningAt: number;
 }
+
+const LISTENING = /listening at (http:\/\/[^/\s]+)\/v1/;
 
 const children = new Set<ChildProcess>();
 // A failed assertion must not leave a server running and the test process hanging.
@@ -45,12 +47,17 @@ export function launch(env: Record<string, string>): ServiceProcess {
   let stdout = '';
   let stderr = '';
   let exitedAt: number | undefined;
-  child.stdout!.on('data', (chunk: Buffer) => {
+  let listenedAt: number | undefined;
+  const received = (chunk: Buffer) => {
     output += chunk.toString();
+    if (listenedAt === undefined && LISTENING.test(output)) listenedAt = performance.now();
+  };
+  child.stdout!.on('data', (chunk: Buffer) => {
+    received(chunk);
     stdout += chunk.toString();
   });
   child.stderr!.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
+    received(chunk);
     stderr += chunk.toString();
   });
   // 'close', not 'exit': it comes after the last output has been read.
@@ -61,7 +68,7 @@ export function launch(env: Record<string, string>): ServiceProcess {
       resolve(code);
     }),
   );
-  return { child, pid: child.pid!, output: () => output, stdout: () => stdout, stderr: () => stderr, exit, exitedAt: () => exitedAt };
+  return { child, pid: child.pid!, output: () => output, stdout: () => stdout, stderr: () => stderr, exit, exitedAt: () => exitedAt, listenedAt: () => listenedAt };
 }
 
 /** Resolves once the service prints "listening at"; rejects if it exits first. */
@@ -69,12 +76,12 @@ export function waitUntilListening(service: ServiceProcess, timeoutMs = 40_000):
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`did not start:\n${service.output()}`)), timeoutMs);
     const check = () => {
-      const match = /listening at (http:\/\/[^/\s]+)\/v1/.exec(service.output());
+      const match = LISTENING.exec(service.output());
       if (!match) return;
       clearTimeout(timer);
       service.child.stdout!.off('data', check);
       service.child.stderr!.off('data', check);
-      resolve({ ...service, baseUrl: match[1]!, listeningAt: performance.now() });
+      resolve({ ...service, baseUrl: match[1]! });
     };
     // Registered after launch()'s own listeners, so output() already holds the chunk.
     service.child.stdout!.on('data', check);
