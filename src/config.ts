@@ -21,6 +21,8 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /** How long a start waits for another process to release DATA_DIR (embedded database only). */
+  dataDirLockWaitMs: number;
   databaseUrl: string | undefined;
   databasePoolSize: number;
   redisUrl: string | undefined;
@@ -188,6 +190,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     port: read.integer('PORT', 3000, 0, 65535),
     host: read.text('HOST', '127.0.0.1'),
     dataDir: read.text('DATA_DIR', './data'),
+    // Longer than the 20 s drain of a stopping predecessor, so an overlapping restart waits it out.
+    dataDirLockWaitMs: read.duration('DATA_DIR_LOCK_WAIT', '25s'),
     databaseUrl: read.url('DATABASE_URL', ['postgres:', 'postgresql:']),
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 1, 1000),
     redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:']),

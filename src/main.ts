@@ -1,35 +1,72 @@
 /**
- * Process entry: read configuration, open and migrate the database, bootstrap, then run
- * the API, the workers or both (ROLE), and drain both on SIGTERM/SIGINT.
+ * Process entry: read configuration, check what the service depends on, take the data
+ * directory (embedded database), open and migrate the database, bootstrap, then run the
+ * API, the workers or both (ROLE), and drain both on SIGTERM/SIGINT.
+ *
+ * A start that fails for an operational reason prints one line naming the setting
+ * (src/startup-errors.ts) and exits 1; see docs/operations.md, "Start-up errors".
  */
+import { accessSync, constants, mkdirSync } from 'node:fs';
+import path from 'node:path';
 import closeWithGrace from 'close-with-grace';
-import pino from 'pino';
+import type { FastifyInstance } from 'fastify';
+import pino, { type Logger } from 'pino';
 import { buildApp } from './app.ts';
 import { ensureDefaultOrganizer, resolveAdminToken } from './bootstrap.ts';
-import { ConfigError, loadConfig, loadDotEnv } from './config.ts';
+import { loadConfig, loadDotEnv, type Config } from './config.ts';
 import { openDatabase } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { systemClock } from './lib/clock.ts';
+import { acquireDataDirLock, type DataDirLock } from './lib/data-dir-lock.ts';
+import { checkDatabase, pingRedis } from './startup-checks.ts';
+import { dataDirError, databaseError, listenError, redisError, startupFailureMessage } from './startup-errors.ts';
 import { startWorkers, type Workers } from './workers/index.ts';
+
+/** Undo steps of a start that fails half-way (newest first): close what was opened, release the lock. */
+type Undo = Array<() => unknown>;
 
 async function main(): Promise<void> {
   loadDotEnv();
-  let config;
+  const config = loadConfig();
+  const logger = pino({ level: config.logLevel });
+  const undo: Undo = [];
   try {
-    config = loadConfig();
+    await start(config, logger, undo);
   } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      process.exit(1);
+    for (const step of undo.reverse()) {
+      try {
+        await step();
+      } catch {
+        // Best effort: the start already failed, and that failure is what gets reported.
+      }
     }
     throw err;
   }
-  const logger = pino({ level: config.logLevel });
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
+}
+
+async function start(config: Readonly<Config>, logger: Logger, undo: Undo): Promise<void> {
+  const servesHttp = config.role !== 'worker';
+  // Redis only backs the API's rate limits; check it first, before taking anything.
+  if (servesHttp && config.redisUrl) await explained(() => pingRedis(config.redisUrl!), (err) => redisError(err, config.redisUrl!));
+  if (usesDataDir(config)) await explained(() => prepareDataDir(config.dataDir), (err) => dataDirError(err, config.dataDir));
+
+  const lock = config.databaseUrl ? undefined : await lockDataDir(config, logger);
+  if (lock) {
+    undo.push(() => lock.release());
+    // Also on exits that skip the shutdown below (close-with-grace's timeout, process.exit).
+    process.on('exit', () => lock.release());
+  }
+
+  const database = await explained(
+    () => openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize }),
+    (err) => (config.databaseUrl ? databaseError(err, config.databaseUrl) : dataDirError(err, config.dataDir)),
+  );
+  undo.push(() => database.close());
+  if (config.databaseUrl) await explained(() => checkDatabase(database.db), (err) => databaseError(err, config.databaseUrl!));
   const applied = await migrate(database.db);
   if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
 
-  const admin = resolveAdminToken(config.adminToken, config.dataDir);
+  const admin = await explained(() => resolveAdminToken(config.adminToken, config.dataDir), (err) => dataDirError(err, config.dataDir));
   const defaultKey = await ensureDefaultOrganizer(database.db);
   if (defaultKey || admin.generated) {
     const lines = ['', 'Marquee first start:'];
@@ -39,27 +76,88 @@ async function main(): Promise<void> {
     process.stdout.write(lines.join('\n') + '\n');
   }
 
-  const app = config.role === 'worker' ? undefined : await buildApp({ config, database, adminToken: admin.token, logger });
+  const app = servesHttp ? await buildApp({ config, database, adminToken: admin.token, logger }) : undefined;
+  if (app) undo.push(() => app.close());
   const workers: Workers | undefined =
     config.role === 'api' ? undefined : startWorkers({ config, db: database.db, clock: systemClock, logger });
+  if (workers) undo.push(() => workers.stop());
 
   closeWithGrace({ delay: 20_000 }, async ({ signal, err }) => {
     if (err) logger.error({ err }, 'shutting down after an error');
     else logger.info({ signal }, 'shutting down: draining requests and jobs');
-    await app?.close();
+    if (app) await closeDraining(app);
     await workers?.stop();
     await database.close();
+    // Only once the database is closed may the next process open it.
+    lock?.release();
   });
 
   if (app) {
-    const address = await app.listen({ port: config.port, host: config.host });
+    const address = await explained(() => app.listen({ port: config.port, host: config.host }), (err) => listenError(err, config.host, config.port));
     logger.info(`Marquee API listening at ${address}/v1 (role ${config.role}, ${database.engine})`);
   } else {
     logger.info(`Marquee worker running (${database.engine})`);
   }
 }
 
+/**
+ * Stops the API: no new connections, in-flight requests finish. A keep-alive connection
+ * whose request was in flight when closing began would otherwise stay open after its
+ * response until its keep-alive timeout and hold the whole drain (and the data directory)
+ * that long; closing idle connections as they turn idle lets the drain end with the last
+ * response.
+ */
+async function closeDraining(app: FastifyInstance): Promise<void> {
+  const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
+  try {
+    await app.close();
+  } finally {
+    clearInterval(sweep);
+  }
+}
+
+/** Runs one start-up step and turns its failure into the error that names the setting. */
+async function explained<T>(step: () => T | Promise<T>, explain: (err: unknown) => unknown): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    throw explain(err);
+  }
+}
+
+/**
+ * Whether this process writes under DATA_DIR: the embedded database, a generated admin
+ * token, or the `.eml` outbox of a process that sends e-mail without SMTP_URL.
+ */
+function usesDataDir(config: Readonly<Config>): boolean {
+  const writesOutbox = !config.smtpUrl && config.role !== 'api' && config.workerJobs.includes('email');
+  return !config.databaseUrl || !config.adminToken || writesOutbox;
+}
+
+/** Creates DATA_DIR if missing and checks it is writable, so a bad path fails now, not at the first e-mail. */
+function prepareDataDir(dataDir: string): void {
+  mkdirSync(dataDir, { recursive: true });
+  accessSync(dataDir, constants.W_OK);
+}
+
+async function lockDataDir(config: Readonly<Config>, logger: Logger): Promise<DataDirLock> {
+  return explained(
+    () =>
+      acquireDataDirLock(config.dataDir, {
+        waitMs: config.dataDirLockWaitMs,
+        onWaiting: (holder) =>
+          logger.warn(
+            { dataDir: path.resolve(config.dataDir), holderPid: holder.pid, waitMs: config.dataDirLockWaitMs },
+            `waiting for process ${holder.pid} to release DATA_DIR ${path.resolve(config.dataDir)}`,
+          ),
+      }),
+    (err) => dataDirError(err, config.dataDir),
+  );
+}
+
 main().catch((err) => {
-  process.stderr.write(`Marquee failed to start: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  const message = startupFailureMessage(err);
+  if (message !== undefined) process.stderr.write(`${message}\n`);
+  else process.stderr.write(`Marquee failed to start: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
   process.exit(1);
 });

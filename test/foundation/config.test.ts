@@ -6,7 +6,7 @@ describe('configuration', () => {
   test('defaults are those of operations.md section 2', () => {
     const config = loadConfig({});
     assert.deepEqual(config, {
-      port: 3000, host: '127.0.0.1', dataDir: './data', databaseUrl: undefined, databasePoolSize: 10, redisUrl: undefined,
+      port: 3000, host: '127.0.0.1', dataDir: './data', dataDirLockWaitMs: 25_000, databaseUrl: undefined, databasePoolSize: 10, redisUrl: undefined,
       adminToken: undefined, role: 'all', workerJobs: ['webhooks', 'email', 'purge'], smtpUrl: undefined, mailFrom: 'Marquee <no-reply@localhost>',
       webhookAllowLoopback: false,
       webhookRetryDelaysMs: [30_000, 120_000, 600_000, 3_600_000, 21_600_000, 86_400_000],
@@ -41,6 +41,7 @@ describe('configuration', () => {
     [{ REDIS_URL: 'not a url' }, 'Invalid configuration: REDIS_URL must be a URL.'],
     [{ WEBHOOK_ALLOW_LOOPBACK: 'yes' }, 'Invalid configuration: WEBHOOK_ALLOW_LOOPBACK must be true or false, got "yes".'],
     [{ WEBHOOK_RETRY_DELAYS: '30s,soon' }, 'Invalid configuration: WEBHOOK_RETRY_DELAYS must be a comma-separated list of durations like 30s,2m,10m, got "soon".'],
+    [{ DATA_DIR_LOCK_WAIT: '25' }, 'Invalid configuration: DATA_DIR_LOCK_WAIT must be a duration like 50ms, 2s, 10m or 1h, got "25".'],
     [{ WEBHOOK_TIMEOUT: '15' }, 'Invalid configuration: WEBHOOK_TIMEOUT must be a duration like 50ms, 2s, 10m or 1h, got "15".'],
     [{ RATE_LIMIT_WRITE_PER_MIN: '0' }, 'Invalid configuration: RATE_LIMIT_WRITE_PER_MIN must be an integer from 1 to 10000000, got "0".'],
     [{ TRUST_PROXY: 'maybe' }, 'Invalid configuration: TRUST_PROXY must be true or false, got "maybe".'],

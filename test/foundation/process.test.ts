@@ -3,57 +3,15 @@
  * embedded database under a temp DATA_DIR (and on PostgreSQL when available).
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { createEmptyPostgresDatabase, onPostgres } from '../helpers/database.ts';
+import { start, stop } from '../helpers/service-process.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-
-interface Running {
-  child: ChildProcess;
-  output: () => string;
-  baseUrl: string;
-  exit: Promise<number | null>;
-}
-
-const children = new Set<ChildProcess>();
-// A failed assertion must not leave a server running and the test process hanging.
-after(() => {
-  for (const child of children) child.kill('SIGKILL');
-});
-
-function start(env: Record<string, string>): Promise<Running> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let output = '';
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => { children.delete(child); resolve(code); }));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`did not start:\n${output}`)), 30_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening at (http:\/\/[^/\s]+)\/v1/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, output: () => output, baseUrl: match[1]!, exit });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    void exit.then((code) => { clearTimeout(timer); reject(new Error(`exited with ${code}:\n${output}`)); });
-  });
-}
-
-async function stop(running: Running): Promise<number | null> {
-  running.child.kill('SIGTERM');
-  return running.exit;
-}
 
 describe('the service process', () => {
   test('first start prints the Default key and admin token once; data survives a restart; SIGTERM exits 0', async () => {
