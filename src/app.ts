@@ -3,7 +3,6 @@
  * listen(): main.ts listens, tests inject. Conventions that hold for every route live
  * here once: request ids, CORS, validation, problem+json errors, 404s, OpenAPI.
  */
-import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -13,7 +12,12 @@ import type { Config } from './config.ts';
 import type { DatabaseHandle } from './db/client.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import type { AppDeps } from './http/context.ts';
-import { handleError, sendProblem } from './http/errors.ts';
+import { answerUnmetExpectation, createClientErrorHandler } from './http/client-errors.ts';
+import { badRequest, handleError, sendProblem } from './http/errors.ts';
+import { handleFrameworkError } from './http/framework-errors.ts';
+import { BODY_LIMIT_BYTES, notFoundDetail } from './http/framework-problems.ts';
+import { EXPOSED_HEADERS_VALUE, requestIdOf, setResponseConventions } from './http/response-conventions.ts';
+import { capConnections, serverTimeoutOptions } from './http/server-limits.ts';
 import { DEFAULT_IDEMPOTENCY_SETTINGS, type IdempotencySettings } from './http/plugins/idempotency.ts';
 import { preauthRateLimit } from './http/plugins/rate-limit.ts';
 import { createRateLimiter, type RateLimiter } from './http/rate-limit/limiter.ts';
@@ -45,23 +49,24 @@ export interface BuildAppOptions {
   webhookResolver?: Resolver;
 }
 
-/** Headers browser callers may read (spec: CORS), plus the rate-limit pacing headers. */
-const EXPOSED_HEADERS_VALUE = ['x-request-id', 'retry-after', 'idempotent-replayed', 'ratelimit', 'ratelimit-policy'].join(', ');
-const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
-
 export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> {
+  const limits = opts.config.http;
   const app = Fastify({
     ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
     trustProxy: opts.config.trustProxy,
-    bodyLimit: 1024 * 1024,
+    bodyLimit: BODY_LIMIT_BYTES,
     // Keep a caller's well-formed request id (so it can correlate), else mint one.
     requestIdHeader: false,
-    genReqId: (req) => {
-      const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
-    },
+    genReqId: requestIdOf,
     routerOptions: { ignoreTrailingSlash: true },
+    // Slow clients: deadlines for headers, whole requests, idle and keep-alive connections.
+    ...serverTimeoutOptions(limits),
+    // One error path: routing errors and requests Node's parser refuses answer problems too.
+    frameworkErrors: handleFrameworkError,
+    clientErrorHandler: createClientErrorHandler(limits, (fields, message) => app.log.info(fields, message)),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  capConnections(app.server, limits, (fields, message) => app.log.warn(fields, message));
+  app.server.on('checkExpectation', answerUnmetExpectation);
 
   const rateLimiter =
     opts.rateLimiter ??
@@ -90,23 +95,23 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.decorateRequest('db', null as never);
 
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    // The CORS headers of every actual response: static (any origin, no credentials), so
-    // set here; @fastify/cors answers the preflights only (below).
-    reply.header('access-control-allow-origin', '*');
-    reply.header('access-control-expose-headers', EXPOSED_HEADERS_VALUE);
+    // The request id and the CORS headers of every actual response: static (any origin,
+    // no credentials), so set here; @fastify/cors answers the preflights only (below).
+    setResponseConventions(reply, request.id);
     request.db = deps.db;
+    // HTTP/1.1 requires Host; Node's own check (turned off, server-limits.ts) would answer
+    // an empty 400 outside this error path.
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      done(badRequest('HTTP/1.1 requests must carry a Host header.'));
+      return;
+    }
     done();
   });
 
   app.setValidatorCompiler(validatorCompiler);
   registerJsonParser(app);
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0] ?? '';
-    const isApi = path === '/v1' || path.startsWith('/v1/') || path.startsWith('/admin/v1');
-    return sendProblem(reply, 404, isApi ? 'Unknown API endpoint.' : 'Not found.');
-  });
+  app.setNotFoundHandler((request, reply) => sendProblem(reply, 404, notFoundDetail(request.url)));
 
   // Preflights: @fastify/cors in a scope of its own, whose only route is its OPTIONS
   // wildcard, so its per-request hook runs for preflights and not for every request

@@ -37,6 +37,25 @@ export interface Config {
   rateLimits: { preauth: number; read: number; write: number };
   trustProxy: boolean;
   logLevel: string;
+  /** Bounds on what one client can hold of the HTTP server (docs/operations.md, "Slow and greedy clients"). */
+  http: HttpLimits;
+}
+
+export interface HttpLimits {
+  /** HTTP_REQUEST_TIMEOUT: the whole request, headers and body, must arrive within this. */
+  requestTimeoutMs: number;
+  /** HTTP_HEADERS_TIMEOUT: the request line and headers must arrive within this (at most requestTimeoutMs). */
+  headersTimeoutMs: number;
+  /** HTTP_KEEP_ALIVE_TIMEOUT: an idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** HTTP_IDLE_TIMEOUT: a connection on which no byte moves either way for this long is closed. */
+  idleTimeoutMs: number;
+  /** HTTP_MAX_CONNECTIONS: open connections of the process, all clients together. */
+  maxConnections: number;
+  /** HTTP_MAX_CONNECTIONS_PER_IP: open connections per remote address; 0 means no per-address cap. */
+  maxConnectionsPerIp: number;
+  /** HTTP_MAX_HEADER_SIZE: bytes of request line and headers together; more answers 431. */
+  maxHeaderBytes: number;
 }
 
 /** One invalid variable: its name and what is wrong with it. */
@@ -178,6 +197,23 @@ function retryDelays(read: EnvReader): number[] {
   return parts.map((part) => parseDuration(part)!);
 }
 
+function httpLimits(read: EnvReader): HttpLimits {
+  const limits: HttpLimits = {
+    requestTimeoutMs: read.duration('HTTP_REQUEST_TIMEOUT', '30s'),
+    headersTimeoutMs: read.duration('HTTP_HEADERS_TIMEOUT', '10s'),
+    keepAliveTimeoutMs: read.duration('HTTP_KEEP_ALIVE_TIMEOUT', '5s'),
+    idleTimeoutMs: read.duration('HTTP_IDLE_TIMEOUT', '60s'),
+    maxConnections: read.integer('HTTP_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+    maxConnectionsPerIp: read.integer('HTTP_MAX_CONNECTIONS_PER_IP', 256, 0, 1_000_000),
+    maxHeaderBytes: read.integer('HTTP_MAX_HEADER_SIZE', 16_384, 1024, 1_048_576),
+  };
+  // Node refuses a headers timeout longer than the request timeout (the headers are part of the request).
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    read.invalid('HTTP_HEADERS_TIMEOUT', `must not be longer than HTTP_REQUEST_TIMEOUT (${limits.requestTimeoutMs} ms), got ${limits.headersTimeoutMs} ms.`);
+  }
+  return Object.freeze(limits);
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Reads and validates every variable; throws one ConfigError listing all invalid ones. */
@@ -210,6 +246,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     }),
     trustProxy: read.boolean('TRUST_PROXY', false),
     logLevel: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS, `one of ${LOG_LEVELS.join(', ')}`),
+    http: httpLimits(read),
   };
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return Object.freeze(config);

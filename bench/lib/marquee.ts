@@ -63,6 +63,9 @@ export async function startMarquee(opts: StartOptions): Promise<MarqueeProcess> 
     RATE_LIMIT_PREAUTH_PER_MIN: HIGH_LIMIT,
     RATE_LIMIT_READ_PER_MIN: HIGH_LIMIT,
     RATE_LIMIT_WRITE_PER_MIN: HIGH_LIMIT,
+    // Every load-generator connection comes from 127.0.0.1: lift the per-address cap
+    // (default 256) well above the largest run, which still exercises its counting.
+    HTTP_MAX_CONNECTIONS_PER_IP: '4096',
     ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
     DATA_DIR: opts.dataDir ?? '/tmp/marquee-bench-data',
     ...opts.env,

@@ -6,6 +6,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { TIMESTAMP_RANGE_TEXT } from '../lib/timestamps.ts';
+import { frameworkProblem } from './framework-problems.ts';
 
 export class ApiError extends Error {
   constructor(
@@ -115,17 +116,9 @@ export function handleError(error: FastifyError & { validation?: AjvError[]; val
     const first = pickMostUsefulError(error.validation);
     return sendProblem(reply, 400, describeValidationError(first, PART_NAMES[part] ?? part));
   }
-  switch (error.code) {
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return sendProblem(reply, 415, 'Unsupported content type: send the body as application/json.');
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return sendProblem(reply, 413, 'Request body is too large.');
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return sendProblem(reply, 400, 'Request body is empty; send a JSON object.');
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return sendProblem(reply, 400, 'Request body is not valid JSON.');
-  }
+  // Fastify's own errors (FST_*): each with its status and a sentence of ours.
+  const framework = frameworkProblem(error);
+  if (framework) return sendProblem(reply, framework.status, framework.detail);
   if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON/i.test(error.message))) {
     return sendProblem(reply, 400, 'Request body is not valid JSON.');
   }

@@ -13,6 +13,10 @@ describe('configuration', () => {
       webhookTimeoutMs: 15_000,
       rateLimits: { preauth: 600, read: 300, write: 60 },
       trustProxy: false, logLevel: 'info',
+      http: {
+        requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, idleTimeoutMs: 60_000,
+        maxConnections: 10_000, maxConnectionsPerIp: 256, maxHeaderBytes: 16_384,
+      },
     });
     assert.ok(Object.isFrozen(config));
   });
@@ -20,6 +24,17 @@ describe('configuration', () => {
   test('WORKER_JOBS picks the job kinds a worker runs', () => {
     assert.deepEqual(loadConfig({ WORKER_JOBS: 'webhooks' }).workerJobs, ['webhooks']);
     assert.deepEqual(loadConfig({ WORKER_JOBS: ' email , purge,email' }).workerJobs, ['email', 'purge']);
+  });
+
+  test('HTTP_* set the HTTP server bounds; 0 turns the per-address cap off', () => {
+    const config = loadConfig({
+      HTTP_REQUEST_TIMEOUT: '2s', HTTP_HEADERS_TIMEOUT: '2s', HTTP_KEEP_ALIVE_TIMEOUT: '500ms', HTTP_IDLE_TIMEOUT: '1m',
+      HTTP_MAX_CONNECTIONS: '50', HTTP_MAX_CONNECTIONS_PER_IP: '0', HTTP_MAX_HEADER_SIZE: '8192',
+    });
+    assert.deepEqual(config.http, {
+      requestTimeoutMs: 2_000, headersTimeoutMs: 2_000, keepAliveTimeoutMs: 500, idleTimeoutMs: 60_000,
+      maxConnections: 50, maxConnectionsPerIp: 0, maxHeaderBytes: 8192,
+    });
   });
 
   test('durations', () => {
@@ -48,6 +63,10 @@ describe('configuration', () => {
     [{ LOG_LEVEL: 'loud' }, 'Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud".'],
     [{ ADMIN_TOKEN: 'short' }, 'Invalid configuration: ADMIN_TOKEN must be at least 16 characters.'],
     [{ SMTP_URL: 'http://mail' }, 'Invalid configuration: SMTP_URL must be a URL starting with smtp:// or smtps://.'],
+    [{ HTTP_REQUEST_TIMEOUT: '0s' }, 'Invalid configuration: HTTP_REQUEST_TIMEOUT must be a duration like 50ms, 2s, 10m or 1h, got "0s".'],
+    [{ HTTP_HEADERS_TIMEOUT: '40s' }, 'Invalid configuration: HTTP_HEADERS_TIMEOUT must not be longer than HTTP_REQUEST_TIMEOUT (30000 ms), got 40000 ms.'],
+    [{ HTTP_MAX_CONNECTIONS_PER_IP: '-1' }, 'Invalid configuration: HTTP_MAX_CONNECTIONS_PER_IP must be an integer from 0 to 1000000, got "-1".'],
+    [{ HTTP_MAX_HEADER_SIZE: '100' }, 'Invalid configuration: HTTP_MAX_HEADER_SIZE must be an integer from 1024 to 1048576, got "100".'],
   ];
   test('every invalid variable is reported at once, one line each', () => {
     assert.throws(

@@ -95,7 +95,7 @@ describe('conventions every route shares', () => {
       payload: JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }),
     });
     assert.equal(res.statusCode, 413);
-    assert.deepEqual(res.json(), problemOf(413, 'Request body is too large.'));
+    assert.deepEqual(res.json(), problemOf(413, 'Request body is too large: at most 1048576 bytes.'));
   });
 
   test('a wrong content type answers 415', async () => {

@@ -2,6 +2,11 @@
  * Webhook endpoints: create, list, read, update, delete and secret rotation, with the
  * URL vetted (https, no credentials, every resolved address public) at create and at
  * every URL change. The raw secret leaves only in the create and rotate responses.
+ *
+ * Vetting resolves the host name, and DNS can take seconds: it must never run while a
+ * transaction holds a database connection (docs/operations.md, "No network I/O inside a
+ * transaction"). So the caller vets first, with vetUrlForStorage(), before any
+ * transaction opens, and hands the outcome in; the functions here do no network I/O.
  */
 import {
   deleteEndpoint,
@@ -34,24 +39,37 @@ export interface UpdateEndpointInput {
   status?: 'enabled' | 'disabled';
 }
 
-/** Vets a URL for storing; a refusal is a 400 that says why. */
-async function vetForStorage(url: string, vetting: VettingOptions): Promise<void> {
+/** The outcome of vetting a URL for storing: `refusal` says why it may not be stored. */
+export interface VettedUrl {
+  url: string;
+  refusal: string | null;
+}
+
+/** Vets a URL for storing. Network I/O (DNS): call it outside any transaction. */
+export async function vetUrlForStorage(url: string, vetting: VettingOptions): Promise<VettedUrl> {
   try {
     await vetWebhookUrl(url, vetting);
+    return { url, refusal: null };
   } catch (err) {
-    if (err instanceof UrlVettingError) throw badRequest(err.message);
+    if (err instanceof UrlVettingError) return { url, refusal: err.message };
     throw err;
   }
+}
+
+/** A refusal is a 400 that says why; a URL that was not vetted is a bug, never stored. */
+function requireVetted(url: string, vetted: VettedUrl | undefined): void {
+  if (vetted === undefined || vetted.url !== url) throw new Error('webhook endpoint URL reached storage without being vetted');
+  if (vetted.refusal !== null) throw badRequest(vetted.refusal);
 }
 
 export async function createEndpoint(
   db: Executor,
   organizerId: string,
   input: CreateEndpointInput,
-  vetting: VettingOptions,
+  vettedUrl: VettedUrl | undefined,
   now: Date,
 ): Promise<{ row: EndpointRow; secret: string }> {
-  await vetForStorage(input.url, vetting);
+  requireVetted(input.url, vettedUrl);
   const secret = generateWebhookSecret();
   const row = await insertEndpoint(db, {
     organizer_id: organizerId,
@@ -87,14 +105,14 @@ export async function updateEndpointSettings(
   organizerId: string,
   id: string,
   input: UpdateEndpointInput,
-  vetting: VettingOptions,
+  vettedUrl: VettedUrl | undefined,
   now: Date,
 ): Promise<EndpointRow> {
   if (Object.keys(input).length === 0) {
     throw badRequest('Send at least one of `url`, `description`, `event_types`, `status` to update.');
   }
   const current = await getEndpoint(db, organizerId, id);
-  if (input.url !== undefined) await vetForStorage(input.url, vetting);
+  if (input.url !== undefined) requireVetted(input.url, vettedUrl);
   const set: Updateable<WebhookEndpointsTable> = { updated_at: now };
   if (input.url !== undefined) set.url = input.url;
   if (input.description !== undefined) set.description = input.description;

@@ -11,8 +11,8 @@
  *    in_progress with a live lease -> 409 (in flight); in_progress with an expired lease
  *    (its process died) -> take it over with a new lease and fencing token, and execute.
  *    Running before validation means a 400 for a bad body is stored and replayed too.
- * 2. preHandler: open a request-scoped transaction and make it request.db, so the domain
- *    code (withTransaction(request.db, ...)) joins it.
+ * 2. preHandler, the last one: open a request-scoped transaction and make it request.db,
+ *    so the domain code (withTransaction(request.db, ...)) joins it.
  * 3. onSend: a success (< 400) writes its response into the key row inside that same
  *    transaction, then commits: the change and its stored response commit together or not
  *    at all. If the commit fails, the response becomes a 500 and nothing is stored (the key
@@ -104,7 +104,8 @@ const IdempotencyHeaders = Type.Object({
 /**
  * Adds the idempotency hooks to every POST and PATCH route of the /v1 scope (call once, in
  * that scope, before its routes). They are route hooks, not scope hooks, so GETs run none
- * of them; each goes first among the route's own hooks, where a scope hook would run.
+ * of them; each goes first among the route's own hooks, where a scope hook would run,
+ * except the transaction, which opens after the route's own preHandlers.
  */
 export function registerIdempotency(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
@@ -112,7 +113,10 @@ export function registerIdempotency(app: FastifyInstance): void {
     if (!methods.some((m) => m === 'POST' || m === 'PATCH')) return;
     if (route.schema?.headers === undefined) route.schema = { ...route.schema, headers: IdempotencyHeaders };
     route.preValidation = [claimKey, ...hooksOf(route.preValidation)] as typeof route.preValidation;
-    route.preHandler = [openTransaction, ...hooksOf(route.preHandler)] as typeof route.preHandler;
+    // The transaction opens last, after the route's own preHandlers: those may do network
+    // I/O (webhook URL vetting resolves DNS), which must never hold a database connection
+    // (docs/operations.md, "No network I/O inside a transaction").
+    route.preHandler = [...hooksOf(route.preHandler), openTransaction] as typeof route.preHandler;
     route.onSend = [storeResponse, ...hooksOf(route.onSend)] as typeof route.onSend;
     route.onResponse = [closeLeftovers, ...hooksOf(route.onResponse)] as typeof route.onResponse;
   });

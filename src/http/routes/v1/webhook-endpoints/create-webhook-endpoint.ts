@@ -3,6 +3,7 @@ import { createEndpoint, presentEndpointWithSecret } from '../../../../domain/we
 import { tenantOf } from '../../../context.ts';
 import { errorResponses } from '../../../schemas/common.ts';
 import { CreateWebhookEndpoint, WebhookEndpointWithSecret } from '../../../schemas/webhooks.ts';
+import { vetBodyUrl, vettedUrlOf } from './vet-url.ts';
 
 export const createWebhookEndpointRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/webhook_endpoints', {
@@ -12,10 +13,11 @@ export const createWebhookEndpointRoute: FastifyPluginAsyncTypebox = async (app)
       body: CreateWebhookEndpoint,
       response: { 201: WebhookEndpointWithSecret, ...errorResponses(400, 401, 403) },
     },
+    // DNS before any transaction opens (see vet-url.ts).
+    preHandler: vetBodyUrl,
   }, async (request, reply) => {
-    const { config, webhookResolver, clock } = app.deps;
     const created = await createEndpoint(request.db, tenantOf(request).organizerId, request.body,
-      { allowLoopback: config.webhookAllowLoopback, resolver: webhookResolver }, clock.now());
+      vettedUrlOf(request), app.deps.clock.now());
     return reply.code(201).send(presentEndpointWithSecret(created));
   });
 };

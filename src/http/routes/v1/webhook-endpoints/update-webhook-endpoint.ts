@@ -3,6 +3,7 @@ import { presentEndpoint, updateEndpointSettings } from '../../../../domain/webh
 import { tenantOf } from '../../../context.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { UpdateWebhookEndpoint, WebhookEndpoint } from '../../../schemas/webhooks.ts';
+import { vetBodyUrl, vettedUrlOf } from './vet-url.ts';
 
 export const updateWebhookEndpointRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.patch('/webhook_endpoints/:id', {
@@ -14,10 +15,11 @@ export const updateWebhookEndpointRoute: FastifyPluginAsyncTypebox = async (app)
       body: UpdateWebhookEndpoint,
       response: { 200: WebhookEndpoint, ...errorResponses(400, 401, 403, 404) },
     },
+    // DNS before any transaction opens (see vet-url.ts).
+    preHandler: vetBodyUrl,
   }, async (request) => {
-    const { config, webhookResolver, clock } = app.deps;
     const row = await updateEndpointSettings(request.db, tenantOf(request).organizerId, request.params.id, request.body,
-      { allowLoopback: config.webhookAllowLoopback, resolver: webhookResolver }, clock.now());
+      vettedUrlOf(request), app.deps.clock.now());
     return presentEndpoint(row);
   });
 };
