@@ -8,7 +8,7 @@ import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Config } from './config.ts';
 import type { DatabaseHandle } from './db/client.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
@@ -49,6 +49,19 @@ export interface BuildAppOptions {
 const EXPOSED_HEADERS_VALUE = ['x-request-id', 'retry-after', 'idempotent-replayed', 'ratelimit', 'ratelimit-policy'].join(', ');
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/**
+ * A path the router cannot even decode (a percent-escape that is not UTF-8) or with a
+ * segment longer than any id: answered before any hook runs, so the conventions are set
+ * here. Such a path holds no valid id, and a malformed id in a path answers 404.
+ */
+function answerUnroutablePath(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  reply.header('x-request-id', request.id);
+  reply.header('access-control-allow-origin', '*');
+  reply.header('access-control-expose-headers', EXPOSED_HEADERS_VALUE);
+  const why = error.code === 'FST_ERR_BAD_URL' ? 'a percent-escape in it is not UTF-8' : 'a segment of it is too long to be an id';
+  return sendProblem(reply, 404, `Not found: the URL path is not valid (${why}).`);
+}
+
 export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
@@ -61,6 +74,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true },
+    frameworkErrors: answerUnroutablePath,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const rateLimiter =
