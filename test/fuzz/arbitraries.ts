@@ -35,7 +35,7 @@ export interface JsonSchema {
 
 /** What generation draws on besides the schema: real ids and values from the fixtures. */
 export interface GenerationContext {
-  /** Real ids for a field or parameter name (`performance_id`, `ticket_ids`, ...); else any real id. */
+  /** Real ids (at the time of the call) for a field or parameter name (`performance_id`, `ticket_ids`, ...); else any real id. */
   idsFor(name: string | undefined): readonly string[];
   /** Real string values for a field name (`code` -> ticket serials, `email` -> buyer emails), if any. */
   valuesFor(name: string | undefined): readonly string[];
@@ -91,12 +91,16 @@ function email(ctx: GenerationContext): fc.Arbitrary<string> {
   );
 }
 
+/** The pools grow as the run creates resources, so an id is picked when the value is built. */
+export function pickFrom(pool: () => readonly string[]): fc.Arbitrary<string> {
+  return fc.tuple(fc.nat(), fc.uuid()).map(([index, fallback]) => {
+    const ids = pool();
+    return ids.length > 0 ? ids[index % ids.length]! : fallback;
+  });
+}
+
 function uuid(ctx: GenerationContext, name: string | undefined): fc.Arbitrary<string> {
-  const ids = ctx.idsFor(name);
-  return fc.oneof(
-    ...(ids.length > 0 ? [{ weight: 5, arbitrary: fc.constantFrom(...ids) }] : []),
-    { weight: 1, arbitrary: fc.uuid({ version: [4, 7] }) },
-  );
+  return fc.oneof({ weight: 5, arbitrary: pickFrom(() => ctx.idsFor(name)) }, { weight: 1, arbitrary: fc.uuid({ version: [4, 7] }) });
 }
 
 function stringOf(schema: JsonSchema, ctx: GenerationContext, name: string | undefined): fc.Arbitrary<string> {

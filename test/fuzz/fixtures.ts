@@ -20,6 +20,8 @@ export interface Fixtures {
   ids: Record<string, string[]>;
   /** Real values of some string fields: ticket serials (`code`), buyer emails, question keys. */
   values: Record<string, string[]>;
+  /** How many ids of each pool the seeding created (kept when a pool is full). */
+  seeded: Record<string, number>;
 }
 
 function expect2xx(res: LightMyRequestResponse, what: string): Record<string, unknown> {
@@ -37,6 +39,30 @@ export async function createFuzzApp(): Promise<TestApp> {
     await database.close();
   };
   return t;
+}
+
+/** The pool of each response `object`: what a 2xx creates joins the ids later requests use. */
+const POOL_OF_OBJECT: Record<string, string> = {
+  event: 'events', performance: 'performances', order: 'orders', ticket: 'tickets', refund: 'refunds', hold: 'holds',
+  webhook_endpoint: 'webhook_endpoints', webhook_delivery: 'webhook_deliveries', api_key: 'api_keys', question: 'questions', organizer: 'organizers',
+};
+const MAX_POOL_SIZE = 40;
+
+/** Adds the id of a created resource to its pool (the oldest created one leaves a full pool; seeded ones stay). */
+export function rememberCreated(fixtures: Fixtures, body: unknown): void {
+  const { id, object } = (body ?? {}) as { id?: unknown; object?: unknown };
+  const pool = typeof object === 'string' ? fixtures.ids[POOL_OF_OBJECT[object] ?? ''] : undefined;
+  if (pool === undefined || typeof id !== 'string' || pool.includes(id)) return;
+  pool.push(id);
+  if (pool.length > MAX_POOL_SIZE) pool.splice(fixtures.seeded[POOL_OF_OBJECT[object as string]!] ?? 0, 1);
+}
+
+/** Drops a deleted resource's id from its pool. */
+export function forgetDeleted(fixtures: Fixtures, body: unknown): void {
+  const { id, object, deleted } = (body ?? {}) as { id?: unknown; object?: unknown; deleted?: unknown };
+  const pool = typeof object === 'string' ? fixtures.ids[POOL_OF_OBJECT[object] ?? ''] : undefined;
+  const at = pool?.indexOf(id as string) ?? -1;
+  if (deleted === true && at >= 0 && pool!.length > 1) pool!.splice(at, 1);
 }
 
 export async function seedFixtures(t: TestApp): Promise<Fixtures> {
@@ -95,5 +121,6 @@ export async function seedFixtures(t: TestApp): Promise<Fixtures> {
     const key = expect2xx(await t.admin('POST', `/admin/v1/organizers/${org.id}/api_keys`, { scopes }), 'spare key');
     ids.api_keys!.push(key.id as string);
   }
-  return { org, adminToken: ADMIN_TOKEN, ids, values };
+  const seeded = Object.fromEntries(Object.entries(ids).map(([pool, list]) => [pool, list.length]));
+  return { org, adminToken: ADMIN_TOKEN, ids, values, seeded };
 }

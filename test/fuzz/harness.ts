@@ -19,7 +19,7 @@ import { addApiFormats } from '../../src/http/validation.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { createRowCounter } from '../helpers/row-counts.ts';
 import type { JsonSchema } from './arbitraries.ts';
-import type { Fixtures } from './fixtures.ts';
+import { forgetDeleted, rememberCreated, type Fixtures } from './fixtures.ts';
 import type { FuzzRequest, Operation } from './requests.ts';
 import { operationsOf } from './requests.ts';
 
@@ -175,6 +175,8 @@ export async function runCase(target: FuzzTarget, request: FuzzRequest, op: Oper
   if (!validate) fail(`status ${status} is not documented for ${op.operationId}`);
   const body: unknown = response.json();
   if (!validate!(body)) fail(`the ${status} body does not match its response schema: ${JSON.stringify(validate!.errors?.slice(0, 3))}`);
+  if (op.method === 'POST') rememberCreated(target.fixtures, body);
+  if (op.method === 'DELETE') forgetDeleted(target.fixtures, body);
 
   if (op.method === 'GET') {
     const again = await send(target, request);

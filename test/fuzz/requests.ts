@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import type { GenerationContext, JsonSchema } from './arbitraries.ts';
-import { validValue } from './arbitraries.ts';
+import { pickFrom, validValue } from './arbitraries.ts';
 import type { Fixtures } from './fixtures.ts';
 import { applyMutation, bodyMutation, encodeJson, HOSTILE_QUERY_VALUES, hostileValue, malformedIds, RAW_BODIES } from './mutations.ts';
 
@@ -77,12 +77,11 @@ const ID_POOLS: Record<string, string> = {
 };
 
 export function generationContext(fixtures: Fixtures, now: Date): GenerationContext {
-  const all = Object.values(fixtures.ids).flat();
   return {
     now,
     idsFor: (name) => {
       const pool = name === undefined ? undefined : ID_POOLS[name];
-      return pool === undefined || pool === '*' ? all : fixtures.ids[pool] ?? all;
+      return pool === undefined || pool === '*' ? allIds(fixtures) : fixtures.ids[pool] ?? allIds(fixtures);
     },
     valuesFor: (name) => (name === undefined ? [] : fixtures.values[name] ?? []),
   };
@@ -94,15 +93,21 @@ function poolOfPath(path: string): string {
   return segments[segments.indexOf('{id}') - 1] ?? 'events';
 }
 
+const allIds = (fixtures: Fixtures) => Object.values(fixtures.ids).flat();
+
 function pathId(fixtures: Fixtures, path: string): fc.Arbitrary<{ id: string; note?: string }> {
-  const own = fixtures.ids[poolOfPath(path)] ?? [];
-  const all = Object.values(fixtures.ids).flat();
+  const own = () => fixtures.ids[poolOfPath(path)] ?? [];
+  const all = () => allIds(fixtures);
   return fc.oneof(
-    ...(own.length > 0 ? [{ weight: 12, arbitrary: fc.constantFrom(...own).map((id) => ({ id })) }] : []),
-    ...(own.length > 0 ? [{ weight: 1, arbitrary: fc.constantFrom(...own).map((id) => ({ id: id.toUpperCase(), note: 'uppercase id' })) }] : []),
-    { weight: 1, arbitrary: fc.constantFrom(...all).map((id) => ({ id, note: 'id of another resource' })) },
+    { weight: 12, arbitrary: pickFrom(own).map((id) => ({ id })) },
+    { weight: 1, arbitrary: pickFrom(own).map((id) => ({ id: id.toUpperCase(), note: 'uppercase id' })) },
+    { weight: 1, arbitrary: pickFrom(all).map((id) => ({ id, note: 'id of another resource' })) },
     { weight: 1, arbitrary: fc.uuid().map((id) => ({ id, note: 'unknown id' })) },
-    { weight: 2, arbitrary: fc.constantFrom(...all).chain((id) => fc.constantFrom(...malformedIds(id))).map((id) => ({ id, note: `malformed id ${id.slice(0, 60)}` })) },
+    { weight: 2, arbitrary: fc.tuple(pickFrom(all), fc.nat()).map(([real, n]) => {
+      const forms = malformedIds(real);
+      const id = forms[n % forms.length]!;
+      return { id, note: `malformed id ${id.slice(0, 60)}` };
+    }) },
   );
 }
 
