@@ -85,7 +85,7 @@ export function dateTime(now: Date): fc.Arbitrary<string> {
 function email(ctx: GenerationContext): fc.Arbitrary<string> {
   const known = ctx.valuesFor('email');
   return fc.oneof(
-    { weight: 4, arbitrary: fc.stringMatching(/^[a-z][a-z0-9.]{0,10}@example\.test$/) },
+    { weight: 4, arbitrary: fc.stringMatching(/^[a-z][a-z0-9]{0,8}(?:\.[a-z0-9]{1,5})?@example\.test$/) },
     { weight: 1, arbitrary: fc.emailAddress() },
     ...(known.length > 0 ? [{ weight: 2, arbitrary: fc.constantFrom(...known) }] : []),
   );

@@ -71,7 +71,7 @@ export async function seedFixtures(t: TestApp): Promise<Fixtures> {
     organizers: [org.id], events: [], performances: [], ticket_types: [], orders: [], tickets: [], refunds: [], holds: [],
     webhook_endpoints: [], webhook_deliveries: [], api_keys: [], questions: [], venues: [],
   };
-  const values: Record<string, string[]> = { code: [], email: ['ada@example.test', 'grace@example.test'], field_key: ['diet'] };
+  const values: Record<string, string[]> = { code: [], email: ['ada@example.test', 'grace@example.test'], field_key: ['diet'], ticket_no: ['1', '2'] };
   const api = (method: 'GET' | 'POST' | 'PATCH', url: string, body?: unknown) => t.api(org.key, method, url, body);
 
   const later = (days: number) => new Date(t.clock.now().getTime() + days * 86_400_000).toISOString();
