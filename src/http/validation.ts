@@ -25,11 +25,16 @@ export const CANONICAL_UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-
 /** Schema keyword: lowercase the (already valid) string in place. */
 export const LOWERCASE_KEYWORD = 'x-lowercase';
 
-function makeAjv(options: Options): Ajv {
-  const ajv = new Ajv({ ...shared, ...options });
+/** ajv-formats' formats with the API's stricter `uuid` and `date-time` (also used by the request fuzzer). */
+export function addApiFormats(ajv: Ajv): Ajv {
   addFormats(ajv);
   ajv.addFormat('uuid', CANONICAL_UUID);
   ajv.addFormat('date-time', { type: 'string', validate: isAcceptedTimestamp });
+  return ajv;
+}
+
+function makeAjv(options: Options): Ajv {
+  const ajv = addApiFormats(new Ajv({ ...shared, ...options }));
   ajv.addKeyword({
     keyword: LOWERCASE_KEYWORD,
     type: 'string',

@@ -71,6 +71,23 @@ describe('ids', () => {
     await expectRefused(() => t.api(sale.org.key, 'POST', '/v1/orders', orderBody(sale, { items: [item] })), 400, `\`items.0.performance_id\` ${UUID_RULE}`);
   });
 
+  test('a path the router cannot decode or an over-long path segment answers a 404 problem with a request id', async () => {
+    // Found by the fuzzer: Fastify answered these itself, in its own JSON and without x-request-id.
+    for (const path of ['/v1/orders/%ED%A0%80', '/admin/v1/orders/%FF/refund', '/v1/events/%']) {
+      const res = await t.api(sale.org.key, 'GET', path);
+      assert.equal(res.statusCode, 404, res.body);
+      assert.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8');
+      assert.ok(res.headers['x-request-id']);
+      assert.equal(res.headers['access-control-allow-origin'], '*');
+      assert.deepEqual(res.json(), problemOf(404, 'Unknown API endpoint.'));
+    }
+    await expectRefused(
+      () => t.api(sale.org.key, 'POST', `/v1/tickets/${'x'.repeat(5000)}/check_in`),
+      404,
+      'Unknown API endpoint.',
+    );
+  });
+
   test('uppercase ids are the same ids everywhere: body, path and cursor', async () => {
     const item = { performance_id: sale.performanceId.toUpperCase(), ticket_type_id: sale.ticketTypeId.toUpperCase(), quantity: 1 };
     const created = await t.api(sale.org.key, 'POST', '/v1/orders', orderBody(sale, { items: [item] }));
