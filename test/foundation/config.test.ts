@@ -13,6 +13,7 @@ describe('configuration', () => {
       webhookTimeoutMs: 15_000,
       rateLimits: { preauth: 600, read: 300, write: 60 },
       trustProxy: false, logLevel: 'info',
+      idempotencyLeaseMs: 5_000, testHoldIdempotentRequestsMs: undefined,
     });
     assert.ok(Object.isFrozen(config));
   });
@@ -20,6 +21,12 @@ describe('configuration', () => {
   test('WORKER_JOBS picks the job kinds a worker runs', () => {
     assert.deepEqual(loadConfig({ WORKER_JOBS: 'webhooks' }).workerJobs, ['webhooks']);
     assert.deepEqual(loadConfig({ WORKER_JOBS: ' email , purge,email' }).workerJobs, ['email', 'purge']);
+  });
+
+  test('IDEMPOTENCY_LEASE sets the lease; the test hold is honoured only with NODE_ENV=test', () => {
+    assert.equal(loadConfig({ IDEMPOTENCY_LEASE: '2s' }).idempotencyLeaseMs, 2_000);
+    assert.equal(loadConfig({ NODE_ENV: 'test', TEST_HOLD_IDEMPOTENT_REQUESTS: '30s' }).testHoldIdempotentRequestsMs, 30_000);
+    assert.equal(loadConfig({ NODE_ENV: 'test' }).testHoldIdempotentRequestsMs, undefined);
   });
 
   test('durations', () => {
@@ -47,6 +54,11 @@ describe('configuration', () => {
     [{ LOG_LEVEL: 'loud' }, 'Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud".'],
     [{ ADMIN_TOKEN: 'short' }, 'Invalid configuration: ADMIN_TOKEN must be at least 16 characters.'],
     [{ SMTP_URL: 'http://mail' }, 'Invalid configuration: SMTP_URL must be a URL starting with smtp:// or smtps://.'],
+    [{ IDEMPOTENCY_LEASE: '500ms' }, 'Invalid configuration: IDEMPOTENCY_LEASE must be at least 1s, got "500ms".'],
+    [{ IDEMPOTENCY_LEASE: 'soon' }, 'Invalid configuration: IDEMPOTENCY_LEASE must be a duration like 50ms, 2s, 10m or 1h, got "soon".'],
+    [{ TEST_HOLD_IDEMPOTENT_REQUESTS: '30s' }, 'Invalid configuration: TEST_HOLD_IDEMPOTENT_REQUESTS is a test hook and is refused unless NODE_ENV=test.'],
+    [{ NODE_ENV: 'production', TEST_HOLD_IDEMPOTENT_REQUESTS: '30s' }, 'Invalid configuration: TEST_HOLD_IDEMPOTENT_REQUESTS is a test hook and is refused unless NODE_ENV=test.'],
+    [{ TEST_HOLD_IDEMPOTENT_REQUESTS: 'long', NODE_ENV: 'test' }, 'Invalid configuration: TEST_HOLD_IDEMPOTENT_REQUESTS must be a duration like 50ms, 2s, 10m or 1h, got "long".'],
   ];
   test('every invalid variable is reported at once, one line each', () => {
     assert.throws(
