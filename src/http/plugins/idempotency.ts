@@ -315,7 +315,8 @@ async function finish(request: FastifyRequest, reply: FastifyReply, payload: unk
   try {
     await withTransaction(db, (t) => completeIdempotencyKey(t, organizerId, key, leaseToken, response, clock.now()));
   } catch (err) {
-    // The key stays in_progress until its lease expires; then a retry executes.
+    // The key stays in_progress until its holder counts as gone (docs/idempotency.md,
+    // Lease); then a retry executes.
     request.log.error({ err, idempotencyKey: key }, 'idempotency: could not store the error response');
   }
   return payload;
