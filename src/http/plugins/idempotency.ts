@@ -204,7 +204,7 @@ async function claimKey(request: FastifyRequest, reply: FastifyReply): Promise<F
         if (row.status === 'completed') return { kind: 'replay', row };
         if (leaseIsLive(engine, row, now)) return { kind: 'conflict', detail: IDEMPOTENCY_DETAILS.inFlight };
         // The request holding the key is gone (its process died): take over.
-        request.log.warn({ idempotencyKey: key, expiredAt: row.locked_until }, 'idempotency lease expired; taking the key over');
+        request.log.warn({ idempotencyKey: key, expiredAt: row.locked_until }, 'idempotency key holder is gone (lease expired or process restarted); taking the key over');
         await renewIdempotencyLease(trx, claim.organizerId, key, claim);
         return hold();
       }
