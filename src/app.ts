@@ -43,10 +43,25 @@ export interface BuildAppOptions {
   rateLimiter?: RateLimiter;
   /** Namespace of the Redis rate-limit counters (default 'marquee:rl'); tests use a unique one. */
   rateLimitKeyPrefix?: string;
-  /** Idempotency lease/retention overrides and test seams (defaults: 60 s lease, 24 h retention). */
+  /** Idempotency lease/retention overrides and test seams (defaults: IDEMPOTENCY_LEASE, 24 h retention). */
   idempotency?: Partial<IdempotencySettings>;
   /** DNS for webhook URL vetting; omitted means the system resolver (tests inject a fake). */
   webhookResolver?: Resolver;
+}
+
+/**
+ * TEST_HOLD_IDEMPOTENT_REQUESTS (config refuses it unless NODE_ENV=test): each idempotent
+ * request waits inside its transaction, and says so in the log, so that a test can kill
+ * the process while a request holds its key.
+ */
+function testHold(holdMs: number | undefined): Partial<IdempotencySettings> {
+  if (holdMs === undefined) return {};
+  return {
+    beforeExecute: async (request) => {
+      request.log.warn({ holdMs }, 'test hook: holding an idempotent request mid-flight');
+      await new Promise((resolve) => setTimeout(resolve, holdMs));
+    },
+  };
 }
 
 export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> {
@@ -86,7 +101,12 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     clock,
     adminToken: opts.adminToken,
     rateLimiter,
-    idempotency: { ...DEFAULT_IDEMPOTENCY_SETTINGS, ...opts.idempotency },
+    idempotency: {
+      ...DEFAULT_IDEMPOTENCY_SETTINGS,
+      leaseMs: opts.config.idempotencyLeaseMs,
+      ...testHold(opts.config.testHoldIdempotentRequestsMs),
+      ...opts.idempotency,
+    },
     webhookResolver: opts.webhookResolver ?? systemResolver,
     caches: { apiKeys: createApiKeyCache(clock), eventDetails: createEventDetailCache(clock) },
   };

@@ -37,6 +37,18 @@ export interface Config {
   rateLimits: { preauth: number; read: number; write: number };
   trustProxy: boolean;
   logLevel: string;
+  /**
+   * IDEMPOTENCY_LEASE: how long an idempotency key stays "in flight" on PostgreSQL without
+   * a heartbeat from the request holding it, i.e. how long a retry waits (409) after the
+   * process executing the first request died (docs/idempotency.md, Lease).
+   */
+  idempotencyLeaseMs: number;
+  /**
+   * TEST_HOLD_IDEMPOTENT_REQUESTS, a test hook: every idempotent request waits this long
+   * inside its transaction before its handler, so a test can kill the process mid-request.
+   * Refused unless NODE_ENV=test.
+   */
+  testHoldIdempotentRequestsMs: number | undefined;
   /** Bounds on what one client can hold of the HTTP server (docs/operations.md, "Slow and greedy clients"). */
   http: HttpLimits;
 }
@@ -136,12 +148,16 @@ class EnvReader {
     return fallback;
   }
 
-  /** A duration like `2s`; `fallback` is written the same way. */
-  duration(name: string, fallback: string): number {
+  /** A duration like `2s`; `fallback` is written the same way; `min` likewise, if given. */
+  duration(name: string, fallback: string, min?: string): number {
     const text = this.text(name, fallback);
     const ms = parseDuration(text);
     if (ms === undefined || ms <= 0) {
       this.invalid(name, `must be a duration like 50ms, 2s, 10m or 1h, got "${text}".`);
+      return parseDuration(fallback)!;
+    }
+    if (min !== undefined && ms < parseDuration(min)!) {
+      this.invalid(name, `must be at least ${min}, got "${text}".`);
       return parseDuration(fallback)!;
     }
     return ms;
@@ -214,6 +230,16 @@ function httpLimits(read: EnvReader): HttpLimits {
   return Object.freeze(limits);
 }
 
+/** The test hook TEST_HOLD_IDEMPOTENT_REQUESTS, only ever honoured when NODE_ENV=test. */
+function testHoldIdempotentRequests(read: EnvReader, env: Env): number | undefined {
+  if (read.optional('TEST_HOLD_IDEMPOTENT_REQUESTS') === undefined) return undefined;
+  if (env.NODE_ENV !== 'test') {
+    read.invalid('TEST_HOLD_IDEMPOTENT_REQUESTS', 'is a test hook and is refused unless NODE_ENV=test.');
+    return undefined;
+  }
+  return read.duration('TEST_HOLD_IDEMPOTENT_REQUESTS', '1s');
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Reads and validates every variable; throws one ConfigError listing all invalid ones. */
@@ -247,6 +273,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     trustProxy: read.boolean('TRUST_PROXY', false),
     logLevel: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS, `one of ${LOG_LEVELS.join(', ')}`),
     http: httpLimits(read),
+    idempotencyLeaseMs: read.duration('IDEMPOTENCY_LEASE', '5s', '1s'),
+    testHoldIdempotentRequestsMs: testHoldIdempotentRequests(read, env),
   };
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return Object.freeze(config);

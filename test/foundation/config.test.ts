@@ -17,6 +17,7 @@ describe('configuration', () => {
         requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, idleTimeoutMs: 60_000,
         maxConnections: 10_000, maxConnectionsPerIp: 256, maxHeaderBytes: 16_384,
       },
+      idempotencyLeaseMs: 5_000, testHoldIdempotentRequestsMs: undefined,
     });
     assert.ok(Object.isFrozen(config));
   });
@@ -35,6 +36,12 @@ describe('configuration', () => {
       requestTimeoutMs: 2_000, headersTimeoutMs: 2_000, keepAliveTimeoutMs: 500, idleTimeoutMs: 60_000,
       maxConnections: 50, maxConnectionsPerIp: 0, maxHeaderBytes: 8192,
     });
+  });
+
+  test('IDEMPOTENCY_LEASE sets the lease; the test hold is honoured only with NODE_ENV=test', () => {
+    assert.equal(loadConfig({ IDEMPOTENCY_LEASE: '2s' }).idempotencyLeaseMs, 2_000);
+    assert.equal(loadConfig({ NODE_ENV: 'test', TEST_HOLD_IDEMPOTENT_REQUESTS: '30s' }).testHoldIdempotentRequestsMs, 30_000);
+    assert.equal(loadConfig({ NODE_ENV: 'test' }).testHoldIdempotentRequestsMs, undefined);
   });
 
   test('durations', () => {
@@ -67,6 +74,11 @@ describe('configuration', () => {
     [{ HTTP_HEADERS_TIMEOUT: '40s' }, 'Invalid configuration: HTTP_HEADERS_TIMEOUT must not be longer than HTTP_REQUEST_TIMEOUT (30000 ms), got 40000 ms.'],
     [{ HTTP_MAX_CONNECTIONS_PER_IP: '-1' }, 'Invalid configuration: HTTP_MAX_CONNECTIONS_PER_IP must be an integer from 0 to 1000000, got "-1".'],
     [{ HTTP_MAX_HEADER_SIZE: '100' }, 'Invalid configuration: HTTP_MAX_HEADER_SIZE must be an integer from 1024 to 1048576, got "100".'],
+    [{ IDEMPOTENCY_LEASE: '500ms' }, 'Invalid configuration: IDEMPOTENCY_LEASE must be at least 1s, got "500ms".'],
+    [{ IDEMPOTENCY_LEASE: 'soon' }, 'Invalid configuration: IDEMPOTENCY_LEASE must be a duration like 50ms, 2s, 10m or 1h, got "soon".'],
+    [{ TEST_HOLD_IDEMPOTENT_REQUESTS: '30s' }, 'Invalid configuration: TEST_HOLD_IDEMPOTENT_REQUESTS is a test hook and is refused unless NODE_ENV=test.'],
+    [{ NODE_ENV: 'production', TEST_HOLD_IDEMPOTENT_REQUESTS: '30s' }, 'Invalid configuration: TEST_HOLD_IDEMPOTENT_REQUESTS is a test hook and is refused unless NODE_ENV=test.'],
+    [{ TEST_HOLD_IDEMPOTENT_REQUESTS: 'long', NODE_ENV: 'test' }, 'Invalid configuration: TEST_HOLD_IDEMPOTENT_REQUESTS must be a duration like 50ms, 2s, 10m or 1h, got "long".'],
   ];
   test('every invalid variable is reported at once, one line each', () => {
     assert.throws(

@@ -1,6 +1,8 @@
 /**
  * The service as an operator runs it: `node --import tsx src/main.ts` in a child process,
- * on port 0, with only the environment a test passes (plus PATH).
+ * on port 0, with only the environment a test passes (plus PATH), for tests that stop,
+ * kill (SIGKILL) and restart the real process. Every child still running when the test
+ * file ends is killed, so a failed assertion never leaves a server behind.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -21,6 +23,10 @@ export interface ServiceProcess {
   exitedAt(): number | undefined;
   /** performance.now() when the "listening at" line arrived, once it has. */
   listenedAt(): number | undefined;
+  /** Resolves when the output matches (with the match); rejects after timeoutMs or at exit. */
+  waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  /** SIGKILL, as a crash or the OOM killer would: no shutdown code runs. Resolves with the signal's name. */
+  kill(): Promise<string | null>;
 }
 
 export interface RunningService extends ServiceProcess {
@@ -48,9 +54,11 @@ export function launch(env: Record<string, string>): ServiceProcess {
   let stderr = '';
   let exitedAt: number | undefined;
   let listenedAt: number | undefined;
+  const listeners = new Set<() => void>();
   const received = (chunk: Buffer) => {
     output += chunk.toString();
     if (listenedAt === undefined && LISTENING.test(output)) listenedAt = performance.now();
+    for (const listener of listeners) listener();
   };
   child.stdout!.on('data', (chunk: Buffer) => {
     received(chunk);
@@ -61,41 +69,68 @@ export function launch(env: Record<string, string>): ServiceProcess {
     stderr += chunk.toString();
   });
   // 'close', not 'exit': it comes after the last output has been read.
+  let signal: string | null = null;
   const exit = new Promise<number | null>((resolve) =>
-    child.on('close', (code) => {
+    child.on('close', (code, killedBy) => {
       exitedAt = performance.now();
+      signal = killedBy;
       children.delete(child);
       resolve(code);
     }),
   );
-  return { child, pid: child.pid!, output: () => output, stdout: () => stdout, stderr: () => stderr, exit, exitedAt: () => exitedAt, listenedAt: () => listenedAt };
-}
-
-/** Resolves once the service prints "listening at"; rejects if it exits first. */
-export function waitUntilListening(service: ServiceProcess, timeoutMs = 40_000): Promise<RunningService> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`did not start:\n${service.output()}`)), timeoutMs);
-    const check = () => {
-      const match = LISTENING.exec(service.output());
-      if (!match) return;
-      clearTimeout(timer);
-      service.child.stdout!.off('data', check);
-      service.child.stderr!.off('data', check);
-      resolve({ ...service, baseUrl: match[1]! });
-    };
-    // Registered after launch()'s own listeners, so output() already holds the chunk.
-    service.child.stdout!.on('data', check);
-    service.child.stderr!.on('data', check);
-    check();
-    void service.exit.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code}:\n${service.output()}`));
+  const waitForOutput = (pattern: RegExp, timeoutMs = 30_000) =>
+    new Promise<RegExpExecArray>((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        listeners.delete(check);
+      };
+      const check = () => {
+        const match = pattern.exec(output);
+        if (!match) return;
+        done();
+        resolve(match);
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`no ${pattern} in the output within ${timeoutMs} ms:\n${output}`));
+      }, timeoutMs);
+      listeners.add(check);
+      void exit.then((code) => {
+        if (!listeners.has(check)) return;
+        done();
+        reject(new Error(`exited (${code}) before ${pattern} appeared:\n${output}`));
+      });
+      check();
     });
-  });
+  return {
+    child,
+    pid: child.pid!,
+    output: () => output,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    exit,
+    exitedAt: () => exitedAt,
+    listenedAt: () => listenedAt,
+    waitForOutput,
+    async kill() {
+      child.kill('SIGKILL');
+      await exit;
+      return signal;
+    },
+  };
 }
 
-export function start(env: Record<string, string>): Promise<RunningService> {
-  return waitUntilListening(launch(env));
+/**
+ * Resolves once the service prints "listening at"; rejects if it exits first. The bound is
+ * generous: a start compiles the TypeScript sources, which takes long on a busy machine.
+ */
+export async function waitUntilListening(service: ServiceProcess, timeoutMs = 60_000): Promise<RunningService> {
+  const match = await service.waitForOutput(LISTENING, timeoutMs);
+  return { ...service, baseUrl: match[1]! };
+}
+
+export function start(env: Record<string, string>, timeoutMs?: number): Promise<RunningService> {
+  return waitUntilListening(launch(env), timeoutMs);
 }
 
 export async function stop(service: ServiceProcess): Promise<number | null> {

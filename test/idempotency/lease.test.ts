@@ -1,7 +1,10 @@
 /**
- * Crash safety and retention: the in-flight lock is a lease (60 s by default, 5 s here),
- * a retry after a dead request's lease executes, a request that outlives its lease cannot
- * commit over the retry that took it over, and keys are purged after 24 hours.
+ * Crash safety and retention: the in-flight state is a lease (5 s by default, renewed by a
+ * heartbeat while the request runs, on PostgreSQL) or, on PGlite, a lease token held by
+ * this process; a retry after a dead request's lease executes, a running request keeps its
+ * key however long it runs, a request that outlives its lease cannot commit over the retry
+ * that took it over, and keys are purged after 24 hours. test/idempotency/crash.test.ts
+ * kills a real process mid-request.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -14,7 +17,8 @@ import { DEFAULT_IDEMPOTENCY_SETTINGS, IDEMPOTENCY_DETAILS, requestHash } from '
 import { idempotencyPurgeJob, purgeExpiredIdempotencyKeys } from '../../src/workers/idempotency-purge.ts';
 import { apiKeyIdOf, countRows, isReplayOf, newKey, withKey } from './helpers.ts';
 
-const LEASE_MS = 5_000;
+// Long enough that no heartbeat (every third of a lease) fires while a test below runs.
+const LEASE_MS = 60_000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 function gate() {
@@ -49,8 +53,9 @@ describe('idempotency leases and retention', () => {
     }).execute();
   }
 
-  test('the default lease is 60 seconds and the retention 24 hours', () => {
-    assert.equal(DEFAULT_IDEMPOTENCY_SETTINGS.leaseMs, 60_000);
+  test('the default lease is 5 seconds and the retention 24 hours', () => {
+    assert.equal(DEFAULT_IDEMPOTENCY_SETTINGS.leaseMs, 5_000);
+    assert.equal(t.config.idempotencyLeaseMs, 5_000);
     assert.equal(DEFAULT_IDEMPOTENCY_SETTINGS.retentionMs, DAY_MS);
   });
 
@@ -70,7 +75,19 @@ describe('idempotency leases and retention', () => {
     assert.equal(isReplayOf(await t.api(org.key, 'POST', '/v1/events', body, withKey(key)), retry), undefined);
   });
 
-  test('while the lease runs a retry answers 409; from the instant it ends the retry executes', async () => {
+  test('PGlite: a key left in progress by another process (one that died) is taken over at once', { skip: onPostgres }, async () => {
+    // The embedded database belongs to one process: a lease this process does not hold
+    // was left by a process that died, however far its locked_until lies ahead.
+    const key = newKey();
+    const body = eventBody(t);
+    await leftBehind(key, body, new Date(t.clock.now().getTime() + LEASE_MS));
+    const retry = await t.api(org.key, 'POST', '/v1/events', body, withKey(key));
+    assert.equal(retry.statusCode, 201);
+    assert.equal(retry.headers['idempotent-replayed'], undefined);
+    assert.equal((await keyRow(key))?.response_body, retry.body);
+  });
+
+  test('PostgreSQL: while the lease runs a retry answers 409; from the instant it ends the retry executes', { skip: !onPostgres }, async () => {
     const key = newKey();
     const body = eventBody(t);
     const lockedUntil = new Date(t.clock.now().getTime() + LEASE_MS);
@@ -169,5 +186,94 @@ describe('idempotency leases and retention', () => {
     assert.equal(job.name, 'idempotency-purge');
     await job.stop(); // waits for the pass started at start
     assert.equal(await keyRow(key), undefined);
+  });
+});
+
+describe('a running request keeps its key (rule 5) however long it runs', () => {
+  // A short lease, so the heartbeat (every third of it, in real time) beats within the test.
+  const SHORT_LEASE_MS = 300;
+  let t: TestApp;
+  let org: TestOrganizer;
+  let hook: (() => Promise<void>) | undefined;
+  before(async () => {
+    t = await createTestApp({ appOptions: { idempotency: { leaseMs: SHORT_LEASE_MS, beforeExecute: async () => hook?.() } } });
+    org = await t.createOrganizer();
+  });
+  after(() => t.close());
+
+  const lockedUntil = async (key: string) =>
+    (await t.database.db.selectFrom('idempotency_keys').select('locked_until').where('organizer_id', '=', org.id).where('key', '=', key).executeTakeFirstOrThrow())
+      .locked_until;
+
+  test('PostgreSQL: held for 5 lease periods, the first keeps renewing; every retry answers 409; then it completes and replays', { skip: !onPostgres }, async () => {
+    const key = newKey();
+    const body = eventBody(t);
+    const before = await countRows(t, 'events', org.id);
+    const entered = gate();
+    const release = gate();
+    hook = async () => {
+      entered.open();
+      await release.opened;
+    };
+    try {
+      const first = t.api(org.key, 'POST', '/v1/events', body, withKey(key));
+      await entered.opened;
+      for (let period = 0; period < 5; period++) {
+        // A whole lease passes: without a renewal the key would be free from now on.
+        t.clock.advance(SHORT_LEASE_MS);
+        const deadline = Date.now() + 2_000;
+        while ((await lockedUntil(key))!.getTime() <= t.clock.now().getTime()) {
+          assert.ok(Date.now() < deadline, `period ${period}: the heartbeat did not renew the lease`);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        const retry = await t.api(org.key, 'POST', '/v1/events', body, withKey(key));
+        assert.equal(retry.statusCode, 409, `period ${period}`);
+        assert.deepEqual(retry.json(), problemOf(409, IDEMPOTENCY_DETAILS.inFlight));
+      }
+      release.open();
+      const done = await first;
+      assert.equal(done.statusCode, 201);
+      assert.equal(done.headers['idempotent-replayed'], undefined);
+      assert.equal(isReplayOf(await t.api(org.key, 'POST', '/v1/events', body, withKey(key)), done), undefined);
+    } finally {
+      hook = undefined;
+      release.open();
+    }
+    assert.equal(await countRows(t, 'events', org.id), before + 1, 'exactly one event');
+  });
+
+  test('a completed request stops renewing: its key row keeps no lease', async () => {
+    const key = newKey();
+    const res = await t.api(org.key, 'POST', '/v1/events', eventBody(t), withKey(key));
+    assert.equal(res.statusCode, 201);
+    // Several heartbeat periods later, nothing has put a lease back on the completed key.
+    await new Promise((resolve) => setTimeout(resolve, SHORT_LEASE_MS));
+    const row = await t.database.db.selectFrom('idempotency_keys').selectAll().where('organizer_id', '=', org.id).where('key', '=', key).executeTakeFirstOrThrow();
+    assert.deepEqual([row.status, row.lease_token, row.locked_until], ['completed', null, null]);
+  });
+
+  test('PGlite: a retry queued behind the running request never takes it over, however far the clock moves; it replays', { skip: onPostgres }, async () => {
+    const key = newKey();
+    const body = eventBody(t);
+    const entered = gate();
+    const release = gate();
+    hook = async () => {
+      entered.open();
+      await release.opened;
+    };
+    try {
+      const first = t.api(org.key, 'POST', '/v1/events', body, withKey(key));
+      await entered.opened;
+      t.clock.advance(10 * SHORT_LEASE_MS);
+      const retry = t.api(org.key, 'POST', '/v1/events', body, withKey(key));
+      await new Promise((resolve) => setTimeout(resolve, 2 * SHORT_LEASE_MS));
+      release.open();
+      const [a, b] = await Promise.all([first, retry]);
+      assert.equal(a.statusCode, 201);
+      assert.equal(isReplayOf(b, a), undefined);
+    } finally {
+      hook = undefined;
+      release.open();
+    }
   });
 });

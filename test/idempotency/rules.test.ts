@@ -11,6 +11,8 @@ import { problemOf, type TestApp, type TestOrganizer } from '../helpers/app.ts';
 import { createEvent, eventBody } from '../helpers/catalog.ts';
 import { createWebhookTestApp } from '../webhooks/helpers.ts';
 import { IDEMPOTENCY_DETAILS, requestHash } from '../../src/http/plugins/idempotency.ts';
+import { HeldLease } from '../../src/http/plugins/idempotency-lease.ts';
+import { onPostgres } from '../helpers/database.ts';
 import { apiKeyIdOf, countRows, isReplayOf, JSON_TYPE, newKey, orderBodyFor, PROBLEM_TYPE, withKey } from './helpers.ts';
 
 const HOOK_URL = 'https://hooks.test.localhost/marquee';
@@ -195,23 +197,33 @@ describe('idempotency rules', () => {
   });
 
   test('rule 5: the same key while the first request is still in flight answers 409', async () => {
-    // Another instance is executing this very request: its row is in_progress under a live lease.
+    // A request is executing this very request: its row is in_progress under a live lease,
+    // held by another instance (PostgreSQL), or by a running request of this process (PGlite,
+    // whose embedded database has no other process; lease.test.ts holds a real one).
     const key = newKey();
     const body = eventBody(t);
     const apiKeyId = await apiKeyIdOf(t, a.key);
     const now = t.clock.now();
+    const leaseToken = randomUUID();
     await t.database.db.insertInto('idempotency_keys').values({
       organizer_id: a.id, key, request_hash: requestHash(apiKeyId, 'POST', '/v1/events', body), api_key_id: apiKeyId,
-      method: 'POST', path: '/v1/events', status: 'in_progress', lease_token: randomUUID(),
+      method: 'POST', path: '/v1/events', status: 'in_progress', lease_token: leaseToken,
       locked_until: new Date(now.getTime() + 30_000), created_at: now,
     }).execute();
-    const before = await countRows(t, 'events', a.id);
-    const res = await t.api(a.key, 'POST', '/v1/events', body, withKey(key));
-    assert.equal(res.statusCode, 409);
-    assert.deepEqual(res.json(), problemOf(409, IDEMPOTENCY_DETAILS.inFlight));
-    assert.equal(await countRows(t, 'events', a.id), before);
-    const row = await t.database.db.selectFrom('idempotency_keys').select(['status', 'locked_until']).where('organizer_id', '=', a.id).where('key', '=', key).executeTakeFirstOrThrow();
-    assert.deepEqual(row, { status: 'in_progress', locked_until: new Date(now.getTime() + 30_000) }, 'the 409 left the lease alone');
+    const held = onPostgres
+      ? undefined
+      : new HeldLease({ engine: 'pglite', db: t.database.db, clock: t.clock, leaseMs: 30_000, organizerId: a.id, key, leaseToken, log: t.app.log });
+    try {
+      const before = await countRows(t, 'events', a.id);
+      const res = await t.api(a.key, 'POST', '/v1/events', body, withKey(key));
+      assert.equal(res.statusCode, 409);
+      assert.deepEqual(res.json(), problemOf(409, IDEMPOTENCY_DETAILS.inFlight));
+      assert.equal(await countRows(t, 'events', a.id), before);
+      const row = await t.database.db.selectFrom('idempotency_keys').select(['status', 'locked_until']).where('organizer_id', '=', a.id).where('key', '=', key).executeTakeFirstOrThrow();
+      assert.deepEqual(row, { status: 'in_progress', locked_until: new Date(now.getTime() + 30_000) }, 'the 409 left the lease alone');
+    } finally {
+      held?.end();
+    }
   });
 
   test('rule 6: keys are scoped to the organizer: B may use A\'s key string independently', async () => {

@@ -3,8 +3,10 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { once } from 'node:events';
 import { FixedWindowCounters } from '../../src/http/rate-limit/fixed-window.ts';
+import { startTcpProxy } from '../helpers/tcp-proxy.ts';
 import {
   createRateLimiter,
+  RATE_LIMIT_STORE_MESSAGES,
   rateLimitHeaders,
   type RateLimitBucket,
   type RateLimiter,
@@ -197,92 +199,64 @@ test('redis: two limiters with separate clients share one count per key', async 
   }
 });
 
-test('redis unreachable: requests fail open, one warning for the whole outage, no hang', async () => {
+test('redis unreachable: every bucket is enforced per process, one warning for the whole outage, no hang', async () => {
   const { warns, logger } = captureLogger();
   const limiter = createRateLimiter({ limits: LIMITS, redisUrl: 'redis://127.0.0.1:1', keyPrefix: uniqueKeyPrefix(), logger });
   try {
-    for (let i = 0; i < 2 * LIMITS.write + 2; i++) {
-      const { value, ms } = await timed(limiter.consume('write', 'k'));
-      assert.deepEqual(value, { allowed: true, limit: LIMITS.write, remaining: LIMITS.write, resetSeconds: 60 });
-      assert.ok(ms < 1_000, `consume took ${ms.toFixed(0)} ms`);
+    for (const bucket of BUCKETS) {
+      const limit = LIMITS[bucket];
+      for (let i = 1; i <= limit + 2; i++) {
+        const { value, ms } = await timed(limiter.consume(bucket, 'k'));
+        assert.deepEqual([value.allowed, value.limit, value.remaining], [i <= limit, limit, Math.max(0, limit - i)], `${bucket} request ${i}`);
+        assert.ok(value.resetSeconds > 0 && value.resetSeconds <= 60);
+        assert.ok(ms < 1_000, `consume took ${ms.toFixed(0)} ms`);
+      }
     }
     // Let a few background reconnect attempts fail too: still one warning.
     await new Promise((resolve) => setTimeout(resolve, 300));
     await limiter.consume('read', 'k');
     assert.equal(warns.length, 1, JSON.stringify(warns.map((w) => w.msg)));
-    assert.equal(warns[0].msg, 'rate limit store unreachable, failing open');
+    assert.equal(warns[0].msg, RATE_LIMIT_STORE_MESSAGES.unreachable);
   } finally {
     await limiter.close();
   }
 });
 
-/**
- * A TCP proxy in front of the real Redis that can be cut and restored on the same port,
- * to observe an outage and a recovery from the limiter's point of view.
- */
-async function startCuttableProxy(target: URL) {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    const upstream = net.connect({ host: target.hostname, port: Number(target.port || 6379) });
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-      s.on('error', () => {});
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const port = (server.address() as net.AddressInfo).port;
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    async cut() {
-      const closed = new Promise((resolve) => server.close(resolve));
-      for (const s of sockets) s.destroy();
-      await closed;
-    },
-    async restore() {
-      server.listen(port, '127.0.0.1');
-      await once(server, 'listening');
-    },
-  };
-}
-
-test('redis outage and recovery: warn once when it starts, info once when it ends', async (t) => {
+test('redis outage and recovery: per-process counts during it, warn once when it starts, info once when it ends, shared counts after', async (t) => {
   if (!(await isReachable(REDIS_URL))) {
     t.skip(`redis not reachable at ${REDIS_URL}`);
     return;
   }
-  const proxy = await startCuttableProxy(new URL(REDIS_URL));
+  const proxy = await startTcpProxy(Number(new URL(REDIS_URL).port || 6379));
   const { warns, infos, logger } = captureLogger();
-  const limiter: RateLimiter = createRateLimiter({ limits: LIMITS, redisUrl: proxy.url, keyPrefix: uniqueKeyPrefix(), logger });
+  const limiter: RateLimiter = createRateLimiter({ limits: LIMITS, redisUrl: `redis://127.0.0.1:${proxy.port}`, keyPrefix: uniqueKeyPrefix(), logger });
   try {
     assert.equal((await limiter.consume('read', 'k')).remaining, LIMITS.read - 1, 'counted in redis');
 
     await proxy.cut();
-    for (let i = 0; i < 5; i++) {
+    // The per-process window of 'k' starts fresh: the read limit (3) holds, then denies.
+    const during: Array<[boolean, number]> = [];
+    for (let i = 0; i < LIMITS.read + 2; i++) {
       const { value, ms } = await timed(limiter.consume('read', 'k'));
-      assert.equal(value.allowed, true, 'fails open during the outage');
-      assert.equal(value.remaining, LIMITS.read);
+      during.push([value.allowed, value.remaining]);
       assert.ok(ms < 1_000, `consume took ${ms.toFixed(0)} ms`);
     }
+    assert.deepEqual(during, [[true, 2], [true, 1], [true, 0], [false, 0], [false, 0]]);
     assert.equal(warns.length, 1);
+    assert.equal(warns[0].msg, RATE_LIMIT_STORE_MESSAGES.unreachable);
 
     await proxy.restore();
-    // ioredis reconnects in the background; wait until a consume reaches Redis again.
+    // ioredis reconnects in the background; its 'ready' logs the recovery.
     const deadline = Date.now() + 5_000;
-    let decision = await limiter.consume('read', 'k');
-    while (decision.remaining === LIMITS.read && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      decision = await limiter.consume('read', 'k');
-    }
-    // The failed-open requests were not counted; the one made before the outage was.
+    while (infos.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    // Shared counts again: the request made before the outage counted, the ones during it did not.
+    const decision = await limiter.consume('read', 'k');
     assert.deepEqual([decision.allowed, decision.remaining], [true, LIMITS.read - 2]);
     assert.equal(warns.length, 1, 'still a single warning');
     assert.equal(infos.length, 1, 'one recovery message');
-    assert.equal(infos[0][1], 'rate limit store reachable again, enforcing limits');
+    assert.equal(infos[0][1], RATE_LIMIT_STORE_MESSAGES.reachable);
   } finally {
     await limiter.close();
-    await proxy.cut();
+    await proxy.close();
   }
 });

@@ -1,13 +1,17 @@
 /**
- * Shared counters (operations.md: REDIS_URL): two app instances against one Redis hold
- * one limit between them; an unreachable Redis fails open and says so in the log.
- * Needs a Redis at TEST_REDIS_URL (default redis://127.0.0.1:6379) for the shared test.
+ * Shared counters (REDIS_URL): two app instances against one Redis hold one limit between
+ * them; an unreachable Redis degrades to per-process limits and says so in the log, once,
+ * and a Redis cut mid-run (a loopback TCP proxy) and restored brings the shared counts back.
+ * Needs a Redis at TEST_REDIS_URL (default redis://127.0.0.1:6379) for the shared tests;
+ * the cut test skips without TEST_REDIS_URL.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
-import { createTestApp, type TestApp, type TestOrganizer } from '../helpers/app.ts';
+import { RATE_LIMIT_STORE_MESSAGES } from '../../src/http/rate-limit/limiter.ts';
+import { createTestApp, problemOf, type TestApp, type TestOrganizer } from '../helpers/app.ts';
 import { eventBody } from '../helpers/catalog.ts';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 let prefixCounter = 0;
@@ -62,30 +66,107 @@ describe('two instances against one Redis', () => {
   });
 });
 
-describe('Redis unreachable', () => {
+/** A pino logger into an array of parsed lines. */
+function capturingLogger() {
   const lines: Array<Record<string, unknown>> = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  return { lines, logger };
+}
+
+const PREAUTH_HEADERS_AT = (remaining: number) => ({ 'ratelimit-policy': '"preauth";q=3;w=60', remaining });
+
+describe('Redis unreachable from the start', () => {
+  const { lines, logger } = capturingLogger();
   let t: TestApp;
   before(async () => {
-    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
     t = await createTestApp({
       // Nothing listens on port 1: every connection attempt is refused.
-      env: { REDIS_URL: 'redis://127.0.0.1:1', RATE_LIMIT_WRITE_PER_MIN: '1', RATE_LIMIT_READ_PER_MIN: '1', RATE_LIMIT_PREAUTH_PER_MIN: '1' },
+      env: { REDIS_URL: 'redis://127.0.0.1:1', RATE_LIMIT_PREAUTH_PER_MIN: '3' },
       appOptions: { logger, rateLimitKeyPrefix: uniquePrefix() },
     });
   });
   after(() => t.close());
 
-  test('requests keep being served (fail open, limits of 1 not enforced) and a warning is logged once', async () => {
-    const org = await t.createOrganizer(); // 4 admin calls over a pre-auth limit of 1
+  test('the limits are enforced per process (pre-auth 3: the 4th answers 429 with the usual headers); one warning', async () => {
+    const ip = '198.51.100.31';
     const started = performance.now();
-    for (let i = 0; i < 3; i++) {
-      assert.equal((await t.api(org.key, 'GET', '/v1/events')).statusCode, 200);
-      assert.equal((await t.api(org.key, 'POST', '/v1/events', eventBody(t))).statusCode, 201);
-    }
-    assert.ok(performance.now() - started < 5000, 'failing open does not hang requests');
-    const warnings = lines.filter((l) => l.msg === 'rate limit store unreachable, failing open');
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push(await t.inject({ method: 'GET', url: '/v1/nothing', remoteAddress: ip }));
+    assert.ok(performance.now() - started < 5000, 'an unreachable store does not hang requests');
+    assert.deepEqual(answers.map((a) => a.statusCode), [404, 404, 404, 429]);
+    assert.deepEqual(
+      answers.map((a) => ({ 'ratelimit-policy': a.headers['ratelimit-policy'], remaining: Number(/^"preauth";r=(\d+);t=\d+$/.exec(String(a.headers['ratelimit']))?.[1]) })),
+      [PREAUTH_HEADERS_AT(2), PREAUTH_HEADERS_AT(1), PREAUTH_HEADERS_AT(0), PREAUTH_HEADERS_AT(0)],
+    );
+    const denied = answers[3]!;
+    assert.equal(denied.headers['retry-after'], '60');
+    assert.deepEqual(denied.json(), problemOf(429, 'Rate limit exceeded: at most 3 requests per minute from one client IP address. Retry after 60 seconds.'));
+    // Another client IP has its own count.
+    assert.equal((await t.inject({ method: 'GET', url: '/v1/nothing', remoteAddress: '198.51.100.32' })).statusCode, 404);
+    const warnings = lines.filter((l) => l.msg === RATE_LIMIT_STORE_MESSAGES.unreachable);
     assert.equal(warnings.length, 1);
     assert.equal(warnings[0]!.level, 40); // pino's warn
     assert.equal(warnings[0]!.store, 'redis');
+  });
+});
+
+describe('Redis cut mid-run and restored (loopback TCP proxy)', { skip: !process.env.TEST_REDIS_URL && 'needs TEST_REDIS_URL' }, () => {
+  const logA = capturingLogger();
+  const logB = capturingLogger();
+  let proxy: TcpProxy;
+  let a: TestApp;
+  let b: TestApp;
+  let org: TestOrganizer;
+  before(async () => {
+    proxy = await startTcpProxy(Number(new URL(REDIS_URL).port || 6379));
+    const rateLimitKeyPrefix = uniquePrefix();
+    const env = { REDIS_URL: `redis://127.0.0.1:${proxy.port}`, RATE_LIMIT_READ_PER_MIN: '3', RATE_LIMIT_PREAUTH_PER_MIN: '1000' };
+    a = await createTestApp({ env, appOptions: { logger: logA.logger, rateLimitKeyPrefix } });
+    b = await createTestApp({ env, database: a.database, appOptions: { logger: logB.logger, rateLimitKeyPrefix } });
+    org = await a.createOrganizer();
+  });
+  after(async () => {
+    await b.close();
+    await a.close();
+    await proxy.close();
+  });
+
+  const read = async (t: TestApp) => {
+    const res = await t.api(org.readKey, 'GET', '/v1/events');
+    return [res.statusCode, res.headers['ratelimit']] as const;
+  };
+  const messages = (lines: Array<Record<string, unknown>>) =>
+    lines.filter((l) => l.store === 'redis').map((l) => [l.level, l.msg]);
+
+  test('shared before, per-process during the cut (one warning each), shared again after (one info each)', async () => {
+    // Shared: one count across both instances.
+    assert.deepEqual((await read(a))[0], 200);
+    assert.match(String((await read(b))[1]), /^"read";r=1;t=\d+$/);
+
+    await proxy.cut();
+    // Each instance now counts on its own, from a fresh window: A allows 3, then 429.
+    const onA = [await read(a), await read(a), await read(a), await read(a)];
+    assert.deepEqual(onA.map(([status]) => status), [200, 200, 200, 429]);
+    assert.deepEqual(onA.map(([, header]) => /r=(\d+)/.exec(String(header))?.[1]), ['2', '1', '0', '0']);
+    const onB = await read(b);
+    assert.equal(onB[0], 200, 'B has its own per-process count');
+    assert.match(String(onB[1]), /^"read";r=2;t=\d+$/);
+    for (const log of [logA, logB]) assert.deepEqual(messages(log.lines), [[40, RATE_LIMIT_STORE_MESSAGES.unreachable]]);
+
+    await proxy.restore();
+    const deadline = Date.now() + 10_000;
+    while (messages(logA.lines).length < 2 || messages(logB.lines).length < 2) {
+      assert.ok(Date.now() < deadline, 'both instances reconnect');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    for (const log of [logA, logB]) {
+      assert.deepEqual(messages(log.lines), [[40, RATE_LIMIT_STORE_MESSAGES.unreachable], [30, RATE_LIMIT_STORE_MESSAGES.reachable]]);
+    }
+    // Shared again: Redis still holds the 2 counted before the cut (none of the cut's), so
+    // the 3rd goes through on A and the 4th, on B, is denied.
+    const third = await read(a);
+    assert.equal(third[0], 200);
+    assert.match(String(third[1]), /^"read";r=0;t=\d+$/);
+    assert.equal((await read(b))[0], 429);
   });
 });

@@ -80,6 +80,29 @@ export async function renewIdempotencyLease(
     .execute();
 }
 
+/**
+ * Heartbeat of a running request: pushes its lease forward, if it still holds it (its
+ * lease_token matches and the key is not completed). Returns false when the lease is gone:
+ * a take-over replaced the token, or the request already completed or released the key.
+ */
+export async function extendIdempotencyLease(
+  db: Executor,
+  organizerId: string,
+  key: string,
+  leaseToken: string,
+  lockedUntil: Date,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('idempotency_keys')
+    .set({ locked_until: lockedUntil })
+    .where('organizer_id', '=', organizerId)
+    .where('key', '=', key)
+    .where('status', '=', 'in_progress')
+    .where('lease_token', '=', leaseToken)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 /** Reuse of a key past its retention (not yet purged): the row starts over as new. */
 export async function resetIdempotencyKey(db: Executor, k: NewIdempotencyKey): Promise<void> {
   await db

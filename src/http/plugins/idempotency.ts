@@ -8,8 +8,10 @@
  * 1. preValidation, in its own short transaction: claim the (organizer, key) row
  *    in_progress under a lease, or lock the existing row and decide: another API key or
  *    another request (hash) -> 409; completed -> replay the stored response verbatim;
- *    in_progress with a live lease -> 409 (in flight); in_progress with an expired lease
+ *    in_progress and its holder alive -> 409 (in flight); in_progress and its holder gone
  *    (its process died) -> take it over with a new lease and fencing token, and execute.
+ *    "Alive" is ./idempotency-lease.ts: a short lease renewed by a heartbeat while the
+ *    request runs (PostgreSQL), or a lease token held by this process (PGlite).
  *    Running before validation means a 400 for a bad body is stored and replayed too.
  * 2. preHandler, the last one: open a request-scoped transaction and make it request.db,
  *    so the domain code (withTransaction(request.db, ...)) joins it.
@@ -39,9 +41,14 @@ import type { Database } from '../../db/schema.ts';
 import { withTransaction } from '../../db/transaction.ts';
 import { tenantOf } from '../context.ts';
 import { badRequest, conflict, PROBLEM_CONTENT_TYPE, problem } from '../errors.ts';
+import { HeldLease, leaseIsLive } from './idempotency-lease.ts';
 
 export interface IdempotencySettings {
-  /** How long a first request holds its key before a retry may take it over (crash recovery). */
+  /**
+   * The lease of a running request on PostgreSQL: renewed every third of it while the
+   * request runs, so a key whose process died is free at most this long after its last
+   * renewal (IDEMPOTENCY_LEASE). Unused for liveness on PGlite (docs/idempotency.md).
+   */
   leaseMs: number;
   /** How long a key is kept and answers replays (spec: 24 hours). */
   retentionMs: number;
@@ -54,7 +61,7 @@ export interface IdempotencySettings {
 }
 
 export const DEFAULT_IDEMPOTENCY_SETTINGS: Readonly<IdempotencySettings> = Object.freeze({
-  leaseMs: 60_000,
+  leaseMs: 5_000,
   retentionMs: 24 * 60 * 60 * 1000,
 });
 
@@ -81,6 +88,7 @@ type Owner = {
   organizerId: string;
   key: string;
   leaseToken: string;
+  lease: HeldLease;
   trx: ControlledTransaction<Database> | undefined;
   finished: boolean;
 };
@@ -159,7 +167,7 @@ async function claimKey(request: FastifyRequest, reply: FastifyReply): Promise<F
   if (key.length === 0) throw badRequest(IDEMPOTENCY_DETAILS.empty);
   if (key.length > IDEMPOTENCY_KEY_MAX_LENGTH) throw badRequest(IDEMPOTENCY_DETAILS.tooLong(key.length));
 
-  const { db, clock, idempotency: settings } = request.server.deps;
+  const { db, engine, clock, idempotency: settings } = request.server.deps;
   const auth = tenantOf(request);
   const now = clock.now();
   const path = requestPath(request.url);
@@ -175,30 +183,41 @@ async function claimKey(request: FastifyRequest, reply: FastifyReply): Promise<F
     now,
   };
 
-  const decision = await withTransaction(db, async (trx): Promise<Decision> => {
-    // Two rounds: a row that conflicted on insert can vanish (purged) before it is locked.
-    for (let round = 0; round < 2; round++) {
-      if (await insertIdempotencyKeyIfAbsent(trx, claim)) return { kind: 'execute' };
-      const row = await findIdempotencyKeyForUpdate(trx, claim.organizerId, key);
-      if (!row) continue;
-      if (row.created_at.getTime() <= now.getTime() - settings.retentionMs) {
-        // Past its 24 hours, a key is free again even if the purge has not run yet.
-        await resetIdempotencyKey(trx, claim);
-        return { kind: 'execute' };
+  // The lease counts as live from inside the claim's transaction: on PGlite a competing
+  // claim runs only after this one commits, and must already see it as held.
+  let lease: HeldLease | undefined;
+  const hold = (): Decision => {
+    lease = new HeldLease({ engine, db, clock, leaseMs: settings.leaseMs, organizerId: auth.organizerId, key, leaseToken: claim.leaseToken, log: request.log });
+    return { kind: 'execute' };
+  };
+  let decision: Decision;
+  try {
+    decision = await withTransaction(db, async (trx): Promise<Decision> => {
+      // Two rounds: a row that conflicted on insert can vanish (purged) before it is locked.
+      for (let round = 0; round < 2; round++) {
+        if (await insertIdempotencyKeyIfAbsent(trx, claim)) return hold();
+        const row = await findIdempotencyKeyForUpdate(trx, claim.organizerId, key);
+        if (!row) continue;
+        if (row.created_at.getTime() <= now.getTime() - settings.retentionMs) {
+          // Past its 24 hours, a key is free again even if the purge has not run yet.
+          await resetIdempotencyKey(trx, claim);
+          return hold();
+        }
+        if (row.api_key_id !== claim.apiKeyId) return { kind: 'conflict', detail: IDEMPOTENCY_DETAILS.otherApiKey };
+        if (row.request_hash !== claim.requestHash) return { kind: 'conflict', detail: IDEMPOTENCY_DETAILS.otherRequest };
+        if (row.status === 'completed') return { kind: 'replay', row };
+        if (leaseIsLive(engine, row, now)) return { kind: 'conflict', detail: IDEMPOTENCY_DETAILS.inFlight };
+        // The request holding the key is gone (its process died): take over.
+        request.log.warn({ idempotencyKey: key, expiredAt: row.locked_until }, 'idempotency key holder is gone (lease expired or process restarted); taking the key over');
+        await renewIdempotencyLease(trx, claim.organizerId, key, claim);
+        return hold();
       }
-      if (row.api_key_id !== claim.apiKeyId) return { kind: 'conflict', detail: IDEMPOTENCY_DETAILS.otherApiKey };
-      if (row.request_hash !== claim.requestHash) return { kind: 'conflict', detail: IDEMPOTENCY_DETAILS.otherRequest };
-      if (row.status === 'completed') return { kind: 'replay', row };
-      if (row.locked_until !== null && row.locked_until.getTime() > now.getTime()) {
-        return { kind: 'conflict', detail: IDEMPOTENCY_DETAILS.inFlight };
-      }
-      // The request holding the key stopped renewing it (its process died): take over.
-      request.log.warn({ idempotencyKey: key, expiredAt: row.locked_until }, 'idempotency lease expired; taking the key over');
-      await renewIdempotencyLease(trx, claim.organizerId, key, claim);
-      return { kind: 'execute' };
-    }
-    throw new Error('idempotency key row kept disappearing');
-  });
+      throw new Error('idempotency key row kept disappearing');
+    });
+  } catch (err) {
+    lease?.end();
+    throw err;
+  }
 
   if (decision.kind === 'conflict') throw conflict(decision.detail);
   if (decision.kind === 'replay') {
@@ -209,7 +228,8 @@ async function claimKey(request: FastifyRequest, reply: FastifyReply): Promise<F
       .headers({ ...row.response_headers, 'idempotent-replayed': 'true' })
       .send(row.response_body!);
   }
-  states.set(request, { kind: 'owner', organizerId: auth.organizerId, key, leaseToken: claim.leaseToken, trx: undefined, finished: false });
+  lease!.startHeartbeat();
+  states.set(request, { kind: 'owner', organizerId: auth.organizerId, key, leaseToken: claim.leaseToken, lease: lease!, trx: undefined, finished: false });
 }
 
 async function openTransaction(request: FastifyRequest): Promise<void> {
@@ -251,6 +271,17 @@ async function storeResponse(request: FastifyRequest, reply: FastifyReply, paylo
   const state = states.get(request);
   if (state?.kind !== 'owner' || state.finished) return payload;
   state.finished = true;
+  // The response is decided: no more renewals. The key stays held (in this process) until
+  // the response is stored, so no retry can slip in between a rollback and the store.
+  state.lease.stopHeartbeat();
+  try {
+    return await finish(request, reply, payload, state);
+  } finally {
+    state.lease.end();
+  }
+}
+
+async function finish(request: FastifyRequest, reply: FastifyReply, payload: unknown, state: Owner): Promise<unknown> {
   const { db, clock } = request.server.deps;
   const { organizerId, key, leaseToken, trx } = state;
   const body = payloadText(payload);
@@ -288,7 +319,8 @@ async function storeResponse(request: FastifyRequest, reply: FastifyReply, paylo
   try {
     await withTransaction(db, (t) => completeIdempotencyKey(t, organizerId, key, leaseToken, response, clock.now()));
   } catch (err) {
-    // The key stays in_progress until its lease expires; then a retry executes.
+    // The key stays in_progress until its holder counts as gone (docs/idempotency.md,
+    // Lease); then a retry executes.
     request.log.error({ err, idempotencyKey: key }, 'idempotency: could not store the error response');
   }
   return payload;
@@ -299,6 +331,7 @@ async function closeLeftovers(request: FastifyRequest): Promise<void> {
   const state = states.get(request);
   states.delete(request);
   if (state?.kind !== 'owner') return;
+  state.lease.end();
   const { trx } = state;
   if (trx && !trx.isCommitted && !trx.isRolledBack) {
     request.log.error({ idempotencyKey: state.key }, 'idempotency: transaction still open after the response; rolling back');

@@ -4,8 +4,11 @@
  * Fixed one-minute windows per bucket and key. Counters live in process memory
  * (./fixed-window.ts, synchronous), or in Redis (rate-limiter-flexible) when a URL is
  * given so several API instances share one count per key.
- * The Redis path fails open: a rate-limit store outage must never take the API down,
- * so requests are allowed (and the outage logged once) until Redis answers again.
+ * A Redis outage degrades the limits, never disables them: while Redis is not ready, fails
+ * a command or is slower than the command timeout, every bucket (pre-auth included) is
+ * counted by per-process counters, the same ones the memory limiter uses, so each instance
+ * enforces the limits on its own; the shared counts resume when Redis answers again. The
+ * outage is logged once when it starts and once when it ends (docs/rate-limits.md).
  *
  * This module only decides; the HTTP wiring (which bucket, which key, the 429 body)
  * lives with the Fastify hooks.
@@ -45,10 +48,15 @@ export const RATE_LIMIT_WINDOW_SECONDS = 60;
 
 const BUCKETS: readonly RateLimitBucket[] = ['preauth', 'read', 'write'];
 
-/** How long the first requests wait for the initial Redis connection before failing open. */
+/** How long the first requests wait for the initial Redis connection before counting in-process. */
 const STARTUP_CONNECT_WAIT_MS = 500;
-/** A slow Redis must not slow requests down: past this, the request fails open. */
+/** A slow Redis must not slow requests down: past this, the request is counted in-process. */
 const REDIS_COMMAND_TIMEOUT_MS = 500;
+/**
+ * During an outage on a connection that still looks open (no reply, no reset), at most one
+ * request per this interval tries Redis; the others are counted in-process at once.
+ */
+const OUTAGE_PROBE_INTERVAL_MS = 1_000;
 
 export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   for (const bucket of BUCKETS) {
@@ -66,7 +74,7 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
 function createMemoryRateLimiter(opts: RateLimiterOptions): RateLimiter {
   const counters = perBucket(opts.limits, () => new FixedWindowCounters(RATE_LIMIT_WINDOW_SECONDS * 1000));
   return {
-    // Synchronous: nothing to await, and the memory store cannot fail, so nothing to fail open from.
+    // Synchronous: nothing to await, and the memory store cannot fail.
     consume(bucket, key) {
       const limit = opts.limits[bucket];
       const { count, msLeft } = forBucket(counters, bucket).hit(key);
@@ -79,7 +87,7 @@ function createMemoryRateLimiter(opts: RateLimiterOptions): RateLimiter {
 function createRedisRateLimiter(opts: RateLimiterOptions, redisUrl: string, keyPrefix: string): RateLimiter {
   const client = new Redis(redisUrl, {
     connectionName: 'marquee-rate-limit',
-    // Never queue commands while disconnected: a queued request would wait instead of failing open.
+    // Never queue commands while disconnected: a queued request would wait instead of falling back.
     enableOfflineQueue: false,
     commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
     // An INCR whose reply was lost may already have run; resending it after a reconnect
@@ -88,14 +96,20 @@ function createRedisRateLimiter(opts: RateLimiterOptions, redisUrl: string, keyP
     autoResendUnfulfilledCommands: false,
     // The default retryStrategy keeps reconnecting in the background (capped backoff).
   });
-  const health = storeHealthLog(opts.logger);
+  const health = storeHealth(opts.logger);
+  // Per-process counters for every bucket while Redis is away (insuranceLimiter of
+  // rate-limiter-flexible would do the same, but hides the store error we log the outage by).
+  const perProcess = createMemoryRateLimiter(opts);
+  let closed = false;
   // Without an 'error' listener ioredis prints every failed reconnect to stderr.
-  client.on('error', (err: Error) => health.unreachable(err));
+  client.on('error', (err: Error) => {
+    if (!closed) health.unreachable(err);
+  });
   // A successful consume also counts as recovery; 'ready' logs it even before the next request.
   client.on('ready', () => health.reachable());
 
   // Requests arriving right at startup wait (briefly) for the first connection rather than
-  // failing open and logging an outage that never was. Settles on ready, error or timeout.
+  // counting in-process and logging an outage that never was. Settles on ready, error or timeout.
   const firstConnection = once(client, 'ready', { signal: AbortSignal.timeout(STARTUP_CONNECT_WAIT_MS) }).then(
     () => undefined,
     () => undefined,
@@ -110,24 +124,29 @@ function createRedisRateLimiter(opts: RateLimiterOptions, redisUrl: string, keyP
         points,
         duration: RATE_LIMIT_WINDOW_SECONDS,
         keyPrefix: `${keyPrefix}:${bucket}`,
-        // Fail fast (and open) while reconnecting instead of touching a half-open client.
+        // Fail fast (to the per-process counters) while reconnecting, not on a half-open client.
         rejectIfRedisNotReady: true,
       }),
   );
 
-  let closed = false;
   return {
     async consume(bucket, key) {
       const limiter = forBucket(limiters, bucket);
       const limit = opts.limits[bucket];
       await firstConnection;
+      if (client.status !== 'ready') {
+        // Disconnected or reconnecting: ioredis's 'error' may not have come yet.
+        if (!closed) health.unreachable(new Error(`redis connection is ${client.status}`));
+        return perProcess.consume(bucket, key);
+      }
+      if (!health.mayTry()) return perProcess.consume(bucket, key);
       try {
         const decision = await consumeOne(limiter, limit, key);
         health.reachable();
         return decision;
       } catch (storeError) {
         if (!closed) health.unreachable(storeError);
-        return { allowed: true, limit, remaining: limit, resetSeconds: RATE_LIMIT_WINDOW_SECONDS };
+        return perProcess.consume(bucket, key);
       }
     },
     async close() {
@@ -173,22 +192,41 @@ function toResetSeconds(msBeforeNext: number): number {
   return Math.min(RATE_LIMIT_WINDOW_SECONDS, Math.max(0, Math.ceil(msBeforeNext / 1000)));
 }
 
-/** Logs a store outage once when it starts and once when it ends, not per request. */
-function storeHealthLog(logger: RateLimiterOptions['logger']) {
+/**
+ * Whether Redis is in use, and the outage log: once when it starts and once when it ends,
+ * not per request. During an outage, mayTry() lets one request per probe interval try
+ * Redis (a silent connection would otherwise cost every request the command timeout).
+ */
+function storeHealth(logger: RateLimiterOptions['logger']) {
   let isReachable = true;
+  let nextProbeAt = 0;
   return {
+    mayTry(): boolean {
+      if (isReachable) return true;
+      const now = Date.now();
+      if (now < nextProbeAt) return false;
+      nextProbeAt = now + OUTAGE_PROBE_INTERVAL_MS;
+      return true;
+    },
     unreachable(err: unknown) {
+      nextProbeAt = Date.now() + OUTAGE_PROBE_INTERVAL_MS;
       if (!isReachable) return;
       isReachable = false;
-      logger.warn({ err, store: 'redis' }, 'rate limit store unreachable, failing open');
+      logger.warn({ err, store: 'redis' }, RATE_LIMIT_STORE_MESSAGES.unreachable);
     },
     reachable() {
       if (isReachable) return;
       isReachable = true;
-      logger.info?.({ store: 'redis' }, 'rate limit store reachable again, enforcing limits');
+      logger.info?.({ store: 'redis' }, RATE_LIMIT_STORE_MESSAGES.reachable);
     },
   };
 }
+
+/** The two log lines of a rate-limit store outage (operators alert on them). */
+export const RATE_LIMIT_STORE_MESSAGES = {
+  unreachable: 'rate limit store unreachable; enforcing per-process limits',
+  reachable: 'rate limit store reachable again; enforcing shared limits',
+} as const;
 
 function perBucket<T>(limits: Record<RateLimitBucket, number>, build: (bucket: RateLimitBucket, points: number) => T): Record<RateLimitBucket, T> {
   return {
