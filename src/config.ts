@@ -4,7 +4,7 @@
  * a message that names the variable.
  */
 import { existsSync } from 'node:fs';
-import { DEFAULT_POOL_SIZE } from './db/client.ts';
+import { DEFAULT_DATABASE_TIMEOUTS, DEFAULT_POOL_SIZE } from './db/client.ts';
 
 export type Role = 'api' | 'worker' | 'all';
 
@@ -23,6 +23,12 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | undefined;
   databasePoolSize: number;
+  /** How long a query waits for a free database connection before it answers 503. */
+  databaseAcquireTimeoutMs: number;
+  /** PostgreSQL statement_timeout of every pooled connection. */
+  databaseStatementTimeoutMs: number;
+  /** PostgreSQL lock_timeout of every pooled connection. */
+  databaseLockTimeoutMs: number;
   redisUrl: string | undefined;
   adminToken: string | undefined;
   role: Role;
@@ -190,6 +196,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     dataDir: read.text('DATA_DIR', './data'),
     databaseUrl: read.url('DATABASE_URL', ['postgres:', 'postgresql:']),
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 1, 1000),
+    databaseAcquireTimeoutMs: read.duration('DATABASE_ACQUIRE_TIMEOUT', DEFAULT_DATABASE_TIMEOUTS.acquire),
+    databaseStatementTimeoutMs: read.duration('DATABASE_STATEMENT_TIMEOUT', DEFAULT_DATABASE_TIMEOUTS.statement),
+    databaseLockTimeoutMs: read.duration('DATABASE_LOCK_TIMEOUT', DEFAULT_DATABASE_TIMEOUTS.lock),
     redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:']),
     adminToken,
     role,

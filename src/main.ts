@@ -7,7 +7,7 @@ import pino from 'pino';
 import { buildApp } from './app.ts';
 import { ensureDefaultOrganizer, resolveAdminToken } from './bootstrap.ts';
 import { ConfigError, loadConfig, loadDotEnv } from './config.ts';
-import { openDatabase } from './db/client.ts';
+import { databaseOptions, openDatabase } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { systemClock } from './lib/clock.ts';
 import { startWorkers, type Workers } from './workers/index.ts';
@@ -25,7 +25,7 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = pino({ level: config.logLevel });
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
+  const database = await openDatabase(databaseOptions(config, logger));
   const applied = await migrate(database.db);
   if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
 
