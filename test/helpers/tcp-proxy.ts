@@ -48,6 +48,15 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
   });
   const { port } = server.address() as AddressInfo;
 
+  function cut(): void {
+    refusing = true;
+    for (const [client, upstream] of pairs) {
+      client.resetAndDestroy();
+      upstream.resetAndDestroy();
+    }
+    pairs.clear();
+  }
+
   return {
     port,
     rewrite(url) {
@@ -56,20 +65,13 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
       parsed.port = String(port);
       return parsed.toString();
     },
-    cut() {
-      refusing = true;
-      for (const [client, upstream] of pairs) {
-        client.resetAndDestroy();
-        upstream.resetAndDestroy();
-      }
-      pairs.clear();
-    },
+    cut,
     restore() {
       refusing = false;
     },
     openConnections: () => pairs.size,
     close() {
-      this.cut();
+      cut();
       return new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
