@@ -54,10 +54,14 @@ export interface TestDatabaseOptions {
   poolSize?: number;
   /** DATABASE_ACQUIRE_TIMEOUT of this database (default 5 s). */
   acquireTimeoutMs?: number;
+  /** DATABASE_STATEMENT_TIMEOUT (default 30 s; PostgreSQL only). */
+  statementTimeoutMs?: number;
+  /** DATABASE_LOCK_TIMEOUT (default 10 s; PostgreSQL only). */
+  lockTimeoutMs?: number;
 }
 
 export async function createTestDatabase(opts: TestDatabaseOptions = {}): Promise<TestDatabase> {
-  const timeouts = opts.acquireTimeoutMs === undefined ? {} : { acquireTimeoutMs: opts.acquireTimeoutMs };
+  const { poolSize: _poolSize, ...timeouts } = opts;
   if (!testDatabaseUrl) {
     const handle = await openDatabase(timeouts);
     await migrate(handle.db);
