@@ -3,8 +3,9 @@
  * otherwise a node-postgres pool. Both are one Kysely<Database> to the rest of the code.
  * Every wait for the database is bounded (docs/operations.md): a query waits at most the
  * acquire timeout for a connection, and on PostgreSQL a statement runs at most
- * statement_timeout and waits at most lock_timeout for a row lock. A lost connection is
- * logged and replaced, never fatal.
+ * statement_timeout, waits at most lock_timeout for a row lock, and is answered within
+ * statement_timeout + ANSWER_MARGIN_MS or its connection is dropped. A lost connection
+ * is logged and replaced, never fatal.
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -52,6 +53,36 @@ class PreparingClient extends pg.Client {
   }
 }
 
+/**
+ * How long past statement_timeout a query may go unanswered before its connection counts
+ * as dead. PostgreSQL cancels a statement at statement_timeout and answers with an error,
+ * so silence beyond that means the server or the path to it is gone without closing the
+ * socket (a silent network partition, a failover that moved the address): TCP alone would
+ * wait many minutes.
+ */
+export const ANSWER_MARGIN_MS = 2000;
+
+/**
+ * PreparingClient whose queries each get an answer deadline: a query unanswered after
+ * `deadlineMs` destroys the connection, so it fails as a lost connection (503) and the
+ * pool discards the client. One timer per query; Kysely's queries are promises.
+ */
+function clientAnsweringWithin(deadlineMs: number): typeof PreparingClient {
+  return class AnsweringClient extends PreparingClient {
+    override query(...args: unknown[]): any {
+      const result: unknown = super.query(...args);
+      if (!(result instanceof Promise)) return result;
+      const timer = setTimeout(() => {
+        const err = Object.assign(new Error(`Connection terminated: no answer from the database within ${deadlineMs} ms`), { code: 'ETIMEDOUT' });
+        this.connection.stream.destroy(err);
+      }, deadlineMs);
+      const clear = () => clearTimeout(timer);
+      result.then(clear, clear);
+      return result;
+    }
+  };
+}
+
 /** Defaults of DATABASE_ACQUIRE_TIMEOUT, DATABASE_STATEMENT_TIMEOUT and DATABASE_LOCK_TIMEOUT. */
 export const DEFAULT_DATABASE_TIMEOUTS = Object.freeze({ acquire: '5s', statement: '30s', lock: '10s' });
 const DEFAULT_TIMEOUTS_MS = Object.freeze({ acquire: 5_000, statement: 30_000, lock: 10_000 });
@@ -87,8 +118,9 @@ export function databaseOptions(config: Readonly<Config>, logger?: Pick<FastifyB
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<DatabaseHandle> {
   const acquireTimeoutMs = opts.acquireTimeoutMs ?? DEFAULT_TIMEOUTS_MS.acquire;
   if (opts.databaseUrl) {
+    const statementTimeoutMs = Math.round(opts.statementTimeoutMs ?? DEFAULT_TIMEOUTS_MS.statement);
     const pool = new pg.Pool({
-      Client: PreparingClient,
+      Client: clientAnsweringWithin(statementTimeoutMs + ANSWER_MARGIN_MS),
       connectionString: opts.databaseUrl,
       max: opts.poolSize ?? DEFAULT_POOL_SIZE,
       // Waiting for a free connection, and opening a new one, ends with an error that
@@ -98,7 +130,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<DatabaseH
       // statement run forever.
       options:
         `-c lock_timeout=${Math.round(opts.lockTimeoutMs ?? DEFAULT_TIMEOUTS_MS.lock)}` +
-        ` -c statement_timeout=${Math.round(opts.statementTimeoutMs ?? DEFAULT_TIMEOUTS_MS.statement)}`,
+        ` -c statement_timeout=${statementTimeoutMs}`,
     });
     handleLostConnections(pool, opts.logger);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });

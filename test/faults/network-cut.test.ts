@@ -4,7 +4,9 @@
  * test database only through the proxy. During the cut /readyz answers 503 and API
  * requests a 503 problem with retry-after; after it, /readyz answers 200 again, a webhook
  * delivery queued before the cut reaches its receiver, and the workers carry on (a sale
- * made after the cut is delivered and its e-mails sent). Nothing is uncaught.
+ * made after the cut is delivered and its e-mails sent). A silent partition (nothing
+ * passes, nothing closes) answers 503 once a query goes unanswered past statement_timeout
+ * plus ANSWER_MARGIN_MS. Nothing is uncaught.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,7 +15,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
-import { openDatabase } from '../../src/db/client.ts';
+import { ANSWER_MARGIN_MS, openDatabase } from '../../src/db/client.ts';
 import { DATABASE_FAULT_DETAILS } from '../../src/http/errors.ts';
 import { READINESS_CACHE_MS } from '../../src/http/routes/health.ts';
 import { startWorkers, type Workers } from '../../src/workers/index.ts';
@@ -26,6 +28,8 @@ import { createWebhookTestApp, fakeResolver } from '../webhooks/helpers.ts';
 import { CountingPlugin } from '../helpers/counting-plugin.ts';
 
 const CUT_MS = 3000;
+const ACQUIRE_TIMEOUT_MS = 1000;
+const STATEMENT_TIMEOUT_MS = 1000;
 const PROBLEM = 'application/problem+json; charset=utf-8';
 
 async function eventually(what: string, check: () => Promise<boolean> | boolean, withinMs = 10_000): Promise<void> {
@@ -56,7 +60,10 @@ describe('a network cut between the service and PostgreSQL', { skip: !onPostgres
     proxy = await startTcpProxy(Number(new URL(direct.url!).port || 5432));
     const url = proxy.rewrite(direct.url!);
     const logger = pino({ level: 'warn' }, { write: (line: string) => logs.push(JSON.parse(line)) }) as unknown as FastifyBaseLogger;
-    proxied = { ...(await openDatabase({ databaseUrl: url, poolSize: 10, acquireTimeoutMs: 1000, logger })), url };
+    proxied = {
+      ...(await openDatabase({ databaseUrl: url, poolSize: 10, acquireTimeoutMs: ACQUIRE_TIMEOUT_MS, statementTimeoutMs: STATEMENT_TIMEOUT_MS, logger })),
+      url,
+    };
     dataDir = mkdtempSync(path.join(tmpdir(), 'marquee-cut-'));
     t = await createWebhookTestApp({ database: proxied, env: { DATABASE_URL: url, DATA_DIR: dataDir } });
     sale = await setupSale(t);
@@ -162,5 +169,24 @@ describe('a network cut between the service and PostgreSQL', { skip: !onPostgres
     // Only the two 201s sold: every 503 during the cut sold nothing.
     const tickets = await direct.db.selectFrom('tickets').select('order_id').where('performance_id', '=', sale.performanceId).execute();
     assert.deepEqual(tickets.map((row) => row.order_id).sort(), [beforeId, afterId].sort());
+  });
+
+  test('a silent partition: an unanswered query gives up after statement timeout + margin with 503, then the service recovers', async () => {
+    assert.equal((await t.api(sale.org.key, 'GET', '/v1/orders')).statusCode, 200); // an open pooled connection
+    proxy.stall();
+    try {
+      const started = performance.now();
+      const res = await t.api(sale.org.key, 'GET', '/v1/orders');
+      const tookMs = performance.now() - started;
+      assert.equal(res.statusCode, 503, res.body);
+      assert.equal(res.headers['retry-after'], '1');
+      assert.deepEqual(res.json(), problemOf(503, DATABASE_FAULT_DETAILS.unavailable));
+      const deadline = STATEMENT_TIMEOUT_MS + ANSWER_MARGIN_MS;
+      assert.ok(tookMs >= deadline - 50 && tookMs < deadline + 2000, `answered after ${Math.round(tookMs)} ms`);
+    } finally {
+      proxy.restore();
+    }
+    await eventually('a request succeeds after the partition', async () => (await t.api(sale.org.key, 'GET', '/v1/orders')).statusCode === 200, 3000);
+    assert.deepEqual(uncaught, []);
   });
 });
