@@ -4,7 +4,7 @@
  * a message that names the variable.
  */
 import { existsSync } from 'node:fs';
-import { DEFAULT_POOL_SIZE } from './db/client.ts';
+import { DEFAULT_DATABASE_TIMEOUTS, DEFAULT_POOL_SIZE } from './db/client.ts';
 
 export type Role = 'api' | 'worker' | 'all';
 
@@ -25,6 +25,12 @@ export interface Config {
   dataDirLockWaitMs: number;
   databaseUrl: string | undefined;
   databasePoolSize: number;
+  /** How long a query waits for a free database connection before it answers 503. */
+  databaseAcquireTimeoutMs: number;
+  /** PostgreSQL statement_timeout of every pooled connection. */
+  databaseStatementTimeoutMs: number;
+  /** PostgreSQL lock_timeout of every pooled connection. */
+  databaseLockTimeoutMs: number;
   redisUrl: string | undefined;
   adminToken: string | undefined;
   role: Role;
@@ -256,6 +262,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     dataDirLockWaitMs: read.duration('DATA_DIR_LOCK_WAIT', '25s'),
     databaseUrl: read.url('DATABASE_URL', ['postgres:', 'postgresql:']),
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 1, 1000),
+    databaseAcquireTimeoutMs: read.duration('DATABASE_ACQUIRE_TIMEOUT', DEFAULT_DATABASE_TIMEOUTS.acquire),
+    databaseStatementTimeoutMs: read.duration('DATABASE_STATEMENT_TIMEOUT', DEFAULT_DATABASE_TIMEOUTS.statement),
+    databaseLockTimeoutMs: read.duration('DATABASE_LOCK_TIMEOUT', DEFAULT_DATABASE_TIMEOUTS.lock),
     redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:']),
     adminToken,
     role,

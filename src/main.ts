@@ -14,7 +14,7 @@ import pino, { type Logger } from 'pino';
 import { buildApp } from './app.ts';
 import { ensureDefaultOrganizer, resolveAdminToken } from './bootstrap.ts';
 import { loadConfig, loadDotEnv, type Config } from './config.ts';
-import { openDatabase } from './db/client.ts';
+import { databaseOptions, openDatabase } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { systemClock } from './lib/clock.ts';
 import { acquireDataDirLock, type DataDirLock } from './lib/data-dir-lock.ts';
@@ -58,7 +58,7 @@ async function start(config: Readonly<Config>, logger: Logger, undo: Undo): Prom
   }
 
   const database = await explained(
-    () => openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize }),
+    () => openDatabase(databaseOptions(config, logger)),
     (err) => (config.databaseUrl ? databaseError(err, config.databaseUrl) : dataDirError(err, config.dataDir)),
   );
   undo.push(() => database.close());

@@ -1,10 +1,17 @@
 /**
  * Opens the database: embedded PGlite under DATA_DIR when no DATABASE_URL is set,
  * otherwise a node-postgres pool. Both are one Kysely<Database> to the rest of the code.
+ * Every wait for the database is bounded (docs/operations.md): a query waits at most the
+ * acquire timeout for a connection, and on PostgreSQL a statement runs at most
+ * statement_timeout, waits at most lock_timeout for a row lock, and is answered within
+ * statement_timeout + ANSWER_MARGIN_MS or its connection is dropped. A lost connection
+ * is logged and replaced, never fatal.
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.ts';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
@@ -46,22 +53,86 @@ class PreparingClient extends pg.Client {
   }
 }
 
+/**
+ * How long past statement_timeout a query may go unanswered before its connection counts
+ * as dead. PostgreSQL cancels a statement at statement_timeout and answers with an error,
+ * so silence beyond that means the server or the path to it is gone without closing the
+ * socket (a silent network partition, a failover that moved the address): TCP alone would
+ * wait many minutes.
+ */
+export const ANSWER_MARGIN_MS = 2000;
+
+/**
+ * PreparingClient whose queries each get an answer deadline: a query unanswered after
+ * `deadlineMs` destroys the connection, so it fails as a lost connection (503) and the
+ * pool discards the client. One timer per query; Kysely's queries are promises.
+ */
+function clientAnsweringWithin(deadlineMs: number): typeof PreparingClient {
+  return class AnsweringClient extends PreparingClient {
+    override query(...args: unknown[]): any {
+      const result: unknown = super.query(...args);
+      if (!(result instanceof Promise)) return result;
+      const timer = setTimeout(() => {
+        const err = Object.assign(new Error(`Connection terminated: no answer from the database within ${deadlineMs} ms`), { code: 'ETIMEDOUT' });
+        this.connection.stream.destroy(err);
+      }, deadlineMs);
+      const clear = () => clearTimeout(timer);
+      result.then(clear, clear);
+      return result;
+    }
+  };
+}
+
+/** Defaults of DATABASE_ACQUIRE_TIMEOUT, DATABASE_STATEMENT_TIMEOUT and DATABASE_LOCK_TIMEOUT. */
+export const DEFAULT_DATABASE_TIMEOUTS = Object.freeze({ acquire: '5s', statement: '30s', lock: '10s' });
+const DEFAULT_TIMEOUTS_MS = Object.freeze({ acquire: 5_000, statement: 30_000, lock: 10_000 });
+
 export interface OpenDatabaseOptions {
   databaseUrl?: string;
   /** Directory of the embedded database; omitted means in-memory (tests). */
   dataDir?: string;
   poolSize?: number;
+  /** Longest wait for a free connection (both engines); default 5 s. */
+  acquireTimeoutMs?: number;
+  /** PostgreSQL statement_timeout; default 30 s. */
+  statementTimeoutMs?: number;
+  /** PostgreSQL lock_timeout; default 10 s. */
+  lockTimeoutMs?: number;
+  /** Where lost connections are reported (a warning each); omitted means nowhere. */
+  logger?: Pick<FastifyBaseLogger, 'warn'>;
+}
+
+/** The options of openDatabase() that configuration sets. */
+export function databaseOptions(config: Readonly<Config>, logger?: Pick<FastifyBaseLogger, 'warn'>): OpenDatabaseOptions {
+  return {
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.databasePoolSize,
+    acquireTimeoutMs: config.databaseAcquireTimeoutMs,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+    lockTimeoutMs: config.databaseLockTimeoutMs,
+    ...(logger ? { logger } : {}),
+  };
 }
 
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<DatabaseHandle> {
+  const acquireTimeoutMs = opts.acquireTimeoutMs ?? DEFAULT_TIMEOUTS_MS.acquire;
   if (opts.databaseUrl) {
+    const statementTimeoutMs = Math.round(opts.statementTimeoutMs ?? DEFAULT_TIMEOUTS_MS.statement);
     const pool = new pg.Pool({
-      Client: PreparingClient,
+      Client: clientAnsweringWithin(statementTimeoutMs + ANSWER_MARGIN_MS),
       connectionString: opts.databaseUrl,
       max: opts.poolSize ?? DEFAULT_POOL_SIZE,
-      // A transaction must never wait forever on a row lock held by a stuck peer.
-      options: '-c lock_timeout=10000 -c statement_timeout=30000',
+      // Waiting for a free connection, and opening a new one, ends with an error that
+      // answers 503 instead of queueing the request forever.
+      connectionTimeoutMillis: acquireTimeoutMs,
+      // A transaction must never wait forever on a row lock held by a stuck peer, nor a
+      // statement run forever.
+      options:
+        `-c lock_timeout=${Math.round(opts.lockTimeoutMs ?? DEFAULT_TIMEOUTS_MS.lock)}` +
+        ` -c statement_timeout=${statementTimeoutMs}`,
     });
+    handleLostConnections(pool, opts.logger);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, engine: 'postgres', close: () => db.destroy() };
   }
@@ -72,7 +143,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<DatabaseH
     mkdirSync(dataDir, { recursive: true });
   }
   const pglite = await PGlite.create(dataDir);
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite, { acquireTimeoutMs }) });
   return {
     db,
     engine: 'pglite',
@@ -81,4 +152,24 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<DatabaseH
       await pglite.close();
     },
   };
+}
+
+/**
+ * node-postgres emits 'error' when a connection drops (a restart, a failover,
+ * pg_terminate_backend): on the pool for an idle connection, on the client for one that
+ * is checked out between queries. An 'error' without a listener would throw and end the
+ * process. Here each is a warning: the pool discards the dead connection (on its release,
+ * for a checked-out one) and opens a new one on demand; the query that was running, if
+ * any, fails and its request answers 503.
+ */
+function handleLostConnections(pool: pg.Pool, logger: Pick<FastifyBaseLogger, 'warn'> | undefined): void {
+  // An idle connection's error reaches both listeners (the pool's first): log it once.
+  const reported = new WeakSet<object>();
+  const report = (err: Error) => {
+    if (reported.has(err)) return;
+    reported.add(err);
+    logger?.warn({ err }, 'database connection lost; the pool replaces it');
+  };
+  pool.on('error', report);
+  pool.on('connect', (client) => client.on('error', report));
 }

@@ -6,6 +6,11 @@
  * this driver hands out its one connection under a mutex: a transaction holds it from
  * BEGIN to COMMIT/ROLLBACK, and a query from another request waits instead of landing
  * inside someone else's transaction. That is the whole job of this file.
+ *
+ * The wait for the connection is bounded by the acquire timeout (DATABASE_ACQUIRE_TIMEOUT,
+ * like the pool's on PostgreSQL): a waiter that gives up rejects with AcquireTimeoutError
+ * (answered 503), and when its turn comes it hands the mutex on at once, so a timed-out
+ * wait never holds the connection nor leaves it locked.
  */
 import type { PGlite } from '@electric-sql/pglite';
 import { Mutex } from 'async-mutex';
@@ -21,6 +26,41 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { AcquireTimeoutError } from './errors.ts';
+
+export interface PGliteDialectOptions {
+  /** Longest wait for the connection while another holds it. */
+  acquireTimeoutMs: number;
+}
+
+/**
+ * Acquires the mutex or rejects with AcquireTimeoutError after `timeoutMs`. A waiter that
+ * timed out stays queued (async-mutex cannot dequeue one waiter) and, when its turn
+ * comes, releases the mutex at once, so the next waiter gets it.
+ */
+function acquireWithin(mutex: Mutex, timeoutMs: number): Promise<() => void> {
+  return new Promise((resolve, reject) => {
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      reject(new AcquireTimeoutError(timeoutMs));
+    }, timeoutMs);
+    mutex.acquire().then(
+      (release) => {
+        if (timedOut) {
+          release();
+          return;
+        }
+        clearTimeout(timer);
+        resolve(release);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        if (!timedOut) reject(err);
+      },
+    );
+  });
+}
 
 class PGliteConnection implements DatabaseConnection {
   constructor(private readonly pglite: PGlite) {}
@@ -55,14 +95,17 @@ class PGliteDriver implements Driver {
   readonly #mutex = new Mutex();
   #release: (() => void) | undefined;
 
-  constructor(pglite: PGlite) {
+  constructor(
+    pglite: PGlite,
+    private readonly acquireTimeoutMs: number,
+  ) {
     this.#connection = new PGliteConnection(pglite);
   }
 
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    this.#release = await this.#mutex.acquire();
+    this.#release = await acquireWithin(this.#mutex, this.acquireTimeoutMs);
     return this.#connection;
   }
 
@@ -101,12 +144,15 @@ class PGliteDriver implements Driver {
 }
 
 export class PGliteDialect implements Dialect {
-  constructor(private readonly pglite: PGlite) {}
+  constructor(
+    private readonly pglite: PGlite,
+    private readonly opts: PGliteDialectOptions,
+  ) {}
   createAdapter() {
     return new PostgresAdapter();
   }
   createDriver(): Driver {
-    return new PGliteDriver(this.pglite);
+    return new PGliteDriver(this.pglite, this.opts.acquireTimeoutMs);
   }
   createQueryCompiler() {
     return new PostgresQueryCompiler();

@@ -7,6 +7,7 @@ import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { TIMESTAMP_RANGE_TEXT } from '../lib/timestamps.ts';
 import { frameworkProblem } from './framework-problems.ts';
+import { classifyDatabaseError, type DatabaseFault } from '../db/errors.ts';
 
 export class ApiError extends Error {
   constructor(
@@ -48,8 +49,12 @@ export function sendProblem(reply: FastifyReply, status: number, detail: string,
   return reply.code(status).headers(headers).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem(status, detail)));
 }
 
-/** PostgreSQL SQLSTATEs that are the client's or a peer's doing, not a server fault. */
-const SQLSTATE = { lockTimeout: '55P03', statementTimeout: '57014', serialization: '40001', deadlock: '40P01' };
+/** What a caller reads for each passing database fault (src/db/errors.ts); all are 503 + retry-after. */
+export const DATABASE_FAULT_DETAILS: Readonly<Record<DatabaseFault, string>> = Object.freeze({
+  unavailable: 'The database is temporarily unavailable; retry shortly.',
+  overloaded: 'The database is overloaded and did not answer in time; retry shortly.',
+  busy: 'The resource is busy with a concurrent request; retry shortly.',
+});
 
 interface AjvError {
   keyword: string;
@@ -122,10 +127,11 @@ export function handleError(error: FastifyError & { validation?: AjvError[]; val
   if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON/i.test(error.message))) {
     return sendProblem(reply, 400, 'Request body is not valid JSON.');
   }
-  const sqlState = (error as { code?: string }).code;
-  if (sqlState === SQLSTATE.lockTimeout || sqlState === SQLSTATE.serialization || sqlState === SQLSTATE.deadlock) {
-    request.log.warn({ err: error }, 'transaction gave way to a concurrent one');
-    return sendProblem(reply, 503, 'The resource is busy with a concurrent request; retry shortly.', { 'retry-after': '1' });
+  // A lost connection, a timeout or a concurrent transaction: the client retries.
+  const databaseFault = classifyDatabaseError(error);
+  if (databaseFault) {
+    request.log.warn({ err: error, databaseFault }, 'database fault answered 503');
+    return sendProblem(reply, 503, DATABASE_FAULT_DETAILS[databaseFault], { 'retry-after': '1' });
   }
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
     return sendProblem(reply, error.statusCode, error.message);

@@ -10,6 +10,8 @@ import { createMailer, type Mailer } from '../mail/transport.ts';
 import type { JobFactory, WorkerDeps } from './index.ts';
 
 export const EMAIL_POLL_INTERVAL_MS = 500;
+/** Pause after a pass failed (the database unreachable or slow) before trying again. */
+export const EMAIL_FAILURE_PAUSE_MS = 1000;
 /**
  * While jobs keep coming (a pass claimed some), the loop rests this many times as long as
  * the pass took before claiming again, so a backlog (an on-sale rush queues two mails per
@@ -43,6 +45,7 @@ export const emailJob: JobFactory = (deps) => {
   const loop = (async () => {
     while (!stopping) {
       let claimed = 0;
+      let failed = false;
       const started = performance.now();
       try {
         claimed = await runEmailJobsOnce({
@@ -52,10 +55,13 @@ export const emailJob: JobFactory = (deps) => {
           onError: (err, job) => deps.logger.warn({ err, emailJobId: job.id, attempt: job.attempts }, 'e-mail attempt failed'),
         });
       } catch (err) {
-        deps.logger.error({ err }, 'e-mail pass failed');
+        // The database is down or slow: keep looping, after a longer pause.
+        deps.logger.error({ err }, 'e-mail pass failed; retrying shortly');
+        failed = true;
       }
       if (stopping) break;
-      if (claimed === 0) await sleep(EMAIL_POLL_INTERVAL_MS);
+      if (failed) await sleep(EMAIL_FAILURE_PAUSE_MS);
+      else if (claimed === 0) await sleep(EMAIL_POLL_INTERVAL_MS);
       else await sleep(Math.min((performance.now() - started) * EMAIL_BACKLOG_REST_RATIO, EMAIL_BACKLOG_MAX_REST_MS));
     }
   })();

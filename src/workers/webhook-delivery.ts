@@ -63,6 +63,8 @@ export const RECORD_BATCH = 400;
 export const RECORD_GROUP_MIN = 200;
 export const RECORD_DELAY_MS = 20;
 export const POLL_INTERVAL_MS = 200;
+/** Pause after a claim failed (the database unreachable or slow) before claiming again. */
+export const CLAIM_FAILURE_PAUSE_MS = 1000;
 /** Delay after a wakeup, so the queuing transaction has usually committed. */
 const WAKEUP_DELAY_MS = 5;
 
@@ -310,7 +312,9 @@ export const webhookDeliveryJob: JobFactory = (deps) => {
   const unsubscribe = onDeliveriesQueued(() => setTimeout(wake, WAKEUP_DELAY_MS));
   // Deliveries queued by other processes (ROLE=api): PostgreSQL's NOTIFY arrives after
   // their commit. On the embedded database there is only this process.
-  const listener = deps.config.databaseUrl ? listenOnChannel(deps.config.databaseUrl, DELIVERIES_QUEUED_CHANNEL, wake, deps.logger) : null;
+  const listener = deps.config.databaseUrl
+    ? listenOnChannel(deps.config.databaseUrl, DELIVERIES_QUEUED_CHANNEL, wake, deps.logger, { connectTimeoutMs: deps.config.databaseAcquireTimeoutMs })
+    : null;
 
   /** Waits for a wakeup, progress of the pump, stop(), or `ms`. */
   const idle = (ms: number) =>
@@ -351,8 +355,11 @@ export const webhookDeliveryJob: JobFactory = (deps) => {
           pump.enqueue(rows);
           full = rows.length === room;
         } catch (err) {
-          deps.logger.error({ err }, 'claiming webhook deliveries failed');
+          // The database is down or slow: keep looping, after a pause (stop() or a
+          // wakeup cuts it short), so an outage costs a log line a second, not a spin.
+          deps.logger.error({ err }, 'claiming webhook deliveries failed; retrying shortly');
           full = false;
+          await idle(CLAIM_FAILURE_PAUSE_MS);
         }
         continue;
       }

@@ -6,7 +6,8 @@ describe('configuration', () => {
   test('defaults are those of operations.md section 2', () => {
     const config = loadConfig({});
     assert.deepEqual(config, {
-      port: 3000, host: '127.0.0.1', dataDir: './data', dataDirLockWaitMs: 25_000, databaseUrl: undefined, databasePoolSize: 10, redisUrl: undefined,
+      port: 3000, host: '127.0.0.1', dataDir: './data', dataDirLockWaitMs: 25_000, databaseUrl: undefined, databasePoolSize: 10,
+      databaseAcquireTimeoutMs: 5_000, databaseStatementTimeoutMs: 30_000, databaseLockTimeoutMs: 10_000, redisUrl: undefined,
       adminToken: undefined, role: 'all', workerJobs: ['webhooks', 'email', 'purge'], smtpUrl: undefined, mailFrom: 'Marquee <no-reply@localhost>',
       webhookAllowLoopback: false,
       webhookRetryDelaysMs: [30_000, 120_000, 600_000, 3_600_000, 21_600_000, 86_400_000],
@@ -20,6 +21,13 @@ describe('configuration', () => {
       idempotencyLeaseMs: 5_000, testHoldIdempotentRequestsMs: undefined,
     });
     assert.ok(Object.isFrozen(config));
+  });
+
+  test('the database timeouts read as durations', () => {
+    const config = loadConfig({ DATABASE_ACQUIRE_TIMEOUT: '250ms', DATABASE_STATEMENT_TIMEOUT: '2m', DATABASE_LOCK_TIMEOUT: '3s' });
+    assert.equal(config.databaseAcquireTimeoutMs, 250);
+    assert.equal(config.databaseStatementTimeoutMs, 120_000);
+    assert.equal(config.databaseLockTimeoutMs, 3_000);
   });
 
   test('WORKER_JOBS picks the job kinds a worker runs', () => {
@@ -65,6 +73,9 @@ describe('configuration', () => {
     [{ WEBHOOK_RETRY_DELAYS: '30s,soon' }, 'Invalid configuration: WEBHOOK_RETRY_DELAYS must be a comma-separated list of durations like 30s,2m,10m, got "soon".'],
     [{ DATA_DIR_LOCK_WAIT: '25' }, 'Invalid configuration: DATA_DIR_LOCK_WAIT must be a duration like 50ms, 2s, 10m or 1h, got "25".'],
     [{ WEBHOOK_TIMEOUT: '15' }, 'Invalid configuration: WEBHOOK_TIMEOUT must be a duration like 50ms, 2s, 10m or 1h, got "15".'],
+    [{ DATABASE_ACQUIRE_TIMEOUT: '5' }, 'Invalid configuration: DATABASE_ACQUIRE_TIMEOUT must be a duration like 50ms, 2s, 10m or 1h, got "5".'],
+    [{ DATABASE_STATEMENT_TIMEOUT: '0s' }, 'Invalid configuration: DATABASE_STATEMENT_TIMEOUT must be a duration like 50ms, 2s, 10m or 1h, got "0s".'],
+    [{ DATABASE_LOCK_TIMEOUT: 'long' }, 'Invalid configuration: DATABASE_LOCK_TIMEOUT must be a duration like 50ms, 2s, 10m or 1h, got "long".'],
     [{ RATE_LIMIT_WRITE_PER_MIN: '0' }, 'Invalid configuration: RATE_LIMIT_WRITE_PER_MIN must be an integer from 1 to 10000000, got "0".'],
     [{ TRUST_PROXY: 'maybe' }, 'Invalid configuration: TRUST_PROXY must be true or false, got "maybe".'],
     [{ LOG_LEVEL: 'loud' }, 'Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud".'],

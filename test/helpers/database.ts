@@ -50,14 +50,25 @@ export async function createEmptyPostgresDatabase(): Promise<{ url: string; drop
   };
 }
 
-export async function createTestDatabase(opts: { poolSize?: number } = {}): Promise<TestDatabase> {
+export interface TestDatabaseOptions {
+  poolSize?: number;
+  /** DATABASE_ACQUIRE_TIMEOUT of this database (default 5 s). */
+  acquireTimeoutMs?: number;
+  /** DATABASE_STATEMENT_TIMEOUT (default 30 s; PostgreSQL only). */
+  statementTimeoutMs?: number;
+  /** DATABASE_LOCK_TIMEOUT (default 10 s; PostgreSQL only). */
+  lockTimeoutMs?: number;
+}
+
+export async function createTestDatabase(opts: TestDatabaseOptions = {}): Promise<TestDatabase> {
+  const { poolSize: _poolSize, ...timeouts } = opts;
   if (!testDatabaseUrl) {
-    const handle = await openDatabase({});
+    const handle = await openDatabase(timeouts);
     await migrate(handle.db);
     return { ...handle, url: undefined };
   }
   const empty = await createEmptyPostgresDatabase();
-  const handle = await openDatabase({ databaseUrl: empty.url, poolSize: opts.poolSize ?? 30 });
+  const handle = await openDatabase({ ...timeouts, databaseUrl: empty.url, poolSize: opts.poolSize ?? 30 });
   await migrate(handle.db);
   return {
     ...handle,

@@ -1,63 +1,109 @@
 /**
- * A loopback TCP proxy to inject a network fault for real: a client (Redis, PostgreSQL,
- * anything over TCP) connects to the proxy's port, and every connection is forwarded to
- * 127.0.0.1:targetPort. cut() destroys every open connection and refuses new ones (nothing
- * listens on the port any more, as when the server's host goes away); restore() accepts
- * again on the same port; close() ends it for good.
+ * A loopback TCP proxy for fault tests: listens on 127.0.0.1 (a free port) and forwards
+ * each connection to a target on 127.0.0.1. cut() destroys every open connection (both
+ * sides see a reset) and refuses new ones until restore(), as a network cut or a
+ * database restart looks to the service. stall() is the silent kind of partition: every
+ * connection stays open but nothing passes any more, and new ones are accepted and never
+ * answered; restore() drops the stalled connections and forwards new ones again.
  */
-import { once } from 'node:events';
-import net from 'node:net';
+import { createServer, connect, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 
 export interface TcpProxy {
-  /** The proxy's port on 127.0.0.1. */
   port: number;
-  /** Destroys every forwarded connection and stops accepting; resolves once closed. */
-  cut(): Promise<void>;
-  /** Accepts connections again on the same port. */
-  restore(): Promise<void>;
-  /** Cuts (if not cut) and releases the port. */
+  /** `url` with its host and port replaced by the proxy's. */
+  rewrite(url: string): string;
+  /** Drops every open connection and refuses new ones. */
+  cut(): void;
+  /** Stops forwarding anything, without closing a connection; new ones hang. */
+  stall(): void;
+  /** Accepts (and forwards) connections again; stalled ones are dropped. */
+  restore(): void;
+  /** Connections currently forwarded. */
+  openConnections(): number;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
-  const sockets = new Set<net.Socket>();
-  const track = (socket: net.Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    // A cut resets both sides; the errors that follow are the point, not a failure.
-    socket.on('error', () => {});
-  };
-  const server = net.createServer((client) => {
-    const upstream = net.connect({ host: targetHost, port: targetPort });
-    track(client);
-    track(upstream);
-    client.pipe(upstream).pipe(client);
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const port = (server.address() as net.AddressInfo).port;
+  const pairs = new Set<[Socket, Socket]>();
+  const stalled = new Set<Socket>();
+  let refusing = false;
+  let stalling = false;
 
-  const cut = async () => {
-    if (!server.listening) return;
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    for (const socket of sockets) socket.destroy();
-    await closed;
-  };
-  let closed = false;
+  const server = createServer((client) => {
+    if (refusing) {
+      client.resetAndDestroy();
+      return;
+    }
+    if (stalling) {
+      client.pause();
+      stalled.add(client);
+      client.on('error', () => {}).on('close', () => stalled.delete(client));
+      return;
+    }
+    const upstream = connect({ port: targetPort, host: targetHost });
+    const pair: [Socket, Socket] = [client, upstream];
+    pairs.add(pair);
+    const drop = () => {
+      pairs.delete(pair);
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', drop).on('close', drop);
+    upstream.on('error', drop).on('close', drop);
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  function dropAll(): void {
+    for (const [client, upstream] of pairs) {
+      client.resetAndDestroy();
+      upstream.resetAndDestroy();
+    }
+    pairs.clear();
+    for (const socket of stalled) socket.resetAndDestroy();
+    stalled.clear();
+  }
+
+  function cut(): void {
+    refusing = true;
+    dropAll();
+  }
+
   return {
     port,
-    cut,
-    async restore() {
-      if (closed) throw new Error('the proxy is closed');
-      if (server.listening) return;
-      server.listen(port, '127.0.0.1');
-      await once(server, 'listening');
+    rewrite(url) {
+      const parsed = new URL(url);
+      parsed.hostname = '127.0.0.1';
+      parsed.port = String(port);
+      return parsed.toString();
     },
-    async close() {
-      closed = true;
-      await cut();
+    cut,
+    stall() {
+      stalling = true;
+      for (const pair of pairs) {
+        pairs.delete(pair);
+        for (const socket of pair) {
+          socket.unpipe();
+          socket.pause();
+          stalled.add(socket);
+        }
+      }
+    },
+    restore() {
+      if (stalling) dropAll();
+      refusing = false;
+      stalling = false;
+    },
+    openConnections: () => pairs.size,
+    close() {
+      cut();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }

@@ -40,7 +40,8 @@ import {
 import type { Database } from '../../db/schema.ts';
 import { withTransaction } from '../../db/transaction.ts';
 import { tenantOf } from '../context.ts';
-import { badRequest, conflict, PROBLEM_CONTENT_TYPE, problem } from '../errors.ts';
+import { classifyDatabaseError } from '../../db/errors.ts';
+import { badRequest, conflict, DATABASE_FAULT_DETAILS, PROBLEM_CONTENT_TYPE, problem } from '../errors.ts';
 import { HeldLease, leaseIsLive } from './idempotency-lease.ts';
 
 export interface IdempotencySettings {
@@ -307,8 +308,14 @@ async function finish(request: FastifyRequest, reply: FastifyReply, payload: unk
       await releaseIdempotencyKey(db, organizerId, key, leaseToken).catch((releaseErr: unknown) =>
         request.log.error({ err: releaseErr }, 'idempotency: could not release the key'),
       );
-      reply.code(500).type(PROBLEM_CONTENT_TYPE);
       reply.removeHeader('location');
+      // A lost connection or a timeout at commit is a 503 to retry, as anywhere else.
+      const fault = classifyDatabaseError(err);
+      if (fault) {
+        reply.code(503).type(PROBLEM_CONTENT_TYPE).header('retry-after', '1');
+        return JSON.stringify(problem(503, DATABASE_FAULT_DETAILS[fault]));
+      }
+      reply.code(500).type(PROBLEM_CONTENT_TYPE);
       return JSON.stringify(problem(500, `Internal server error. Quote request id ${request.id} to support.`));
     }
   }
