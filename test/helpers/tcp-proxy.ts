@@ -1,24 +1,25 @@
 /**
  * A loopback TCP proxy for fault tests: listens on 127.0.0.1 (a free port) and forwards
- * each connection to a target on 127.0.0.1. cut() destroys every open connection (both
- * sides see a reset) and refuses new ones until restore(), as a network cut or a
- * database restart looks to the service. stall() is the silent kind of partition: every
- * connection stays open but nothing passes any more, and new ones are accepted and never
- * answered; restore() drops the stalled connections and forwards new ones again.
+ * each connection to a target on 127.0.0.1.
+ * - cut(): every open connection is closed and the port stops listening, so new
+ *   connections are refused, as when the server's host goes away or restarts;
+ * - stall(): the silent kind of partition: every connection stays open but nothing passes
+ *   any more, and new ones are accepted and never answered;
+ * - restore(): listens (on the same port) and forwards again; stalled connections drop.
  */
-import { createServer, connect, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
+import { once } from 'node:events';
 
 export interface TcpProxy {
   port: number;
   /** `url` with its host and port replaced by the proxy's. */
   rewrite(url: string): string;
-  /** Drops every open connection and refuses new ones. */
-  cut(): void;
+  /** Closes every open connection and refuses new ones. */
+  cut(): Promise<void>;
   /** Stops forwarding anything, without closing a connection; new ones hang. */
   stall(): void;
   /** Accepts (and forwards) connections again; stalled ones are dropped. */
-  restore(): void;
+  restore(): Promise<void>;
   /** Connections currently forwarded. */
   openConnections(): number;
   close(): Promise<void>;
@@ -27,52 +28,50 @@ export interface TcpProxy {
 export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
   const pairs = new Set<[Socket, Socket]>();
   const stalled = new Set<Socket>();
-  let refusing = false;
   let stalling = false;
+  let closed = false;
 
   const server = createServer((client) => {
-    if (refusing) {
-      client.resetAndDestroy();
-      return;
-    }
+    client.on('error', () => {});
     if (stalling) {
       client.pause();
       stalled.add(client);
-      client.on('error', () => {}).on('close', () => stalled.delete(client));
+      client.on('close', () => stalled.delete(client));
       return;
     }
     const upstream = connect({ port: targetPort, host: targetHost });
+    upstream.on('error', () => {});
     const pair: [Socket, Socket] = [client, upstream];
     pairs.add(pair);
     const drop = () => {
-      pairs.delete(pair);
+      if (!pairs.delete(pair)) return;
       client.destroy();
       upstream.destroy();
     };
-    client.on('error', drop).on('close', drop);
-    upstream.on('error', drop).on('close', drop);
+    client.on('close', drop);
+    upstream.on('close', drop);
     client.pipe(upstream);
     upstream.pipe(client);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
 
   function dropAll(): void {
-    for (const [client, upstream] of pairs) {
-      client.resetAndDestroy();
-      upstream.resetAndDestroy();
+    for (const pair of [...pairs]) {
+      pairs.delete(pair);
+      for (const socket of pair) socket.destroy();
     }
-    pairs.clear();
-    for (const socket of stalled) socket.resetAndDestroy();
+    for (const socket of [...stalled]) socket.destroy();
     stalled.clear();
   }
 
-  function cut(): void {
-    refusing = true;
+  async function cut(): Promise<void> {
+    stalling = false;
+    if (!server.listening) return dropAll();
+    const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
     dropAll();
+    await stopped;
   }
 
   return {
@@ -86,7 +85,7 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     cut,
     stall() {
       stalling = true;
-      for (const pair of pairs) {
+      for (const pair of [...pairs]) {
         pairs.delete(pair);
         for (const socket of pair) {
           socket.unpipe();
@@ -95,15 +94,18 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
         }
       }
     },
-    restore() {
+    async restore() {
+      if (closed) throw new Error('the proxy is closed');
       if (stalling) dropAll();
-      refusing = false;
       stalling = false;
+      if (server.listening) return;
+      server.listen(port, '127.0.0.1');
+      await once(server, 'listening');
     },
     openConnections: () => pairs.size,
-    close() {
-      cut();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
+    async close() {
+      closed = true;
+      await cut();
     },
   };
 }
