@@ -78,8 +78,8 @@ function figuresOf(tally: Tally, durationS: number) {
 
 const DETAIL = /^Not enough tickets left: \d+ (?:"[^"]*"|tickets of .*) requested, (\d+) remaining for this performance\.$/;
 
-async function marqueeSide(databaseUrl: string, capacity: number, cap: number) {
-  const proc = await startMarquee({ role: 'api', databaseUrl });
+async function marqueeSide(databaseUrl: string, capacity: number, cap: number, cpuProfDir?: string) {
+  const proc = await startMarquee({ role: 'api', databaseUrl, ...(cpuProfDir ? { cpuProfDir } : {}) });
   try {
     const setup = await setupRush(proc, capacity, cap);
     const pool = new Pool(proc.base, { connections: CONNECTIONS, pipelining: 1 });
@@ -217,7 +217,7 @@ export async function oversoldScenario(opts: ScenarioOptions): Promise<ScenarioR
   const cap = capacity / 5;
   const scratch = await createScratchDb('oversold');
   try {
-    const marquee = await marqueeSide(scratch.url, capacity, cap);
+    const marquee = await marqueeSide(scratch.url, capacity, cap, opts.cpuProfDir);
     const baseline = await baselineSide(capacity, cap);
     const ratio = marquee.figures.tickets_per_s / baseline.figures.tickets_per_s;
     const latency = marquee.figures.refused_p50_ms / marquee.figures.accepted_p50_ms;
