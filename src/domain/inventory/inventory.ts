@@ -12,6 +12,8 @@
  * everything fits (recount and move are one statement). Holds are created under the same
  * performance lock, so nothing changes the count between the recount and the update. The
  * CHECK constraints on both counters are the last line: an oversell cannot commit.
+ * One fit rule (refuseIfShort) judges counts both before a sale writes (an early,
+ * unlocked refusal) and under the lock (the only place a sale is accepted).
  * docs/inventory.md explains the design.
  */
 import { sql } from 'kysely';
@@ -135,7 +137,7 @@ export async function lockPerformances(trx: Executor, performanceIds: string[]):
  * order, FOR NO KEY UPDATE, as lockPerformances does), then, in its own statement whose
  * snapshot is taken after the lock was granted, recounts with inventory_remaining() and
  * moves the counters only if every line fits. It returns the locked performances'
- * sellability and the counts; here the same test is applied to those counts to refuse
+ * sellability and the counts; here refuseIfShort (the fit rule) judges those counts to refuse
  * with a 400 naming the ticket type and what remains (the caller's transaction then rolls
  * back, counters included). Must run inside the sale's transaction. Lines must reference
  * active prices.
