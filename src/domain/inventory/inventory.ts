@@ -216,7 +216,7 @@ export function refuseIfShort(lines: InventoryLine[], counts: InventoryCount[]):
 function byDisplayOrder(a: InventoryCount, b: InventoryCount): number {
   const text = (x: string | null, y: string | null) => (x === y ? 0 : x === null ? 1 : y === null ? -1 : x < y ? -1 : 1);
   return text(a.performance_id, b.performance_id)
-    || (a.sort_order ?? Infinity) - (b.sort_order ?? Infinity) || 0
+    || (a.sort_order ?? Infinity) - (b.sort_order ?? Infinity) // NaN (both null) falls through too
     || text(a.ticket_type_id, b.ticket_type_id);
 }
 
