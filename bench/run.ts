@@ -16,6 +16,7 @@ import { checkInScenario } from './scenarios/checkin.ts';
 import { depthScenario } from './scenarios/depth.ts';
 import { embeddedScenario } from './scenarios/embedded.ts';
 import { onSaleScenario } from './scenarios/onsale.ts';
+import { oversoldScenario } from './scenarios/oversold.ts';
 import { readsScenario } from './scenarios/reads.ts';
 import { scaleOutScenario } from './scenarios/scaleout.ts';
 import type { Check, Goal, ScenarioOptions, ScenarioResult } from './scenarios/types.ts';
@@ -23,6 +24,7 @@ import { webhooksScenario } from './scenarios/webhooks.ts';
 
 const SCENARIOS: Record<string, { title: string; run: (opts: ScenarioOptions) => Promise<ScenarioResult> }> = {
   onsale: { title: 'On-sale rush (PostgreSQL) vs plain-SQL baseline', run: onSaleScenario },
+  oversold: { title: 'Oversubscribed on-sale (demand ≥ 3 × supply) vs a refusing plain-SQL baseline', run: oversoldScenario },
   reads: { title: 'Reads: GET /v1/events/{id} vs a bare node:http server', run: readsScenario },
   depth: { title: 'Depth: 50,000 orders, first page vs page 201 and filters', run: depthScenario },
   checkin: { title: 'Check-in storm: 1000 tickets × 4 concurrent check-ins', run: checkInScenario },

@@ -155,7 +155,7 @@ export async function rushChecks(databaseUrl: string | undefined, base: string, 
 // ---------------------------------------------------------------------------------------
 // Baseline: the same logical transaction in plain SQL, 64 clients, one pg Pool.
 
-const BASELINE_SCHEMA = `
+export const BASELINE_SCHEMA = `
 CREATE TABLE performances (id int PRIMARY KEY, capacity int NOT NULL, sold_count int NOT NULL DEFAULT 0 CHECK (sold_count <= capacity));
 CREATE TABLE prices (
   performance_id int NOT NULL REFERENCES performances (id), ticket_type int NOT NULL, price_minor bigint NOT NULL,

@@ -22,6 +22,10 @@ export interface SaleCatalogRow {
   ticket_type_id: string | null;
   price_minor: number | null;
   ticket_type_name: string | null;
+  /** The type's display order and what remains (inventory_remaining(), unlocked): null without a price. */
+  sort_order: number | null;
+  performance_remaining: number | null;
+  type_remaining: number | null;
   has_questions: boolean;
 }
 
@@ -29,23 +33,29 @@ export interface SaleCatalogRow {
  * Everything a sale reads before it writes, in ONE query: the organizer's pricing settings,
  * the requested performances of this organizer (with their event and what decides whether
  * the box office may sell them), their active prices with the ticket type's name, and
- * whether the performance's event has registration questions. One row per (performance,
+ * whether the performance's event has registration questions, and what remains of each
+ * price: the counts of inventory_remaining() (the availability endpoint's query, joined in
+ * so an accepted order pays no extra round trip for them; read without a lock, on this
+ * statement's snapshot, so a sale can refuse early without writing). One row per (performance,
  * active price); a performance without active prices gives one row with null price
  * columns; an organizer without any of the performances gives one row with null
  * performance columns. No row: no such organizer. A prepared statement (one text for any
  * number of performances).
  */
-export async function findSaleCatalog(db: Executor, organizerId: string, performanceIds: string[]): Promise<SaleCatalogRow[]> {
+export async function findSaleCatalog(db: Executor, organizerId: string, performanceIds: string[], now: Date): Promise<SaleCatalogRow[]> {
   const result = await sql<SaleCatalogRow>`${PREPARED}
     SELECT o.currency, o.box_office_fee_minor, o.tax_rate_bps,
            p.id AS performance_id, p.event_id, p.status, p.box_office_sales_enabled, e.status AS event_status,
            pr.ticket_type_id, pr.price_minor, tt.name AS ticket_type_name,
+           tt.sort_order, ir.performance_remaining, ir.type_remaining,
            EXISTS (SELECT 1 FROM registration_questions q WHERE q.event_id = p.event_id AND q.organizer_id = o.id) AS has_questions
     FROM organizers o
     LEFT JOIN performances p ON p.organizer_id = o.id AND p.id = ANY (${performanceIds}::uuid[])
     LEFT JOIN events e ON e.id = p.event_id
     LEFT JOIN prices pr ON pr.performance_id = p.id AND pr.organizer_id = o.id AND pr.is_active
     LEFT JOIN ticket_types tt ON tt.id = pr.ticket_type_id
+    LEFT JOIN inventory_remaining(${performanceIds}::uuid[], ${now}::timestamptz) ir
+      ON ir.performance_id = p.id AND ir.ticket_type_id = pr.ticket_type_id
     WHERE o.id = ${organizerId}::uuid
   `.execute(db);
   return result.rows;

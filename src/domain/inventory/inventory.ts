@@ -12,6 +12,8 @@
  * everything fits (recount and move are one statement). Holds are created under the same
  * performance lock, so nothing changes the count between the recount and the update. The
  * CHECK constraints on both counters are the last line: an oversell cannot commit.
+ * One fit rule (refuseIfShort) judges counts both before a sale writes (an early,
+ * unlocked refusal) and under the lock (the only place a sale is accepted).
  * docs/inventory.md explains the design.
  */
 import { sql } from 'kysely';
@@ -31,7 +33,8 @@ export interface Availability {
   ticket_types: TypeAvailability[];
 }
 
-interface AvailabilityRow {
+/** One row of inventory_remaining(): a (performance, active price) with what remains of each. */
+export interface InventoryCount {
   performance_id: string;
   performance_remaining: number;
   ticket_type_id: string | null;
@@ -40,7 +43,7 @@ interface AvailabilityRow {
   type_remaining: number | null;
 }
 
-function toAvailability(rows: AvailabilityRow[]): Map<string, Availability> {
+function toAvailability(rows: InventoryCount[]): Map<string, Availability> {
   const byPerformance = new Map<string, Availability>();
   for (const row of rows) {
     let availability = byPerformance.get(row.performance_id);
@@ -67,7 +70,7 @@ function toAvailability(rows: AvailabilityRow[]): Map<string, Availability> {
  * absent. Holds are active while not released and not expired at `now`.
  */
 async function countRemaining(db: Executor, performanceIds: string[], now: Date): Promise<Map<string, Availability>> {
-  const result = await sql<AvailabilityRow>`${PREPARED}
+  const result = await sql<InventoryCount>`${PREPARED}
     SELECT performance_id, performance_remaining, ticket_type_id, ticket_type_name, sort_order, type_remaining
     FROM inventory_remaining(${performanceIds}::uuid[], ${now}::timestamptz)
     ORDER BY performance_id, sort_order, ticket_type_id
@@ -134,7 +137,7 @@ export async function lockPerformances(trx: Executor, performanceIds: string[]):
  * order, FOR NO KEY UPDATE, as lockPerformances does), then, in its own statement whose
  * snapshot is taken after the lock was granted, recounts with inventory_remaining() and
  * moves the counters only if every line fits. It returns the locked performances'
- * sellability and the counts; here the same test is applied to those counts to refuse
+ * sellability and the counts; here refuseIfShort (the fit rule) judges those counts to refuse
  * with a 400 naming the ticket type and what remains (the caller's transaction then rolls
  * back, counters included). Must run inside the sale's transaction. Lines must reference
  * active prices.
@@ -161,7 +164,7 @@ export async function takeInventory(
     ORDER BY kind, performance_id, sort_order, ticket_type_id
   `.execute(trx);
   const locked: LockedPerformance[] = [];
-  const counted: AvailabilityRow[] = [];
+  const counted: InventoryCount[] = [];
   let taken = false;
   for (const row of result.rows) {
     if (row.kind === 'locked') {
@@ -172,8 +175,22 @@ export async function takeInventory(
     }
   }
   checkLocked?.(locked);
-  const available = toAvailability(counted);
+  refuseIfShort(lines, counted);
+  // The function applied the same test to the same numbers; disagreeing would be a bug.
+  if (!taken) throw new Error('takeInventory: every line fits the recount, but the counters were not moved');
+}
 
+/**
+ * THE fit rule, in one place: refuses (400, naming the ticket type and what remains) lines
+ * that do not fit the counts of inventory_remaining(). A sale applies it twice to the same
+ * kind of numbers: early, to the unlocked counts its step-1 read carries (a refusal there
+ * is correct as of that read and writes nothing), and under the lock, to the recount of
+ * take_inventory(), which alone may accept. So both refusals have exactly the same detail.
+ * The counts are put in the order the availability endpoint shows them first, since the
+ * detail of a performance-wide refusal lists the requested types in that order.
+ */
+export function refuseIfShort(lines: InventoryLine[], counts: InventoryCount[]): void {
+  const available = toAvailability([...counts].sort(byDisplayOrder));
   const perType = totals(lines, priceKey);
   for (const [key, quantity] of perType) {
     const [performanceId, ticketTypeId] = key.split('/') as [string, string];
@@ -193,14 +210,20 @@ export async function takeInventory(
       throw badRequest(`Not enough tickets left: ${quantity} tickets of ${names.join(', ')} requested, ${remaining} remaining for this performance.`);
     }
   }
-  // The function applied the same test to the same numbers; disagreeing would be a bug.
-  if (!taken) throw new Error('takeInventory: every line fits the recount, but the counters were not moved');
+}
+
+/** The SQL order `performance_id, sort_order, ticket_type_id` (uuids compare as their lower-case text; nulls last). */
+function byDisplayOrder(a: InventoryCount, b: InventoryCount): number {
+  const text = (x: string | null, y: string | null) => (x === y ? 0 : x === null ? 1 : y === null ? -1 : x < y ? -1 : 1);
+  return text(a.performance_id, b.performance_id)
+    || (a.sort_order ?? Infinity) - (b.sort_order ?? Infinity) // NaN (both null) falls through too
+    || text(a.ticket_type_id, b.ticket_type_id);
 }
 
 /** A row of take_inventory(): a locked performance, or a recount row with whether the counters moved. */
 type TakeInventoryRow =
   | { kind: 'locked'; performance_id: string; status: string; box_office_sales_enabled: boolean; event_status: string }
-  | (AvailabilityRow & { kind: 'counted'; taken: boolean });
+  | (InventoryCount & { kind: 'counted'; taken: boolean });
 
 /** Returns seats of refunded or cancelled tickets to availability. */
 export async function releaseInventory(trx: Executor, lines: InventoryLine[]): Promise<void> {

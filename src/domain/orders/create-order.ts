@@ -1,24 +1,28 @@
 /**
- * POST /v1/orders: a one-shot box-office sale, in one transaction:
+ * POST /v1/orders: a one-shot box-office sale:
  *
- *  1. read, in one query, the organizer's settings, the performances, their active
- *     prices and whether their events ask registration questions (then the questions, only
- *     if there are any); refuse (400) unsellable performances, unpriced types, a `free`
- *     tender with a non-zero total, and invalid registration answers;
- *  2. write, in ONE statement, the order (order_no retried on collision), one transaction
- *     per performance with its tickets, the payment (cash), the e-mail jobs and the CRM
- *     contact; then the answers (only if any) and `order.created`;
+ *  1. read, in one query and outside the sale's transaction, the organizer's settings, the
+ *     performances, their active prices, what remains of each (the availability count,
+ *     unlocked) and whether their events ask registration questions (then the questions,
+ *     only if there are any); refuse (400) unsellable performances, unpriced types, a
+ *     `free` tender with a non-zero total, invalid registration answers, and an order that
+ *     does not fit what remains: an early refusal writes nothing and takes no lock;
+ *  2. in one transaction, write in ONE statement the order (order_no retried on
+ *     collision), one transaction per performance with its tickets, the payment (cash),
+ *     the e-mail jobs and the CRM contact; then the answers (only if any) and
+ *     `order.created`;
  *  3. LAST, take inventory (src/domain/inventory, one round trip: lock the performances in
  *     id order, recount with the availability query, move the counters if all fits; then
  *     re-check that each is still box-office sellable as of the lock, and 400 naming the
- *     type and what remains), then COMMIT. The lock every sale of a performance queues on
- *     is held only for that call and the COMMIT (docs/inventory.md). A refusal rolls back
+ *     type and what remains, the same rule and detail as the early refusal), then COMMIT.
+ *     Only this check can accept. The lock every sale of a performance queues on is held
+ *     only for that call and the COMMIT (docs/inventory.md). A refusal here rolls back
  *     everything written in step 2, and the counters.
  *
- * So a sale without registration answers is 6 round trips: BEGIN, the catalog read, the
- * sale's rows, `order.created`, take_inventory(), COMMIT. Every column of the rows written
- * in step 2 is given here (ids included) or starts null, so the 201 body is built from
- * them, not read back (test: GET answers the same body).
+ * So a sale without registration answers is 6 round trips: the catalog read, BEGIN, the
+ * sale's rows, `order.created`, take_inventory(), COMMIT; an order refused early is one.
+ * Every column of the rows written in step 2 is given here (ids included) or starts null,
+ * so the 201 body is built from them, not read back (test: GET answers the same body).
  */
 import { randomUUID } from 'node:crypto';
 import { findSaleCatalog, insertSale, type NewOrder, type NewSale, type OrderRow, type OrderTransactionRow } from '../../db/repositories/orders.ts';
@@ -27,7 +31,7 @@ import type { TicketRow } from '../../db/repositories/tickets.ts';
 import { withTransaction, type Executor } from '../../db/transaction.ts';
 import { badRequest } from '../../http/errors.ts';
 import { emitDomainEvent } from '../../outbox/emit.ts';
-import { takeInventory } from '../inventory/inventory.ts';
+import { refuseIfShort, takeInventory } from '../inventory/inventory.ts';
 import { orderEmailJobValues } from '../mail/email-jobs.ts';
 import { presentAnswer, resolveAnswers, type AnswerInput } from '../questions/questions.ts';
 import { generateOrderNo, generateSerialNo, ticketNo, transactionNo } from './numbers.ts';
@@ -65,69 +69,82 @@ export async function createOrder(db: Executor, organizerId: string, input: Crea
   };
   if (buyer.first_name === '') throw badRequest('`buyer.first_name` must not be blank.');
 
-  return withTransaction(db, async (trx) => {
-    const performanceIds = [...new Set(input.items.map((item) => item.performance_id))];
-    const catalog = await findSaleCatalog(trx, organizerId, performanceIds);
-    const organizer = catalog[0];
-    if (!organizer) throw new Error(`organizer ${organizerId} vanished`);
-    const performances = new Map<string, SalePerformance>();
-    for (const row of catalog) {
-      if (row.performance_id === null || performances.has(row.performance_id)) continue;
-      performances.set(row.performance_id, {
-        id: row.performance_id,
-        event_id: row.event_id!,
-        status: row.status!,
-        event_status: row.event_status!,
-        box_office_sales_enabled: row.box_office_sales_enabled!,
-      });
-    }
-    const prices = catalog.filter((row) => row.ticket_type_id !== null);
-
-    // 1. Every item: a sellable performance and an active price on it.
-    const lines: PlannedLine[] = input.items.map((item, index) => {
-      const performance = performances.get(item.performance_id);
-      if (!performance) throw badRequest(`items[${index}].performance_id ${item.performance_id} is not a performance of this organizer.`);
-      checkSellable(performance, index);
-      const price = prices.find((p) => p.performance_id === item.performance_id && p.ticket_type_id === item.ticket_type_id);
-      if (!price) {
-        throw badRequest(`items[${index}].ticket_type_id ${item.ticket_type_id} has no active price on performance ${item.performance_id}, so it is not on sale there.`);
-      }
-      return {
-        performanceId: item.performance_id,
-        ticketTypeId: item.ticket_type_id,
-        ticketTypeName: price.ticket_type_name!,
-        eventId: performance.event_id,
-        unitPriceMinor: price.price_minor!,
-        quantity: item.quantity,
-      };
+  const performanceIds = [...new Set(input.items.map((item) => item.performance_id))];
+  const catalog = await findSaleCatalog(db, organizerId, performanceIds, now);
+  const organizer = catalog[0];
+  if (!organizer) throw new Error(`organizer ${organizerId} vanished`);
+  const performances = new Map<string, SalePerformance>();
+  for (const row of catalog) {
+    if (row.performance_id === null || performances.has(row.performance_id)) continue;
+    performances.set(row.performance_id, {
+      id: row.performance_id,
+      event_id: row.event_id!,
+      status: row.status!,
+      event_status: row.event_status!,
+      box_office_sales_enabled: row.box_office_sales_enabled!,
     });
+  }
+  const prices = catalog.filter((row) => row.ticket_type_id !== null);
 
-    // Tickets in request order, quantities expanded: position 1..N (what answers' ticket_no names).
-    const planned = lines.flatMap((line) => Array.from({ length: line.quantity }, () => line)).map((line, i) => ({ line, position: i + 1 }));
-
-    // One transaction per performance, in order of first appearance.
-    const groups = new Map<string, typeof planned>();
-    for (const ticket of planned) {
-      const group = groups.get(ticket.line.performanceId) ?? [];
-      group.push(ticket);
-      groups.set(ticket.line.performanceId, group);
+  // 1. Every item: a sellable performance and an active price on it.
+  const lines: PlannedLine[] = input.items.map((item, index) => {
+    const performance = performances.get(item.performance_id);
+    if (!performance) throw badRequest(`items[${index}].performance_id ${item.performance_id} is not a performance of this organizer.`);
+    checkSellable(performance, index);
+    const price = prices.find((p) => p.performance_id === item.performance_id && p.ticket_type_id === item.ticket_type_id);
+    if (!price) {
+      throw badRequest(`items[${index}].ticket_type_id ${item.ticket_type_id} has no active price on performance ${item.performance_id}, so it is not on sale there.`);
     }
-    const priced = [...groups].map(([performanceId, tickets]) => ({
-      performanceId,
-      eventId: tickets[0]!.line.eventId,
-      tickets,
-      totals: priceTransaction(tickets.map((t) => t.line.unitPriceMinor), organizer.box_office_fee_minor, organizer.tax_rate_bps),
-    }));
-    const totalMinor = priced.reduce((sum, p) => sum + p.totals.total_minor, 0);
-    if (input.tender === 'free' && totalMinor !== 0) {
-      throw badRequest(`tender "free" needs a total of exactly 0, but this order totals ${totalMinor} (${organizer.currency} minor units, fees and taxes included); use cash or pay_later.`);
-    }
+    return {
+      performanceId: item.performance_id,
+      ticketTypeId: item.ticket_type_id,
+      ticketTypeName: price.ticket_type_name!,
+      eventId: performance.event_id,
+      unitPriceMinor: price.price_minor!,
+      quantity: item.quantity,
+    };
+  });
 
-    // Registration answers against the questions of the order's events (read only if any).
-    const eventIds = [...new Set(lines.map((line) => line.eventId))];
-    const questions = catalog.some((row) => row.has_questions) ? await findQuestionsOfEvents(trx, organizerId, eventIds) : [];
-    const answers = resolveAnswers(questions, input.registration_answers ?? [], planned.map((t) => ({ position: t.position, eventId: t.line.eventId })));
+  const inventoryLines = lines.map((l) => ({ performanceId: l.performanceId, ticketTypeId: l.ticketTypeId, quantity: l.quantity }));
 
+  // Tickets in request order, quantities expanded: position 1..N (what answers' ticket_no names).
+  const planned = lines.flatMap((line) => Array.from({ length: line.quantity }, () => line)).map((line, i) => ({ line, position: i + 1 }));
+
+  // One transaction per performance, in order of first appearance.
+  const groups = new Map<string, typeof planned>();
+  for (const ticket of planned) {
+    const group = groups.get(ticket.line.performanceId) ?? [];
+    group.push(ticket);
+    groups.set(ticket.line.performanceId, group);
+  }
+  const priced = [...groups].map(([performanceId, tickets]) => ({
+    performanceId,
+    eventId: tickets[0]!.line.eventId,
+    tickets,
+    totals: priceTransaction(tickets.map((t) => t.line.unitPriceMinor), organizer.box_office_fee_minor, organizer.tax_rate_bps),
+  }));
+  const totalMinor = priced.reduce((sum, p) => sum + p.totals.total_minor, 0);
+  if (input.tender === 'free' && totalMinor !== 0) {
+    throw badRequest(`tender "free" needs a total of exactly 0, but this order totals ${totalMinor} (${organizer.currency} minor units, fees and taxes included); use cash or pay_later.`);
+  }
+
+  // Registration answers against the questions of the order's events (read only if any).
+  const eventIds = [...new Set(lines.map((line) => line.eventId))];
+  const questions = catalog.some((row) => row.has_questions) ? await findQuestionsOfEvents(db, organizerId, eventIds) : [];
+  const answers = resolveAnswers(questions, input.registration_answers ?? [], planned.map((t) => ({ position: t.position, eventId: t.line.eventId })));
+
+  // Refuse early what cannot fit the counts read with the catalog (no lock, nothing
+  // written): correct as of that read, and the same rule and detail as under the lock.
+  refuseIfShort(inventoryLines, catalog.flatMap((row) => row.ticket_type_id === null ? [] : [{
+    performance_id: row.performance_id!,
+    performance_remaining: row.performance_remaining!,
+    ticket_type_id: row.ticket_type_id,
+    ticket_type_name: row.ticket_type_name,
+    sort_order: row.sort_order,
+    type_remaining: row.type_remaining,
+  }]));
+
+  return withTransaction(db, async (trx) => {
     // 2. The order and everything it carries (no inventory lock held yet), in one statement;
     //    a taken order_no (rare) writes nothing and is retried with another.
     const status: OrderRow['status'] = input.tender === 'pay_later' ? 'unpaid' : 'placed';
@@ -239,7 +256,7 @@ export async function createOrder(db: Executor, organizerId: string, input: Crea
     //    move the counters. The lock is held from here to COMMIT only.
     await takeInventory(
       trx,
-      lines.map((l) => ({ performanceId: l.performanceId, ticketTypeId: l.ticketTypeId, quantity: l.quantity })),
+      inventoryLines,
       now,
       (locked) => input.items.forEach((item, index) => checkSellable(locked.find((p) => p.id === item.performance_id)!, index)),
     );
