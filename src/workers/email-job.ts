@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import { runEmailJobsOnce } from '../domain/mail/email-jobs.ts';
+import { createRenderPool } from '../mail/render-pool.ts';
 import { createMailer, type Mailer } from '../mail/transport.ts';
 import type { JobFactory, WorkerDeps } from './index.ts';
 
@@ -28,11 +29,15 @@ export function createMailerFor(deps: WorkerDeps): Mailer {
     from: deps.config.mailFrom,
     outboxDir: path.join(deps.config.dataDir, 'outbox'),
     clock: deps.clock,
+    smtpMaxConnections: deps.config.smtpMaxConnections,
+    smtpMaxMessages: deps.config.smtpMaxMessages,
   });
 }
 
 export const emailJob: JobFactory = (deps) => {
   const mailer = createMailerFor(deps);
+  // Every mail renders in these threads, never on this event loop, whatever the ROLE.
+  const renderer = createRenderPool({ from: deps.config.mailFrom, threads: deps.config.mailRenderThreads });
   let stopping = false;
   let timer: NodeJS.Timeout | undefined;
   let wake: (() => void) | undefined;
@@ -51,7 +56,9 @@ export const emailJob: JobFactory = (deps) => {
         claimed = await runEmailJobsOnce({
           db: deps.db,
           mailer,
+          renderer,
           clock: deps.clock,
+          concurrency: deps.config.smtpMaxConnections,
           onError: (err, job) => deps.logger.warn({ err, emailJobId: job.id, attempt: job.attempts }, 'e-mail attempt failed'),
         });
       } catch (err) {
@@ -74,6 +81,7 @@ export const emailJob: JobFactory = (deps) => {
       wake?.();
       await loop;
       mailer.close();
+      await renderer.close();
     },
   };
 };
