@@ -25,6 +25,11 @@ export interface RenderPoolOptions {
   threads: number;
   /** An idle thread ends after this long and is started again on demand. */
   idleTimeoutMs?: number;
+  /**
+   * A thread that failed outside any task (it could not start, or died while idle). A
+   * task in hand when its thread fails rejects instead, and the job queue retries it.
+   */
+  onError?: (err: unknown) => void;
 }
 
 export function createRenderPool(opts: RenderPoolOptions): MailRenderer {
@@ -36,6 +41,8 @@ export function createRenderPool(opts: RenderPoolOptions): MailRenderer {
     maxThreads: opts.threads,
     idleTimeout: opts.idleTimeoutMs ?? 30_000,
   });
+  // Without a listener such an error would be thrown as an uncaught exception.
+  pool.on('error', (err: unknown) => opts.onError?.(err));
   return {
     async render(request) {
       const mail = await pool.run({ from: opts.from, request });

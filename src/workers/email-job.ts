@@ -37,7 +37,11 @@ export function createMailerFor(deps: WorkerDeps): Mailer {
 export const emailJob: JobFactory = (deps) => {
   const mailer = createMailerFor(deps);
   // Every mail renders in these threads, never on this event loop, whatever the ROLE.
-  const renderer = createRenderPool({ from: deps.config.mailFrom, threads: deps.config.mailRenderThreads });
+  const renderer = createRenderPool({
+    from: deps.config.mailFrom,
+    threads: deps.config.mailRenderThreads,
+    onError: (err) => deps.logger.error({ err }, 'mail render thread failed'),
+  });
   let stopping = false;
   let timer: NodeJS.Timeout | undefined;
   let wake: (() => void) | undefined;
