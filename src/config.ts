@@ -277,7 +277,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     workerJobs: workerJobs(read),
     smtpUrl: read.url('SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: read.text('MAIL_FROM', 'Marquee <no-reply@localhost>'),
-    smtpMaxConnections: read.integer('SMTP_MAX_CONNECTIONS', 2, 1, 100),
+    smtpMaxConnections: read.integer('SMTP_MAX_CONNECTIONS', 4, 1, 100),
     smtpMaxMessages: read.integer('SMTP_MAX_MESSAGES', 100, 1, 100_000),
     mailRenderThreads: read.integer('MAIL_RENDER_THREADS', 1, 1, 64),
     webhookAllowLoopback: read.boolean('WEBHOOK_ALLOW_LOOPBACK', false),

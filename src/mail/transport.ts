@@ -61,13 +61,13 @@ export interface MailerOptions {
   outboxDir: string;
   /** Source of the timestamp in outbox file names; injectable for tests. */
   clock?: Clock;
-  /** Most SMTP connections open at once (default 2). */
+  /** Most SMTP connections open at once (default 4). */
   smtpMaxConnections?: number;
   /** Messages one SMTP connection carries before it is replaced (default 100). */
   smtpMaxMessages?: number;
 }
 
-export const SMTP_DEFAULT_MAX_CONNECTIONS = 2;
+export const SMTP_DEFAULT_MAX_CONNECTIONS = 4;
 export const SMTP_DEFAULT_MAX_MESSAGES = 100;
 
 /**

@@ -76,7 +76,7 @@ export interface EmailJobDeps {
   onError?: (err: unknown, job: EmailJobRow) => void;
 }
 
-export const EMAIL_BATCH_SIZE = 10;
+export const EMAIL_BATCH_SIZE = 25;
 
 /**
  * One pass: claim due jobs (one query for the batch), send each, record the outcome.
