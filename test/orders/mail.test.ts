@@ -131,6 +131,20 @@ describe('order e-mails', () => {
     assert.equal((await t.api(s.org.key, 'GET', `/v1/orders/${res.json().id}`)).json().status, 'unpaid');
   });
 
+  test("with several orders in flight, each order's receipt still goes before its e-tickets", async () => {
+    const s = await setupSale(t);
+    const orders = [];
+    for (let i = 0; i < 4; i++) orders.push(await placeOrder(t, s));
+    const before = smtp.messages.length;
+    assert.equal(await runEmailJobsOnce({ db: t.database.db, mailer, renderer, clock: t.clock, concurrency: 3 }), 8);
+    const subjects = (await smtp.waitFor(before + 8)).slice(before).map((m) => header(parseMime(m.raw).headers, 'subject'));
+    for (const order of orders) {
+      const receipt = subjects.indexOf(`Your receipt for order ${order.order_no}`);
+      const etickets = subjects.indexOf(`Your tickets for order ${order.order_no}`);
+      assert.ok(receipt >= 0 && etickets > receipt, `${order.order_no}: receipt ${receipt}, e-tickets ${etickets}`);
+    }
+  });
+
   test('a job whose lease ran out (dead worker) is claimed again', async () => {
     const s = await setupSale(t);
     const order = await placeOrder(t, s, { tender: 'pay_later' });
