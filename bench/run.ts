@@ -15,6 +15,7 @@ import { median, round } from './lib/stats.ts';
 import { checkInScenario } from './scenarios/checkin.ts';
 import { depthScenario } from './scenarios/depth.ts';
 import { embeddedScenario } from './scenarios/embedded.ts';
+import { mailLoadScenario, mailScenario } from './scenarios/mail.ts';
 import { onSaleScenario } from './scenarios/onsale.ts';
 import { oversoldScenario } from './scenarios/oversold.ts';
 import { readsScenario } from './scenarios/reads.ts';
@@ -31,6 +32,8 @@ const SCENARIOS: Record<string, { title: string; run: (opts: ScenarioOptions) =>
   webhooks: { title: 'Webhook throughput vs a bare undici sender', run: webhooksScenario },
   scaleout: { title: 'Scale-out: 2 API + 2 worker processes, one PostgreSQL, one Redis', run: scaleOutScenario },
   embedded: { title: 'Embedded default (PGlite): on-sale rush and reads', run: embeddedScenario },
+  mailload: { title: 'Mail load: GET /v1/events/{id} while a 1,000-ticket e-ticket mail renders and sends', run: mailLoadScenario },
+  mail: { title: 'E-mail throughput: 1,000 one-ticket orders and one 1,000-ticket order to an SMTP sink', run: mailScenario },
 };
 
 interface Aggregated {

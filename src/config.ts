@@ -37,6 +37,12 @@ export interface Config {
   workerJobs: readonly WorkerJobKind[];
   smtpUrl: string | undefined;
   mailFrom: string;
+  /** Most SMTP connections open at once; also how many orders' mails are in flight. */
+  smtpMaxConnections: number;
+  /** Messages one SMTP connection carries before it is replaced. */
+  smtpMaxMessages: number;
+  /** Worker threads that render and compose mails (docs/orders.md, "E-mail"). */
+  mailRenderThreads: number;
   webhookAllowLoopback: boolean;
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
@@ -271,6 +277,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     workerJobs: workerJobs(read),
     smtpUrl: read.url('SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: read.text('MAIL_FROM', 'Marquee <no-reply@localhost>'),
+    smtpMaxConnections: read.integer('SMTP_MAX_CONNECTIONS', 4, 1, 100),
+    smtpMaxMessages: read.integer('SMTP_MAX_MESSAGES', 100, 1, 100_000),
+    mailRenderThreads: read.integer('MAIL_RENDER_THREADS', 1, 1, 64),
     webhookAllowLoopback: read.boolean('WEBHOOK_ALLOW_LOOPBACK', false),
     webhookRetryDelaysMs: retryDelays(read),
     webhookTimeoutMs: read.duration('WEBHOOK_TIMEOUT', '15s'),

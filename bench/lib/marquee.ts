@@ -46,6 +46,10 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** Write a V8 CPU profile of this process into the directory on exit. */
   cpuProfDir?: string;
+  /** Another copy of the code to run (a baseline commit); default: this tree. */
+  root?: string;
+  /** Modules loaded before src/main.ts (`--import`), e.g. a bench probe. */
+  preload?: string[];
 }
 
 export async function startMarquee(opts: StartOptions): Promise<MarqueeProcess> {
@@ -71,10 +75,11 @@ export async function startMarquee(opts: StartOptions): Promise<MarqueeProcess> 
     ...opts.env,
   };
   const args = ['--import', 'tsx'];
+  for (const module of opts.preload ?? []) args.push('--import', module);
   if (opts.cpuProfDir) args.push('--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`);
   args.push('src/main.ts');
   const started = performance.now();
-  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { cwd: opts.root ?? ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (chunk: Buffer) => {
     output += chunk.toString('utf8');

@@ -8,8 +8,10 @@
  * Every value interpolated into HTML goes through `escapeHtml`: buyer names, event titles
  * and venue names come from API callers and must not become markup in a mail client.
  */
-import QRCode from 'qrcode';
+import { qrCodePng } from './qr-png.ts';
 import type { MailAttachment, MailMessage } from './transport.ts';
+
+export { qrCodePng };
 
 // ---------------------------------------------------------------------------------------
 // Inputs
@@ -83,7 +85,7 @@ const LOCALE = 'en-US';
  * digits round-trips for every safe integer, so floating point does not leak into totals.
  */
 export function formatMoney(minor: number, currency: string): string {
-  const format = new Intl.NumberFormat(LOCALE, { style: 'currency', currency });
+  const format = cached(moneyFormats, currency, () => new Intl.NumberFormat(LOCALE, { style: 'currency', currency }));
   const minorDigits = format.resolvedOptions().maximumFractionDigits ?? 2;
   return format.format(minor / 10 ** minorDigits);
 }
@@ -94,17 +96,39 @@ export function formatMoney(minor: number, currency: string): string {
  * local time of the show and knows which zone it is in.
  */
 export function formatDateTime(at: Date, timeZone = 'UTC'): string {
-  const local = new Intl.DateTimeFormat(LOCALE, {
-    weekday: 'long',
-    year: 'numeric',
-    month: 'long',
-    day: 'numeric',
-    hour: 'numeric',
-    minute: '2-digit',
-    timeZone,
-    timeZoneName: 'short',
-  }).format(at);
+  const format = cached(dateTimeFormats, timeZone, () =>
+    new Intl.DateTimeFormat(LOCALE, {
+      weekday: 'long',
+      year: 'numeric',
+      month: 'long',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: '2-digit',
+      timeZone,
+      timeZoneName: 'short',
+    }),
+  );
+  const local = format.format(at);
   return timeZone === 'UTC' || timeZone === 'Etc/UTC' ? local : `${local} (${timeZone})`;
+}
+
+/**
+ * Building an Intl formatter costs far more than using one, and an e-ticket mail formats
+ * a date twice per ticket, so formatters are kept per currency and per zone. Both sets
+ * are small (ISO currencies, IANA zones); the bound only guards against odd input.
+ */
+const moneyFormats = new Map<string, Intl.NumberFormat>();
+const dateTimeFormats = new Map<string, Intl.DateTimeFormat>();
+const MAX_CACHED_FORMATS = 1000;
+
+function cached<T>(cache: Map<string, T>, key: string, create: () => T): T {
+  let value = cache.get(key);
+  if (value === undefined) {
+    value = create(); // throws on an unknown currency or zone, before anything is cached
+    if (cache.size >= MAX_CACHED_FORMATS) cache.clear();
+    cache.set(key, value);
+  }
+  return value;
 }
 
 /**
@@ -246,7 +270,7 @@ ${extraRowsHtml}
 // E-tickets
 // ---------------------------------------------------------------------------------------
 
-/** Pixel size the QR code is displayed at; the PNG itself is generated larger for print. */
+/** Pixel size the QR code is displayed at; the PNG itself is about twice that, for print. */
 const QR_DISPLAY_PX = 200;
 
 export async function renderETickets(input: ETicketInput): Promise<MailMessage> {
@@ -254,14 +278,13 @@ export async function renderETickets(input: ETicketInput): Promise<MailMessage> 
 
   // Content-IDs are derived from the position, not the ticket number, so they are
   // unique and contain only characters that are valid in a Content-ID header.
-  const attachments: MailAttachment[] = await Promise.all(
-    input.tickets.map(async (ticket, index) => ({
-      filename: `ticket-${safeFileNamePart(ticket.ticketNo)}.png`,
-      content: await qrCodePng(ticket.serialNo),
-      contentType: 'image/png',
-      cid: `ticket-${index + 1}-qr@marquee`,
-    })),
-  );
+  // Synchronous CPU work: the e-mail job runs this in a worker thread (src/mail/render-pool.ts).
+  const attachments: MailAttachment[] = input.tickets.map((ticket, index) => ({
+    filename: `ticket-${safeFileNamePart(ticket.ticketNo)}.png`,
+    content: qrCodePng(ticket.serialNo),
+    contentType: 'image/png',
+    cid: `ticket-${index + 1}-qr@marquee`,
+  }));
 
   const text = [
     `Hello ${input.buyer.first_name},`,
@@ -303,11 +326,6 @@ Ticket <strong>${escapeHtml(ticket.ticketNo)}</strong>
 ${ticketsHtml}`;
 
   return { to: input.buyer.email, subject, text, html: htmlDocument(subject, body), attachments };
-}
-
-/** The gate scanner reads the serial number; level M survives some print and screen wear. */
-export function qrCodePng(serialNo: string): Promise<Buffer> {
-  return QRCode.toBuffer(serialNo, { type: 'png', errorCorrectionLevel: 'M', width: 2 * QR_DISPLAY_PX, margin: 2 });
 }
 
 function safeFileNamePart(value: string): string {

@@ -7,12 +7,17 @@
  *
  * Either way `send` rejects on failure; retrying is the caller's job (the mail job
  * queue), so nothing here retries or swallows errors.
+ *
+ * SMTP connections are pooled: a connection (handshake, greeting, EHLO) carries up to
+ * `smtpMaxMessages` messages, and at most `smtpMaxConnections` are open at once.
  */
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import nodemailer from 'nodemailer';
 import { systemClock, type Clock } from '../lib/clock.ts';
+import { composeMail, type ComposedMail } from './compose.ts';
 
 export interface MailAttachment {
   filename: string;
@@ -39,7 +44,11 @@ export interface SendResult {
 }
 
 export interface Mailer {
+  /** Composes the message in this thread, then sends it. */
   send(msg: MailMessage): Promise<SendResult>;
+  /** Sends a message composed elsewhere (the render pool); only I/O in this thread. */
+  sendComposed(mail: ComposedMail): Promise<SendResult>;
+  /** Closes pooled connections once the messages in hand are sent. */
   close(): void;
 }
 
@@ -52,7 +61,21 @@ export interface MailerOptions {
   outboxDir: string;
   /** Source of the timestamp in outbox file names; injectable for tests. */
   clock?: Clock;
+  /** Most SMTP connections open at once (default 4). */
+  smtpMaxConnections?: number;
+  /** Messages one SMTP connection carries before it is replaced (default 100). */
+  smtpMaxMessages?: number;
 }
+
+export const SMTP_DEFAULT_MAX_CONNECTIONS = 4;
+export const SMTP_DEFAULT_MAX_MESSAGES = 100;
+
+/**
+ * The message is handed to nodemailer in slices: its SMTP data stream escapes dots and
+ * line ends chunk by chunk in this thread, and a multi-megabyte e-ticket mail in one
+ * chunk would be one long synchronous step.
+ */
+const SEND_SLICE_BYTES = 64 * 1024;
 
 /**
  * Bounds on every SMTP phase. nodemailer's defaults (2 minutes to connect, 10 minutes of
@@ -67,28 +90,51 @@ const SMTP_TIMEOUTS_MS = {
 } as const;
 
 export function createMailer(opts: MailerOptions): Mailer {
-  return opts.smtpUrl
-    ? createSmtpMailer(opts.smtpUrl, opts.from)
-    : createOutboxMailer(opts.from, opts.outboxDir, opts.clock ?? systemClock);
+  const sendComposed = opts.smtpUrl
+    ? createSmtpSender(opts.smtpUrl, opts)
+    : createOutboxSender(opts.outboxDir, opts.clock ?? systemClock);
+  return {
+    async send(msg) {
+      return sendComposed.send(await composeMail(opts.from, msg));
+    },
+    sendComposed: sendComposed.send,
+    close: sendComposed.close,
+  };
 }
 
-function createSmtpMailer(smtpUrl: string, from: string): Mailer {
+interface ComposedSender {
+  send(mail: ComposedMail): Promise<SendResult>;
+  close(): void;
+}
+
+function createSmtpSender(smtpUrl: string, opts: MailerOptions): ComposedSender {
   const transporter = nodemailer.createTransport({
     ...SMTP_TIMEOUTS_MS,
+    pool: true,
+    maxConnections: opts.smtpMaxConnections ?? SMTP_DEFAULT_MAX_CONNECTIONS,
+    maxMessages: opts.smtpMaxMessages ?? SMTP_DEFAULT_MAX_MESSAGES,
+    // A pooled connection the server closed while idle is retried once on a fresh one;
+    // beyond that the job queue's backoff decides, not nodemailer's own requeue loop.
+    maxRequeues: 1,
     ...(shouldIgnoreStartTls(smtpUrl) ? { ignoreTLS: true } : {}),
     // Query parameters of the URL (e.g. `?ignoreTLS=false`) win over the keys above:
     // nodemailer merges the parsed URL on top of the rest of this object.
     url: smtpUrl,
   });
   return {
-    async send(msg) {
-      const info = await transporter.sendMail(toNodemailerMessage(from, msg));
-      return { messageId: info.messageId };
+    async send(mail) {
+      await transporter.sendMail({ envelope: mail.envelope, raw: Readable.from(slices(mail.raw, SEND_SLICE_BYTES)) });
+      // The Message-ID is the one composed into the message; nodemailer does not parse a raw one.
+      return { messageId: mail.messageId };
     },
     close() {
       transporter.close();
     },
   };
+}
+
+function* slices(buf: Buffer, size: number): Generator<Buffer> {
+  for (let start = 0; start < buf.length; start += size) yield buf.subarray(start, start + size);
 }
 
 /**
@@ -116,30 +162,18 @@ function isLoopbackHost(hostname: string): boolean {
   return false;
 }
 
-function createOutboxMailer(from: string, outboxDir: string, clock: Clock): Mailer {
-  const transporter = nodemailer.createTransport({
-    streamTransport: true,
-    buffer: true,
-    // RFC 5322 lines end in CRLF; the stream transport defaults to bare LF.
-    newline: 'windows',
-  });
+function createOutboxSender(outboxDir: string, clock: Clock): ComposedSender {
   return {
-    async send(msg) {
-      const info = await transporter.sendMail(toNodemailerMessage(from, msg));
-      if (!Buffer.isBuffer(info.message)) {
-        throw new Error('mail outbox: expected the stream transport to return a Buffer');
-      }
+    async send(mail) {
       await mkdir(outboxDir, { recursive: true });
-      const location = path.join(outboxDir, outboxFileName(clock.now(), info.messageId));
+      const location = path.join(outboxDir, outboxFileName(clock.now(), mail.messageId));
       // Write then rename, so whoever watches the outbox never sees a half-written file.
       const partial = `${location}.partial`;
-      await writeFile(partial, info.message, { flag: 'wx' });
+      await writeFile(partial, mail.raw, { flag: 'wx' });
       await rename(partial, location);
-      return { messageId: info.messageId, location };
+      return { messageId: mail.messageId, location };
     },
-    close() {
-      transporter.close();
-    },
+    close() {},
   };
 }
 
@@ -152,30 +186,4 @@ export function outboxFileName(at: Date, messageId: string): string {
   const timestamp = at.toISOString().replace(/:/g, '-');
   const id = messageId.replace(/^<|>$/g, '').replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 120);
   return `${timestamp}-${id || 'message'}.eml`;
-}
-
-/**
- * Matches one bare address. nodemailer parses `to` as an address *list*, so a value such
- * as `a@x.test, b@y.test` would reach two people; the recipient of a receipt must be
- * exactly the buyer, so anything else is refused before it reaches a transport.
- */
-const SINGLE_ADDRESS = /^[^\s@<>,;:"()[\]\\]+@[^\s@<>,;:"()[\]\\]+$/;
-
-function toNodemailerMessage(from: string, msg: MailMessage) {
-  if (!SINGLE_ADDRESS.test(msg.to)) {
-    throw new TypeError(`mail: recipient must be a single e-mail address, got ${JSON.stringify(msg.to)}`);
-  }
-  return {
-    from,
-    to: msg.to,
-    subject: msg.subject,
-    text: msg.text,
-    html: msg.html,
-    attachments: msg.attachments?.map((a) => ({
-      filename: a.filename,
-      content: a.content,
-      contentType: a.contentType,
-      ...(a.cid ? { cid: a.cid, contentDisposition: 'inline' as const } : {}),
-    })),
-  };
 }

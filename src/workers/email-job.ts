@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import { runEmailJobsOnce } from '../domain/mail/email-jobs.ts';
+import { createRenderPool } from '../mail/render-pool.ts';
 import { createMailer, type Mailer } from '../mail/transport.ts';
 import type { JobFactory, WorkerDeps } from './index.ts';
 
@@ -15,10 +16,11 @@ export const EMAIL_FAILURE_PAUSE_MS = 1000;
 /**
  * While jobs keep coming (a pass claimed some), the loop rests this many times as long as
  * the pass took before claiming again, so a backlog (an on-sale rush queues two mails per
- * order) takes at most half of this process's time: the API or the webhook job sharing
- * the process keeps the rest. Nothing about what is sent changes, only when.
+ * order) leaves the API or the webhook job sharing the process a share of its time. A
+ * pass mostly waits (render threads, SMTP, the database), so a quarter is enough.
+ * Nothing about what is sent changes, only when.
  */
-export const EMAIL_BACKLOG_REST_RATIO = 1;
+export const EMAIL_BACKLOG_REST_RATIO = 0.25;
 /** The rest never exceeds this, so a slow pass (a slow SMTP server) does not stall the queue. */
 export const EMAIL_BACKLOG_MAX_REST_MS = 1_000;
 
@@ -28,11 +30,19 @@ export function createMailerFor(deps: WorkerDeps): Mailer {
     from: deps.config.mailFrom,
     outboxDir: path.join(deps.config.dataDir, 'outbox'),
     clock: deps.clock,
+    smtpMaxConnections: deps.config.smtpMaxConnections,
+    smtpMaxMessages: deps.config.smtpMaxMessages,
   });
 }
 
 export const emailJob: JobFactory = (deps) => {
   const mailer = createMailerFor(deps);
+  // Every mail renders in these threads, never on this event loop, whatever the ROLE.
+  const renderer = createRenderPool({
+    from: deps.config.mailFrom,
+    threads: deps.config.mailRenderThreads,
+    onError: (err) => deps.logger.error({ err }, 'mail render thread failed'),
+  });
   let stopping = false;
   let timer: NodeJS.Timeout | undefined;
   let wake: (() => void) | undefined;
@@ -51,7 +61,9 @@ export const emailJob: JobFactory = (deps) => {
         claimed = await runEmailJobsOnce({
           db: deps.db,
           mailer,
+          renderer,
           clock: deps.clock,
+          concurrency: deps.config.smtpMaxConnections,
           onError: (err, job) => deps.logger.warn({ err, emailJobId: job.id, attempt: job.attempts }, 'e-mail attempt failed'),
         });
       } catch (err) {
@@ -74,6 +86,7 @@ export const emailJob: JobFactory = (deps) => {
       wake?.();
       await loop;
       mailer.close();
+      await renderer.close();
     },
   };
 };

@@ -9,6 +9,7 @@ describe('configuration', () => {
       port: 3000, host: '127.0.0.1', dataDir: './data', dataDirLockWaitMs: 25_000, databaseUrl: undefined, databasePoolSize: 10,
       databaseAcquireTimeoutMs: 5_000, databaseStatementTimeoutMs: 30_000, databaseLockTimeoutMs: 10_000, redisUrl: undefined,
       adminToken: undefined, role: 'all', workerJobs: ['webhooks', 'email', 'purge'], smtpUrl: undefined, mailFrom: 'Marquee <no-reply@localhost>',
+      smtpMaxConnections: 4, smtpMaxMessages: 100, mailRenderThreads: 1,
       webhookAllowLoopback: false,
       webhookRetryDelaysMs: [30_000, 120_000, 600_000, 3_600_000, 21_600_000, 86_400_000],
       webhookTimeoutMs: 15_000,

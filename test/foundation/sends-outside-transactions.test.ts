@@ -13,6 +13,7 @@ import { deliverDue } from '../../src/workers/webhook-delivery.ts';
 import { createTestApp, type TestApp, type TestOrganizer } from '../helpers/app.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { placeOrder, setupSale } from '../helpers/orders.ts';
+import { inThreadRenderer } from '../helpers/mail-renderer.ts';
 import { fakeResolver, silentLogger } from '../webhooks/helpers.ts';
 
 const FAST_MS = 100;
@@ -73,14 +74,13 @@ describe('worker sends hold no database connection', () => {
     const sale = await setupSale(t);
     await placeOrder(t, sale); // queues the receipt and the e-tickets
     const smtp = gate();
-    const mailer: Mailer = {
-      async send() {
-        await smtp.pass();
-        return { messageId: `<${smtp.started}@test>` };
-      },
-      close() {},
+    const send = async () => {
+      await smtp.pass();
+      return { messageId: `<${smtp.started}@test>` };
     };
-    const pass = runEmailJobsOnce({ db: t.database.db, mailer, clock: t.clock });
+    const mailer: Mailer = { send, sendComposed: send, close() {} };
+    const renderer = inThreadRenderer('Marquee <no-reply@localhost>');
+    const pass = runEmailJobsOnce({ db: t.database.db, mailer, renderer, clock: t.clock });
     try {
       await smtp.waitForStarted(1);
       await assertReadsAnswerFast('e-mail');

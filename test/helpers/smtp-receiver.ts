@@ -22,6 +22,8 @@ export interface SmtpReceiver {
   url: string;
   port: number;
   messages: ReceivedMessage[];
+  /** SMTP connections accepted so far (a pooled client reuses one for many messages). */
+  readonly connections: number;
   /** Resolves once at least `count` messages have arrived; rejects after `timeoutMs`. */
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedMessage[]>;
   close(): Promise<void>;
@@ -38,12 +40,17 @@ export interface SmtpReceiverOptions {
 export async function startSmtpReceiver(options: SmtpReceiverOptions = {}): Promise<SmtpReceiver> {
   const messages: ReceivedMessage[] = [];
   const waiters = new Set<() => void>();
+  let connections = 0;
 
   const server = new SMTPServer({
     authOptional: true,
     secure: false,
     disabledCommands: options.advertiseStartTls ? [] : ['STARTTLS'],
     logger: false,
+    onConnect(_session, callback) {
+      connections++;
+      callback();
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -75,6 +82,9 @@ export async function startSmtpReceiver(options: SmtpReceiverOptions = {}): Prom
     url: `smtp://127.0.0.1:${port}`,
     port,
     messages,
+    get connections() {
+      return connections;
+    },
     waitFor(count, timeoutMs = 5_000) {
       return new Promise((resolve, reject) => {
         const check = () => {

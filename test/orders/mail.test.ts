@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { EMAIL_RETRY_DELAYS_MS, runEmailJobsOnce } from '../../src/domain/mail/email-jobs.ts';
+import { createRenderPool, type MailRenderer } from '../../src/mail/render-pool.ts';
 import { createMailer, type Mailer } from '../../src/mail/transport.ts';
 import { problemOf, type TestApp } from '../helpers/app.ts';
 import { createOrdersTestApp, eventsOfType, placeOrder, postOrder, orderBody, setupSale, type Sale } from '../helpers/orders.ts';
@@ -29,23 +30,27 @@ describe('order e-mails', () => {
   let t: TestApp;
   let smtp: SmtpReceiver;
   let mailer: Mailer;
+  let renderer: MailRenderer;
   let outbox: string;
   let sale: Sale;
   before(async () => {
     smtp = await startSmtpReceiver();
     t = await createOrdersTestApp({ env: { SMTP_URL: smtp.url } });
     mailer = createMailer({ smtpUrl: smtp.url, from: FROM, outboxDir: '/nonexistent' });
+    // The worker's own pool: mails render in a worker thread, as in production.
+    renderer = createRenderPool({ from: FROM, threads: 1 });
     outbox = await mkdtemp(path.join(os.tmpdir(), 'marquee-outbox-'));
     sale = await setupSale(t, { settings: { box_office_fee_minor: 100 } });
   });
   after(async () => {
     mailer.close();
+    await renderer.close();
     await smtp.close();
     await t.close();
     await rm(outbox, { recursive: true, force: true });
   });
 
-  const run = (m = mailer) => runEmailJobsOnce({ db: t.database.db, mailer: m, clock: t.clock });
+  const run = (m = mailer) => runEmailJobsOnce({ db: t.database.db, mailer: m, renderer, clock: t.clock });
 
   test('receipt and e-tickets reach the buyer; ticket.issued, etickets_sent_at and fulfilled follow delivery', async () => {
     const order = await placeOrder(t, sale, {}, 2);
@@ -124,6 +129,20 @@ describe('order e-mails', () => {
       broken.close();
     }
     assert.equal((await t.api(s.org.key, 'GET', `/v1/orders/${res.json().id}`)).json().status, 'unpaid');
+  });
+
+  test("with several orders in flight, each order's receipt still goes before its e-tickets", async () => {
+    const s = await setupSale(t);
+    const orders = [];
+    for (let i = 0; i < 4; i++) orders.push(await placeOrder(t, s));
+    const before = smtp.messages.length;
+    assert.equal(await runEmailJobsOnce({ db: t.database.db, mailer, renderer, clock: t.clock, concurrency: 3 }), 8);
+    const subjects = (await smtp.waitFor(before + 8)).slice(before).map((m) => header(parseMime(m.raw).headers, 'subject'));
+    for (const order of orders) {
+      const receipt = subjects.indexOf(`Your receipt for order ${order.order_no}`);
+      const etickets = subjects.indexOf(`Your tickets for order ${order.order_no}`);
+      assert.ok(receipt >= 0 && etickets > receipt, `${order.order_no}: receipt ${receipt}, e-tickets ${etickets}`);
+    }
   });
 
   test('a job whose lease ran out (dead worker) is claimed again', async () => {

@@ -10,7 +10,6 @@
  * - Once the e-ticket mail is delivered: `ticket.issued`, orders.etickets_sent_at, and a
  *   `placed` order becomes `fulfilled`, all in one transaction with the job's `sent`.
  */
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Executor } from '../../db/transaction.ts';
 import { withTransaction } from '../../db/transaction.ts';
 import type { Db } from '../../db/client.ts';
@@ -25,8 +24,10 @@ import {
   type EmailJobRow,
 } from '../../db/repositories/emails.ts';
 import { findTransactionsOfOrders } from '../../db/repositories/orders.ts';
-import type { Mailer, MailMessage } from '../../mail/transport.ts';
-import { renderETickets, renderReceipt } from '../../mail/templates.ts';
+import type { ComposedMail } from '../../mail/compose.ts';
+import type { MailRenderer } from '../../mail/render-pool.ts';
+import type { RenderRequest } from '../../mail/render-task.ts';
+import type { Mailer } from '../../mail/transport.ts';
 import { emitDomainEvent } from '../../outbox/emit.ts';
 
 export type EmailKind = 'receipt' | 'etickets';
@@ -65,34 +66,45 @@ export function orderEmailJobValues(order: Pick<OrderRow, 'id' | 'organizer_id' 
 export interface EmailJobDeps {
   db: Db;
   mailer: Mailer;
+  /** Renders and composes each mail; the job itself only reads the database and sends. */
+  renderer: MailRenderer;
   clock: { now(): Date };
   /** How many jobs one pass claims. */
   batchSize?: number;
+  /** How many orders' mails are in flight at once (default 1). */
+  concurrency?: number;
   onError?: (err: unknown, job: EmailJobRow) => void;
 }
 
-export const EMAIL_BATCH_SIZE = 10;
+export const EMAIL_BATCH_SIZE = 25;
 
 /**
  * One pass: claim due jobs (one query for the batch), send each, record the outcome.
- * Returns how many were claimed. Between two jobs it yields to the event loop (rendering
- * e-tickets is synchronous CPU work: QR PNGs), so in a process that also serves the API
- * the requests that arrived meanwhile run before the next job is rendered.
+ * Returns how many were claimed. Rendering happens in the renderer's worker threads, so
+ * this thread only waits on the database, the pool and the SMTP server. Mails of
+ * different orders go `concurrency` at a time (the SMTP pool has as many connections);
+ * an order's own mails keep their order, the receipt before the e-tickets.
  */
 export async function runEmailJobsOnce(deps: EmailJobDeps): Promise<number> {
   const now = deps.clock.now();
   const jobs = await claimEmailJobs(deps.db, now, new Date(now.getTime() + EMAIL_LEASE_MS), deps.batchSize ?? EMAIL_BATCH_SIZE);
-  for (const [i, job] of jobs.entries()) {
-    if (i > 0) await yieldToEventLoop();
-    await processJob(deps, job);
-  }
+  const byOrder = new Map<string, EmailJobRow[]>();
+  for (const job of jobs) byOrder.set(job.order_id, [...(byOrder.get(job.order_id) ?? []), job]);
+  const queue = [...byOrder.values()];
+  const lane = async () => {
+    for (let group = queue.shift(); group; group = queue.shift()) {
+      for (const job of group) await processJob(deps, job);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(deps.concurrency ?? 1, queue.length)) }, lane));
   return jobs.length;
 }
 
 async function processJob(deps: EmailJobDeps, job: EmailJobRow): Promise<void> {
-  let rendered: { message: MailMessage; ticketIds: string[]; orderNo: string } | undefined;
+  let rendered: { message: ComposedMail; ticketIds: string[]; orderNo: string } | undefined;
   try {
-    rendered = await render(deps.db, job);
+    const found = await mailContent(deps.db, job);
+    rendered = found && { ...found, message: await deps.renderer.render(found.request) };
   } catch (err) {
     return recordFailure(deps, job, err);
   }
@@ -103,7 +115,7 @@ async function processJob(deps: EmailJobDeps, job: EmailJobRow): Promise<void> {
   }
   let messageId: string;
   try {
-    messageId = (await deps.mailer.send(rendered.message)).messageId;
+    messageId = (await deps.mailer.sendComposed(rendered.message)).messageId;
   } catch (err) {
     return recordFailure(deps, job, err);
   }
@@ -148,14 +160,15 @@ async function recordFailure(deps: EmailJobDeps, job: EmailJobRow, err: unknown)
   await finishEmailJob(deps.db, job, { status: 'pending', next_attempt_at: new Date(now.getTime() + delay), last_error: message, updated_at: now });
 }
 
-async function render(db: Db, job: EmailJobRow) {
+/** What the job's mail says, read from the database as it is now; undefined: nothing to send. */
+async function mailContent(db: Db, job: EmailJobRow): Promise<{ request: RenderRequest; ticketIds: string[]; orderNo: string } | undefined> {
   const order = await db.selectFrom('orders').selectAll().where('id', '=', job.order_id).executeTakeFirstOrThrow();
   const organizer = await findOrganizer(db, job.organizer_id);
   if (!organizer) throw new Error(`organizer ${job.organizer_id} not found`);
   const buyer = { first_name: order.buyer_first_name, last_name: order.buyer_last_name, email: job.recipient };
   if (job.kind === 'receipt') {
     const [lines, transactions] = await Promise.all([findReceiptLines(db, order.id), findTransactionsOfOrders(db, [order.id])]);
-    const message = await renderReceipt({
+    const input = {
       organizerName: organizer.name,
       orderNo: order.order_no,
       buyer,
@@ -175,13 +188,13 @@ async function render(db: Db, job: EmailJobRow) {
       taxesMinor: transactions.reduce((sum, t) => sum + t.taxes_minor, 0),
       createdAt: order.created_at,
       timeZone: organizer.timezone,
-    });
-    return { message, ticketIds: [], orderNo: order.order_no };
+    };
+    return { request: { kind: 'receipt', input }, ticketIds: [], orderNo: order.order_no };
   }
   if (order.status === 'cancelled') return undefined;
   const tickets = await findTicketsForMail(db, order.id);
   if (tickets.length === 0) return undefined;
-  const message = await renderETickets({
+  const input = {
     organizerName: organizer.name,
     orderNo: order.order_no,
     buyer,
@@ -195,8 +208,8 @@ async function render(db: Db, job: EmailJobRow) {
       venueName: t.venue_name,
       holderName: t.holder_last_name ? `${t.holder_first_name} ${t.holder_last_name}` : t.holder_first_name,
     })),
-  });
-  return { message, ticketIds: tickets.map((t) => t.id), orderNo: order.order_no };
+  };
+  return { request: { kind: 'etickets', input }, ticketIds: tickets.map((t) => t.id), orderNo: order.order_no };
 }
 
 export function presentEmail(row: EmailJobRow) {
