@@ -16,6 +16,7 @@ import { checkInScenario } from './scenarios/checkin.ts';
 import { depthScenario } from './scenarios/depth.ts';
 import { embeddedScenario } from './scenarios/embedded.ts';
 import { mailLoadScenario, mailScenario } from './scenarios/mail.ts';
+import { noisyNeighbourScenario } from './scenarios/noisyneighbour.ts';
 import { onSaleScenario } from './scenarios/onsale.ts';
 import { oversoldScenario } from './scenarios/oversold.ts';
 import { readsScenario } from './scenarios/reads.ts';
@@ -25,15 +26,28 @@ import { webhooksScenario } from './scenarios/webhooks.ts';
 
 const SCENARIOS: Record<string, { title: string; run: (opts: ScenarioOptions) => Promise<ScenarioResult> }> = {
   onsale: { title: 'On-sale rush (PostgreSQL) vs plain-SQL baseline', run: onSaleScenario },
-  oversold: { title: 'Oversubscribed on-sale (demand ≥ 3 × supply) vs a refusing plain-SQL baseline', run: oversoldScenario },
+  oversold: {
+    title: 'Oversubscribed on-sale (demand ≥ 3 × supply) vs a refusing plain-SQL baseline',
+    run: oversoldScenario,
+  },
   reads: { title: 'Reads: GET /v1/events/{id} vs a bare node:http server', run: readsScenario },
   depth: { title: 'Depth: 50,000 orders, first page vs page 201 and filters', run: depthScenario },
   checkin: { title: 'Check-in storm: 1000 tickets × 4 concurrent check-ins', run: checkInScenario },
   webhooks: { title: 'Webhook throughput vs a bare undici sender', run: webhooksScenario },
+  noisyneighbour: {
+    title: "Webhook lag of one organizer while another's 20 endpoints hang",
+    run: noisyNeighbourScenario,
+  },
   scaleout: { title: 'Scale-out: 2 API + 2 worker processes, one PostgreSQL, one Redis', run: scaleOutScenario },
   embedded: { title: 'Embedded default (PGlite): on-sale rush and reads', run: embeddedScenario },
-  mailload: { title: 'Mail load: GET /v1/events/{id} while a 1,000-ticket e-ticket mail renders and sends', run: mailLoadScenario },
-  mail: { title: 'E-mail throughput: 1,000 one-ticket orders and one 1,000-ticket order to an SMTP sink', run: mailScenario },
+  mailload: {
+    title: 'Mail load: GET /v1/events/{id} while a 1,000-ticket e-ticket mail renders and sends',
+    run: mailLoadScenario,
+  },
+  mail: {
+    title: 'E-mail throughput: 1,000 one-ticket orders and one 1,000-ticket order to an SMTP sink',
+    run: mailScenario,
+  },
 };
 
 interface Aggregated {
@@ -81,22 +95,39 @@ async function main(): Promise<void> {
     let error: string | undefined;
     for (let r = 0; r < runs; r++) {
       const settled = await settle();
-      if (settled.idleShare < 0.9) console.log(`bench: the machine did not settle (${Math.round(settled.idleShare * 100)}% idle after ${settled.waitedMs} ms); running anyway`);
+      if (settled.idleShare < 0.9)
+        console.log(
+          `bench: the machine did not settle (${Math.round(settled.idleShare * 100)}% idle after ${settled.waitedMs} ms); running anyway`,
+        );
       const t0 = performance.now();
       try {
-        const res = await withTimeout(scenario.run({ quick, ...(profile ? { cpuProfDir: profile } : {}) }), 15 * 60_000, key);
+        const res = await withTimeout(
+          scenario.run({ quick, ...(profile ? { cpuProfDir: profile } : {}) }),
+          15 * 60_000,
+          key,
+        );
         collected.push(res);
-        console.log(`bench: ${key} run ${r + 1}/${runs} in ${round((performance.now() - t0) / 1000, 1)} s: ${JSON.stringify(res.figures)}`);
+        console.log(
+          `bench: ${key} run ${r + 1}/${runs} in ${round((performance.now() - t0) / 1000, 1)} s: ${JSON.stringify(res.figures)}`,
+        );
         for (const c of res.checks.filter((c) => !c.ok)) console.log(`  CHECK FAILED ${c.name}: ${c.detail}`);
       } catch (err) {
-        error = err instanceof Error ? err.stack ?? err.message : String(err);
+        error = err instanceof Error ? (err.stack ?? err.message) : String(err);
         console.log(`bench: ${key} run ${r + 1} failed: ${error}`);
         break;
       }
     }
     results.push(aggregate(key, scenario.title, collected, error));
     // Written after every scenario, so an interrupted run keeps what it measured.
-    const report = { started_at: startedAt.toISOString(), finished_at: new Date().toISOString(), runs, quick, machine, load_average_at_end: round(loadavg()[0]!, 2), scenarios: results };
+    const report = {
+      started_at: startedAt.toISOString(),
+      finished_at: new Date().toISOString(),
+      runs,
+      quick,
+      machine,
+      load_average_at_end: round(loadavg()[0]!, 2),
+      scenarios: results,
+    };
     writeFileSync(`${out}.json`, JSON.stringify(report, null, 2) + '\n');
     writeFileSync(`${out}.md`, markdown(report));
   }
@@ -144,10 +175,28 @@ function aggregate(key: string, title: string, collected: ScenarioResult[], erro
     g.met = g.kind === 'min' ? g.ratio >= g.bound : g.ratio <= g.bound;
   }
   const notes = [...new Set(collected.flatMap((r) => r.notes ?? []))];
-  return { key, title, runs: collected.length, figures, perRun, checks: [...checks.values()], goals: [...goals.values()], notes, ...(error ? { error } : {}) };
+  return {
+    key,
+    title,
+    runs: collected.length,
+    figures,
+    perRun,
+    checks: [...checks.values()],
+    goals: [...goals.values()],
+    notes,
+    ...(error ? { error } : {}),
+  };
 }
 
-function markdown(report: { started_at: string; finished_at: string; runs: number; quick: boolean; machine: Record<string, unknown>; load_average_at_end: number; scenarios: Aggregated[] }): string {
+function markdown(report: {
+  started_at: string;
+  finished_at: string;
+  runs: number;
+  quick: boolean;
+  machine: Record<string, string | number>;
+  load_average_at_end: number;
+  scenarios: Aggregated[];
+}): string {
   const m = report.machine;
   const lines: string[] = [
     '# Marquee benchmark results',
@@ -167,7 +216,10 @@ function markdown(report: { started_at: string; finished_at: string; runs: numbe
     '|---|---|---|---|---|',
   ];
   for (const s of report.scenarios) {
-    for (const g of s.goals) lines.push(`| ${s.key} | ${g.name} | ${g.ratio} | ${g.kind === 'min' ? '≥' : '≤'} ${g.bound} | ${g.met ? 'yes' : '**no**'} |`);
+    for (const g of s.goals)
+      lines.push(
+        `| ${s.key} | ${g.name} | ${g.ratio} | ${g.kind === 'min' ? '≥' : '≤'} ${g.bound} | ${g.met ? 'yes' : '**no**'} |`,
+      );
   }
   lines.push('');
   for (const s of report.scenarios) {
@@ -180,7 +232,10 @@ function markdown(report: { started_at: string; finished_at: string; runs: numbe
     }
     if (s.checks.length > 0) {
       lines.push('| check | result | detail (last run, or a failing one) |', '|---|---|---|');
-      for (const c of s.checks) lines.push(`| ${c.name} | ${c.failedRuns === 0 ? 'pass' : `**FAIL** (${c.failedRuns} run(s))`} | ${c.detail.replace(/\|/g, '\\|').slice(0, 300)} |`);
+      for (const c of s.checks)
+        lines.push(
+          `| ${c.name} | ${c.failedRuns === 0 ? 'pass' : `**FAIL** (${c.failedRuns} run(s))`} | ${c.detail.replace(/\|/g, '\\|').slice(0, 300)} |`,
+        );
       lines.push('');
     }
     for (const n of s.notes) lines.push(`- ${n}`);

@@ -10,7 +10,7 @@
  * The worker (ROLE=worker, WORKER_JOBS=webhooks) warms up on 500 orders, is frozen
  * (SIGSTOP) while `orders` more are placed through a ROLE=api process, then thawed
  * (SIGCONT); the drain of the 3 × orders deliveries is what is measured. A diagnostic
- * for bench/README.md ("Session 3"), not part of `npm run bench`.
+ * for bench/README.md, not part of `npm run bench`.
  */
 import pg from 'pg';
 import { createScratchDb, PG_ADMIN_URL, withClient } from './lib/db.ts';
@@ -22,7 +22,11 @@ import { placeOrders, setupWebhooks } from './scenarios/webhooks.ts';
 const orders = Number(process.argv[2] ?? 5000);
 
 function snapshot(worker: number) {
-  return { worker: processCpuMs(worker), receiver: processCpuMs(process.pid), postgres: new Map(postgresPids().map((pid) => [pid, processCpuMs(pid)])) };
+  return {
+    worker: processCpuMs(worker),
+    receiver: processCpuMs(process.pid),
+    postgres: new Map(postgresPids().map((pid) => [pid, processCpuMs(pid)])),
+  };
 }
 
 async function statementsAvailable(admin: pg.Client): Promise<boolean> {
@@ -44,7 +48,11 @@ try {
   const api = await startMarquee({ role: 'api', databaseUrl: scratch.url, env });
   procs.push(api);
   const setup = await setupWebhooks(api, receiver);
-  const worker = await startMarquee({ role: 'worker', databaseUrl: scratch.url, env: { ...env, WORKER_JOBS: 'webhooks' } });
+  const worker = await startMarquee({
+    role: 'worker',
+    databaseUrl: scratch.url,
+    env: { ...env, WORKER_JOBS: 'webhooks' },
+  });
   procs.push(worker);
   await placeOrders([api.base], setup, 500);
   if (!(await receiver.waitFor(1500, 60_000))) throw new Error('warm-up deliveries did not arrive');
@@ -70,26 +78,40 @@ try {
   const n = drained.length;
   const postgres = [...after.postgres].reduce((sum, [pid, s]) => sum + s - (before.postgres.get(pid) ?? 0), 0);
   const perDelivery = (ms: number) => Math.round((ms * 1000) / n);
-  const tables = await withClient(scratch.url, (c) => c.query(
-    "SELECT n_tup_upd::int AS updates, n_tup_hot_upd::int AS hot_updates FROM pg_stat_user_tables WHERE relname = 'webhook_deliveries'"));
+  const tables = await withClient(scratch.url, (c) =>
+    c.query(
+      "SELECT n_tup_upd::int AS updates, n_tup_hot_upd::int AS hot_updates FROM pg_stat_user_tables WHERE relname = 'webhook_deliveries'",
+    ),
+  );
   const statements = withStatements
-    ? (await admin.query(`
+    ? (
+        await admin.query(
+          `
         SELECT calls::int, round(total_exec_time::numeric, 1)::float AS ms,
                round((total_exec_time * 1000 / $1)::numeric, 1)::float AS us_per_delivery,
                left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS query
-        FROM pg_stat_statements WHERE calls > 0 ORDER BY total_exec_time DESC LIMIT 5`, [n])).rows
+        FROM pg_stat_statements WHERE calls > 0 ORDER BY total_exec_time DESC LIMIT 5`,
+          [n],
+        )
+      ).rows
     : 'pg_stat_statements is not loaded (shared_preload_libraries)';
-  console.log(JSON.stringify({
-    deliveries: n,
-    deliveries_per_s: Math.round(n / ((Math.max(...times) - Math.min(...times)) / 1000)),
-    cpu_us_per_delivery: {
-      worker: perDelivery(after.worker - before.worker),
-      postgres: perDelivery(postgres),
-      receiver: perDelivery(after.receiver - before.receiver),
-    },
-    webhook_deliveries: tables.rows[0],
-    statements,
-  }, null, 2));
+  console.log(
+    JSON.stringify(
+      {
+        deliveries: n,
+        deliveries_per_s: Math.round(n / ((Math.max(...times) - Math.min(...times)) / 1000)),
+        cpu_us_per_delivery: {
+          worker: perDelivery(after.worker - before.worker),
+          postgres: perDelivery(postgres),
+          receiver: perDelivery(after.receiver - before.receiver),
+        },
+        webhook_deliveries: tables.rows[0],
+        statements,
+      },
+      null,
+      2,
+    ),
+  );
 } finally {
   await admin.end().catch(() => {});
   for (const p of procs.reverse()) await p.stop();

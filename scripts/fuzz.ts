@@ -41,13 +41,21 @@ for (const [key, n] of result.stats.statuses) {
   const status = key.split(' ')[1]!;
   byStatus.set(status, (byStatus.get(status) ?? 0) + n);
 }
-console.log(`statuses: ${[...byStatus].sort().map(([s, n]) => `${s}×${n}`).join(' ')}`);
+console.log(
+  `statuses: ${[...byStatus]
+    .sort()
+    .map(([s, n]) => `${s}×${n}`)
+    .join(' ')}`,
+);
 if (values.details) {
   console.log('operation statuses:');
   for (const [key, n] of [...result.stats.statuses].sort()) console.log(`  ${key} ×${n}`);
   console.log('4xx details:');
-  for (const [detail, n] of [...result.stats.details].sort((a, b) => b[1] - a[1])) console.log(`  ${n}× ${detail.slice(0, 200)}`);
+  for (const [detail, n] of [...result.stats.details].sort((a, b) => b[1] - a[1]))
+    console.log(`  ${n}× ${detail.slice(0, 200)}`);
 }
 console.log(result.report);
-console.log(`${result.failed ? 'FAILED' : 'passed'}: ${result.cases} cases over ${result.operations} operations on ${engine}, seed ${seed}, ${seconds} s`);
+console.log(
+  `${result.failed ? 'FAILED' : 'passed'}: ${result.cases} cases over ${result.operations} operations on ${engine}, seed ${seed}, ${seconds} s`,
+);
 process.exitCode = result.failed ? 1 : 0;

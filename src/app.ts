@@ -13,7 +13,8 @@ import type { DatabaseHandle } from './db/client.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import type { AppDeps } from './http/context.ts';
 import { answerUnmetExpectation, createClientErrorHandler } from './http/client-errors.ts';
-import { badRequest, handleError, sendProblem } from './http/errors.ts';
+import { handleError, problem, sendProblem } from './http/errors.ts';
+import { invalid } from './errors/domain-error.ts';
 import { handleFrameworkError } from './http/framework-errors.ts';
 import { BODY_LIMIT_BYTES, notFoundDetail } from './http/framework-problems.ts';
 import { EXPOSED_HEADERS_VALUE, requestIdOf, setResponseConventions } from './http/response-conventions.ts';
@@ -122,7 +123,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     // HTTP/1.1 requires Host; Node's own check (turned off, server-limits.ts) would answer
     // an empty 400 outside this error path.
     if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
-      done(badRequest('HTTP/1.1 requests must carry a Host header.'));
+      done(invalid('invalid_request', 'HTTP/1.1 requests must carry a Host header.'));
       return;
     }
     done();
@@ -131,7 +132,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.setValidatorCompiler(validatorCompiler);
   registerJsonParser(app);
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler((request, reply) => sendProblem(reply, 404, notFoundDetail(request.url)));
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(reply, problem('unknown_endpoint', notFoundDetail(request.url))),
+  );
 
   // Preflights: @fastify/cors in a scope of its own, whose only route is its OPTIONS
   // wildcard, so its per-request hook runs for preflights and not for every request
@@ -155,10 +158,13 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: '/v1/openapi.json' } });
 
   await app.register(healthRoutes);
-  await app.register(async (v1) => {
-    v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-    await v1.register(v1Routes);
-  }, { prefix: '/v1' });
+  await app.register(
+    async (v1) => {
+      v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+      await v1.register(v1Routes);
+    },
+    { prefix: '/v1' },
+  );
   await app.register(adminRoutes, { prefix: '/admin/v1' });
 
   return app;

@@ -1,5 +1,5 @@
 /**
- * First-start setup (operations.md section 1): the admin token, and on an empty
+ * First-start setup (README, "Two commands"): the admin token, and on an empty
  * database the `Default` organizer with one read+write API key. Both secrets are
  * printed once, when created, and never again.
  */
@@ -14,7 +14,7 @@ import { createOrganizer } from './domain/organizers/organizers.ts';
 /** Arbitrary constant naming "the Marquee bootstrap lock" among advisory locks. */
 const BOOTSTRAP_LOCK_KEY = 4_242_002;
 
-export interface AdminTokenResult {
+interface AdminTokenResult {
   token: string;
   generated: boolean;
 }

@@ -1,20 +1,20 @@
 /**
- * Configuration (operations.md section 2): read once from the environment (and a
+ * Configuration (README, Configuration): read once from the environment (and a
  * `.env` file if present), validated, frozen. An invalid value stops the process with
  * a message that names the variable.
  */
 import { existsSync } from 'node:fs';
 import { DEFAULT_DATABASE_TIMEOUTS, DEFAULT_POOL_SIZE } from './db/client.ts';
 
-export type Role = 'api' | 'worker' | 'all';
+type Role = 'api' | 'worker' | 'all';
 
 /**
- * The background jobs a worker process can run (WORKER_JOBS, beyond operations.md): e-mail
+ * The background jobs a worker process can run (WORKER_JOBS): e-mail
  * rendering is CPU-heavy (a QR PNG per ticket), so a deployment can give webhook delivery
  * processes of its own and let others render mail. `purge` is the retention and
  * idempotency-key purges.
  */
-export const WORKER_JOB_KINDS = ['webhooks', 'email', 'purge'] as const;
+const WORKER_JOB_KINDS = ['webhooks', 'email', 'purge'] as const;
 export type WorkerJobKind = (typeof WORKER_JOB_KINDS)[number];
 
 export interface Config {
@@ -44,8 +44,14 @@ export interface Config {
   /** Worker threads that render and compose mails (docs/orders.md, "E-mail"). */
   mailRenderThreads: number;
   webhookAllowLoopback: boolean;
+  /** Lets plain http:// through to loopback addresses; development only (docs/webhooks.md, "Local development"). */
+  webhookAllowInsecureLoopback: boolean;
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
+  /** Endpoints one organizer may have at once (docs/webhooks.md, "Fair delivery"). */
+  webhookMaxEndpointsPerOrganizer: number;
+  /** Sends one worker has in flight at once to one organizer's endpoints (docs/webhooks.md, "Fair delivery"). */
+  webhookMaxInFlightPerOrganizer: number;
   rateLimits: { preauth: number; read: number; write: number };
   trustProxy: boolean;
   logLevel: string;
@@ -83,7 +89,7 @@ export interface HttpLimits {
 }
 
 /** One invalid variable: its name and what is wrong with it. */
-export interface ConfigProblem {
+interface ConfigProblem {
   variable: string;
   message: string;
 }
@@ -97,7 +103,9 @@ export class ConfigError extends Error {
 
   constructor(problems: ConfigProblem[]) {
     const lines = problems.map((p) => `${p.variable} ${p.message}`);
-    super(lines.length === 1 ? `Invalid configuration: ${lines[0]}` : `Invalid configuration:\n  ${lines.join('\n  ')}`);
+    super(
+      lines.length === 1 ? `Invalid configuration: ${lines[0]}` : `Invalid configuration:\n  ${lines.join('\n  ')}`,
+    );
     this.name = 'ConfigError';
     this.problems = Object.freeze([...problems]);
   }
@@ -237,7 +245,10 @@ function httpLimits(read: EnvReader): HttpLimits {
   };
   // Node refuses a headers timeout longer than the request timeout (the headers are part of the request).
   if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
-    read.invalid('HTTP_HEADERS_TIMEOUT', `must not be longer than HTTP_REQUEST_TIMEOUT (${limits.requestTimeoutMs} ms), got ${limits.headersTimeoutMs} ms.`);
+    read.invalid(
+      'HTTP_HEADERS_TIMEOUT',
+      `must not be longer than HTTP_REQUEST_TIMEOUT (${limits.requestTimeoutMs} ms), got ${limits.headersTimeoutMs} ms.`,
+    );
   }
   return Object.freeze(limits);
 }
@@ -252,6 +263,19 @@ function testHoldIdempotentRequests(read: EnvReader, env: Env): number | undefin
   return read.duration('TEST_HOLD_IDEMPOTENT_REQUESTS', '1s');
 }
 
+/** WEBHOOK_ALLOW_INSECURE_LOOPBACK only widens WEBHOOK_ALLOW_LOOPBACK, never stands alone. */
+function insecureLoopback(read: EnvReader): boolean {
+  const insecure = read.boolean('WEBHOOK_ALLOW_INSECURE_LOOPBACK', false);
+  if (insecure && !read.boolean('WEBHOOK_ALLOW_LOOPBACK', false)) {
+    read.invalid(
+      'WEBHOOK_ALLOW_INSECURE_LOOPBACK',
+      'needs WEBHOOK_ALLOW_LOOPBACK=true: it only lets plain http:// through to loopback addresses.',
+    );
+    return false;
+  }
+  return insecure;
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Reads and validates every variable; throws one ConfigError listing all invalid ones. */
@@ -259,7 +283,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   const read = new EnvReader(env);
   const role = read.oneOf<Role>('ROLE', 'all', ['api', 'worker', 'all'], 'api, worker or all');
   const adminToken = read.optional('ADMIN_TOKEN');
-  if (adminToken !== undefined && adminToken.length < 16) read.invalid('ADMIN_TOKEN', 'must be at least 16 characters.');
+  if (adminToken !== undefined && adminToken.length < 16)
+    read.invalid('ADMIN_TOKEN', 'must be at least 16 characters.');
   const config: Config = {
     port: read.integer('PORT', 3000, 0, 65535),
     host: read.text('HOST', '127.0.0.1'),
@@ -281,8 +306,11 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     smtpMaxMessages: read.integer('SMTP_MAX_MESSAGES', 100, 1, 100_000),
     mailRenderThreads: read.integer('MAIL_RENDER_THREADS', 1, 1, 64),
     webhookAllowLoopback: read.boolean('WEBHOOK_ALLOW_LOOPBACK', false),
+    webhookAllowInsecureLoopback: insecureLoopback(read),
     webhookRetryDelaysMs: retryDelays(read),
     webhookTimeoutMs: read.duration('WEBHOOK_TIMEOUT', '15s'),
+    webhookMaxEndpointsPerOrganizer: read.integer('WEBHOOK_MAX_ENDPOINTS_PER_ORGANIZER', 20, 1, 1000),
+    webhookMaxInFlightPerOrganizer: read.integer('WEBHOOK_MAX_IN_FLIGHT_PER_ORGANIZER', 16, 1, 64),
     rateLimits: Object.freeze({
       preauth: read.integer('RATE_LIMIT_PREAUTH_PER_MIN', 600, 1, 10_000_000),
       read: read.integer('RATE_LIMIT_READ_PER_MIN', 300, 1, 10_000_000),

@@ -47,8 +47,16 @@ async function main(): Promise<void> {
 async function start(config: Readonly<Config>, logger: Logger, undo: Undo): Promise<void> {
   const servesHttp = config.role !== 'worker';
   // Redis only backs the API's rate limits; check it first, before taking anything.
-  if (servesHttp && config.redisUrl) await explained(() => pingRedis(config.redisUrl!), (err) => redisError(err, config.redisUrl!));
-  if (usesDataDir(config)) await explained(() => prepareDataDir(config.dataDir), (err) => dataDirError(err, config.dataDir));
+  if (servesHttp && config.redisUrl)
+    await explained(
+      () => pingRedis(config.redisUrl!),
+      (err) => redisError(err, config.redisUrl!),
+    );
+  if (usesDataDir(config))
+    await explained(
+      () => prepareDataDir(config.dataDir),
+      (err) => dataDirError(err, config.dataDir),
+    );
 
   const lock = config.databaseUrl ? undefined : await lockDataDir(config, logger);
   if (lock) {
@@ -62,11 +70,18 @@ async function start(config: Readonly<Config>, logger: Logger, undo: Undo): Prom
     (err) => (config.databaseUrl ? databaseError(err, config.databaseUrl) : dataDirError(err, config.dataDir)),
   );
   undo.push(() => database.close());
-  if (config.databaseUrl) await explained(() => checkDatabase(database.db), (err) => databaseError(err, config.databaseUrl!));
+  if (config.databaseUrl)
+    await explained(
+      () => checkDatabase(database.db),
+      (err) => databaseError(err, config.databaseUrl!),
+    );
   const applied = await migrate(database.db);
   if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
 
-  const admin = await explained(() => resolveAdminToken(config.adminToken, config.dataDir), (err) => dataDirError(err, config.dataDir));
+  const admin = await explained(
+    () => resolveAdminToken(config.adminToken, config.dataDir),
+    (err) => dataDirError(err, config.dataDir),
+  );
   const defaultKey = await ensureDefaultOrganizer(database.db);
   if (defaultKey || admin.generated) {
     const lines = ['', 'Marquee first start:'];
@@ -93,7 +108,10 @@ async function start(config: Readonly<Config>, logger: Logger, undo: Undo): Prom
   });
 
   if (app) {
-    const address = await explained(() => app.listen({ port: config.port, host: config.host }), (err) => listenError(err, config.host, config.port));
+    const address = await explained(
+      () => app.listen({ port: config.port, host: config.host }),
+      (err) => listenError(err, config.host, config.port),
+    );
     logger.info(`Marquee API listening at ${address}/v1 (role ${config.role}, ${database.engine})`);
   } else {
     logger.info(`Marquee worker running (${database.engine})`);
@@ -158,6 +176,9 @@ async function lockDataDir(config: Readonly<Config>, logger: Logger): Promise<Da
 main().catch((err) => {
   const message = startupFailureMessage(err);
   if (message !== undefined) process.stderr.write(`${message}\n`);
-  else process.stderr.write(`Marquee failed to start: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  else
+    process.stderr.write(
+      `Marquee failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
   process.exit(1);
 });

@@ -13,7 +13,7 @@ export async function checkDatabase(db: Db): Promise<void> {
 }
 
 /** How long the start-up ping waits for Redis; at runtime the rate limiter fails open instead. */
-export const REDIS_STARTUP_TIMEOUT_MS = 2_000;
+const REDIS_STARTUP_TIMEOUT_MS = 2_000;
 
 /**
  * Connects to Redis once, without retries, and sends PING. Rejects with the underlying

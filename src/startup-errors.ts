@@ -38,7 +38,11 @@ interface SystemError extends Error {
 
 /** Node's errors from the operating system carry a code like ENOENT or ECONNREFUSED. */
 function isSystemError(err: unknown): err is SystemError {
-  return err instanceof Error && typeof (err as SystemError).code === 'string' && /^E[A-Z0-9]+$/.test((err as SystemError).code);
+  return (
+    err instanceof Error &&
+    typeof (err as SystemError).code === 'string' &&
+    /^E[A-Z0-9]+$/.test((err as SystemError).code)
+  );
 }
 
 const CAUSES: Record<string, string> = {
@@ -85,13 +89,18 @@ export function dataDirError(err: unknown, dataDir: string): unknown {
     const target = err.path ?? dataDir;
     return new StartupError('DATA_DIR', `cannot create or write ${target} ${cause(err)}`, { cause: err });
   }
-  if (err instanceof Error) return new StartupError('DATA_DIR', `${dataDir}: ${firstLine(err.message)}`, { cause: err });
+  if (err instanceof Error)
+    return new StartupError('DATA_DIR', `${dataDir}: ${firstLine(err.message)}`, { cause: err });
   return err;
 }
 
 /** PostgreSQL's own refusals (FATAL at connect) carry a five-character SQLSTATE. */
 function isServerError(err: unknown): err is Error & { code: string; severity: string } {
-  return err instanceof Error && typeof (err as { severity?: unknown }).severity === 'string' && /^[0-9A-Z]{5}$/.test(String((err as { code?: unknown }).code));
+  return (
+    err instanceof Error &&
+    typeof (err as { severity?: unknown }).severity === 'string' &&
+    /^[0-9A-Z]{5}$/.test(String((err as { code?: unknown }).code))
+  );
 }
 
 /**
@@ -108,7 +117,11 @@ export function databaseError(err: unknown, databaseUrl: string): unknown {
     return new StartupError('DATABASE_URL', `cannot connect to ${at} ${cause(err)}`, { cause: err });
   }
   if (isServerError(err)) {
-    return new StartupError('DATABASE_URL', `the server at ${at} refused the connection: ${firstLine(err.message)} (${err.code})`, { cause: err });
+    return new StartupError(
+      'DATABASE_URL',
+      `the server at ${at} refused the connection: ${firstLine(err.message)} (${err.code})`,
+      { cause: err },
+    );
   }
   // node-postgres' own connection failures: a connect timeout, or a server that hung up.
   if (err instanceof Error && /timeout|connection terminated/i.test(err.message)) {
@@ -127,7 +140,8 @@ export function redisError(err: unknown, redisUrl: string): unknown {
     return new StartupError('REDIS_URL', `cannot connect to ${at} ${cause(err)}`, { cause: err });
   }
   // A reply error (wrong password, NOAUTH) or ioredis' own "Connection is closed.".
-  if (err instanceof Error) return new StartupError('REDIS_URL', `cannot use ${at} (${firstLine(err.message)})`, { cause: err });
+  if (err instanceof Error)
+    return new StartupError('REDIS_URL', `cannot use ${at} (${firstLine(err.message)})`, { cause: err });
   return err;
 }
 

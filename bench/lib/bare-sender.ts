@@ -17,7 +17,13 @@ interface Job {
   body: string;
 }
 
-const input = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as { ca: string; concurrency: number; api?: 'request' | 'dispatch'; warmup?: Job[]; jobs: Job[] };
+const input = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as {
+  ca: string;
+  concurrency: number;
+  api?: 'request' | 'dispatch';
+  warmup?: Job[];
+  jobs: Job[];
+};
 const agent = new Agent({ connect: { ca: input.ca } });
 let failed = 0;
 
@@ -43,12 +49,15 @@ function sendWithDispatch(job: Job): Promise<number> {
   const url = new URL(job.url);
   return new Promise((resolve, reject) => {
     let status = 0;
-    agent.dispatch({ origin: url.origin, path: url.pathname, method: 'POST', headers: headersOf(job), body: job.body }, {
-      onRequestStart: () => {}, // marks the handler as one of undici 7's controller-style handlers
-      onResponseStart: (_c, statusCode) => void (status = statusCode),
-      onResponseEnd: () => resolve(status),
-      onResponseError: (_c, err) => reject(err),
-    });
+    agent.dispatch(
+      { origin: url.origin, path: url.pathname, method: 'POST', headers: headersOf(job), body: job.body },
+      {
+        onRequestStart: () => {}, // marks the handler as one of undici 7's controller-style handlers
+        onResponseStart: (_c, statusCode) => void (status = statusCode),
+        onResponseEnd: () => resolve(status),
+        onResponseError: (_c, err) => reject(err),
+      },
+    );
   });
 }
 
@@ -71,5 +80,7 @@ const started = performance.now();
 const cpuBefore = process.cpuUsage();
 await run(input.jobs);
 const cpu = process.cpuUsage(cpuBefore);
-process.stdout.write(`done ${(performance.now() - started).toFixed(1)} failed ${failed} cpu_ms ${((cpu.user + cpu.system) / 1000).toFixed(1)}\n`);
+process.stdout.write(
+  `done ${(performance.now() - started).toFixed(1)} failed ${failed} cpu_ms ${((cpu.user + cpu.system) / 1000).toFixed(1)}\n`,
+);
 await agent.close();

@@ -16,7 +16,10 @@ export interface BaselineTree {
 }
 
 export function checkoutBaseline(ref: string): BaselineTree {
-  const commit = execFileSync('git', ['rev-parse', '--short', `${ref}^{commit}`], { cwd: ROOT, encoding: 'utf8' }).trim();
+  const commit = execFileSync('git', ['rev-parse', '--short', `${ref}^{commit}`], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  }).trim();
   const root = mkdtempSync(join(tmpdir(), `marquee-baseline-${commit}-`));
   execFileSync('sh', ['-c', `git archive ${commit} | tar -x -C "${root}"`], { cwd: ROOT });
   symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'));

@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { ROOT } from './marquee.ts';
 
-export interface Helper {
+interface Helper {
   child: ChildProcess;
   match: RegExpExecArray;
   output(): string;
@@ -10,8 +10,17 @@ export interface Helper {
   stop(): Promise<void>;
 }
 
-export async function startHelper(script: string, args: string[], ready: RegExp, env: Record<string, string> = {}): Promise<Helper> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startHelper(
+  script: string,
+  args: string[],
+  ready: RegExp,
+  env: Record<string, string> = {},
+): Promise<Helper> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const done = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const match = await new Promise<RegExpExecArray>((resolve, reject) => {
@@ -24,8 +33,8 @@ export async function startHelper(script: string, args: string[], ready: RegExp,
         resolve(m);
       }
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (c: Buffer) => (output += c.toString('utf8')));
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
     void done.then((code) => reject(new Error(`${script} exited (${code}): ${output}`)));
   });
   return {

@@ -4,7 +4,7 @@ import pg from 'pg';
 
 export const PG_ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
-export function urlFor(database: string): string {
+function urlFor(database: string): string {
   const url = new URL(PG_ADMIN_URL);
   url.pathname = `/${database}`;
   return url.toString();
@@ -52,5 +52,8 @@ export async function withClient<T>(url: string, fn: (client: pg.Client) => Prom
 }
 
 export async function postgresVersion(): Promise<string> {
-  return withClient(PG_ADMIN_URL, async (c) => (await c.query<{ server_version: string }>('SHOW server_version')).rows[0]!.server_version);
+  return withClient(
+    PG_ADMIN_URL,
+    async (c) => (await c.query<{ server_version: string }>('SHOW server_version')).rows[0]!.server_version,
+  );
 }

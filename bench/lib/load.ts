@@ -3,10 +3,10 @@
  * request when the previous answer arrives). Every response time and status is kept so
  * p50/p95/p99 come from raw samples (autocannon's own histogram has no p95).
  */
-import autocannon, { type AutocannonRequest } from 'autocannon';
+import autocannon, { type AutocannonRequest, type AutocannonResult } from 'autocannon';
 import { latencySummary } from './stats.ts';
 
-export interface LoadOptions {
+interface LoadOptions {
   /** One base URL per API process; autocannon assigns connections round-robin across them. */
   urls: string[];
   connections: number;
@@ -22,7 +22,7 @@ export interface LoadOptions {
   onResponse?: (status: number, body: string) => void;
 }
 
-export interface LoadResult {
+interface LoadResult {
   requests: number;
   durationS: number;
   reqPerS: number;
@@ -56,7 +56,7 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
   }
   const started = performance.now();
   let lastResponseAt = started;
-  const result = await new Promise<import('autocannon').AutocannonResult>((resolve, reject) => {
+  const result = await new Promise<AutocannonResult>((resolve, reject) => {
     const instance = autocannon(
       {
         url: opts.urls,

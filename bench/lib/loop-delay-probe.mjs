@@ -13,7 +13,12 @@ histogram.enable();
 const ms = (ns) => Math.round((ns / 1e6) * 100) / 100;
 
 process.on('SIGWINCH', () => {
-  const line = { p50_ms: ms(histogram.percentile(50)), p99_ms: ms(histogram.percentile(99)), max_ms: ms(histogram.max), samples: histogram.count };
+  const line = {
+    p50_ms: ms(histogram.percentile(50)),
+    p99_ms: ms(histogram.percentile(99)),
+    max_ms: ms(histogram.max),
+    samples: histogram.count,
+  };
   process.stderr.write(`loop-delay ${JSON.stringify(line)}\n`);
   histogram.reset();
 });

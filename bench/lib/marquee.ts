@@ -10,10 +10,10 @@ import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
-export const HIGH_LIMIT = '10000000';
+const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
+const HIGH_LIMIT = '10000000';
 
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -39,7 +39,7 @@ export interface MarqueeProcess {
   output(): string;
 }
 
-export interface StartOptions {
+interface StartOptions {
   role?: 'api' | 'worker' | 'all';
   databaseUrl?: string;
   dataDir?: string;
@@ -85,8 +85,8 @@ export async function startMarquee(opts: StartOptions): Promise<MarqueeProcess> 
     output += chunk.toString('utf8');
     if (output.length > 200_000) output = output.slice(-100_000);
   };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const pid = child.pid!;
   const base = role === 'worker' ? '' : `http://127.0.0.1:${port}`;
@@ -144,13 +144,19 @@ export async function startMarquee(opts: StartOptions): Promise<MarqueeProcess> 
   };
 }
 
-export interface JsonResponse<T = any> {
+interface JsonResponse<T = any> {
   status: number;
   body: T;
 }
 
 /** One JSON request (bench setup and checks, not load). */
-export async function call<T = any>(base: string, method: string, path: string, auth: string, body?: unknown): Promise<JsonResponse<T>> {
+export async function call<T = any>(
+  base: string,
+  method: string,
+  path: string,
+  auth: string,
+  body?: unknown,
+): Promise<JsonResponse<T>> {
   const res = await request(`${base}${path}`, {
     method: method as 'GET',
     headers: { authorization: `Bearer ${auth}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -160,16 +166,34 @@ export async function call<T = any>(base: string, method: string, path: string, 
   return { status: res.statusCode, body: text ? JSON.parse(text) : undefined };
 }
 
-export async function mustCall<T = any>(base: string, method: string, path: string, auth: string, body?: unknown, expected = [200, 201]): Promise<T> {
+export async function mustCall<T = any>(
+  base: string,
+  method: string,
+  path: string,
+  auth: string,
+  body?: unknown,
+  expected = [200, 201],
+): Promise<T> {
   const res = await call<T>(base, method, path, auth, body);
-  if (!expected.includes(res.status)) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
+  if (!expected.includes(res.status))
+    throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
   return res.body;
 }
 
 /** An organizer and a read+write key through the admin API. */
-export async function createOrganizerWithKey(base: string, name = 'Bench Organizer'): Promise<{ organizerId: string; key: string }> {
-  const org = await mustCall<{ id: string }>(base, 'POST', '/admin/v1/organizers', ADMIN_TOKEN, { name, currency: 'EUR', timezone: 'UTC' });
-  const key = await mustCall<{ key: string }>(base, 'POST', `/admin/v1/organizers/${org.id}/api_keys`, ADMIN_TOKEN, { name: 'bench', scopes: ['read', 'write'] });
+export async function createOrganizerWithKey(
+  base: string,
+  name = 'Bench Organizer',
+): Promise<{ organizerId: string; key: string }> {
+  const org = await mustCall<{ id: string }>(base, 'POST', '/admin/v1/organizers', ADMIN_TOKEN, {
+    name,
+    currency: 'EUR',
+    timezone: 'UTC',
+  });
+  const key = await mustCall<{ key: string }>(base, 'POST', `/admin/v1/organizers/${org.id}/api_keys`, ADMIN_TOKEN, {
+    name: 'bench',
+    scopes: ['read', 'write'],
+  });
   return { organizerId: org.id, key: key.key };
 }
 
@@ -181,7 +205,12 @@ export interface EventShape {
 export async function createEvent(
   base: string,
   key: string,
-  opts: { performances: number; capacity: number; ticketTypes: { name: string; price_minor: number; quantity: number | null }[]; title?: string },
+  opts: {
+    performances: number;
+    capacity: number;
+    ticketTypes: { name: string; price_minor: number; quantity: number | null }[];
+    title?: string;
+  },
 ): Promise<EventShape> {
   const start = Date.UTC(2031, 0, 1, 19, 0, 0);
   return mustCall<EventShape>(base, 'POST', '/v1/events', key, {

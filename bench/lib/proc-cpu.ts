@@ -13,11 +13,14 @@ export function processCpuMs(pid: number): number {
 
 /** The pids of every PostgreSQL server process on this machine. */
 export function postgresPids(): number[] {
-  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('postgres');
-    } catch {
-      return false;
-    }
-  });
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('postgres');
+      } catch {
+        return false;
+      }
+    });
 }

@@ -33,7 +33,9 @@ export function summarize(file: string, top = 25): string {
     const where = f.url.replace(/^file:\/\/.*?\/(node_modules|src)\//, '$1/').replace(/^file:\/\//, '');
     const name = `${f.functionName || '(anonymous)'} ${where}:${f.lineNumber + 1}`;
     totals.set(name, (totals.get(name) ?? 0) + us);
-    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(where)?.[1] ?? (where.startsWith('src/') ? 'src (Marquee)' : where === '' ? f.functionName : 'node internals');
+    const pkg =
+      /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(where)?.[1] ??
+      (where.startsWith('src/') ? 'src (Marquee)' : where === '' ? f.functionName : 'node internals');
     byFile.set(pkg, (byFile.get(pkg) ?? 0) + us);
     all += us;
   }

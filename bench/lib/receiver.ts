@@ -29,7 +29,14 @@ export async function startBenchReceiver(): Promise<BenchReceiver> {
   const receipts: Receipt[] = [];
   const receiver = await startHttpsReceiver((req, res) => {
     const envelope = JSON.parse(req.body) as { type: string; data: Record<string, unknown> };
-    receipts.push({ at: Date.now(), path: req.path, webhookId: String(req.headers['webhook-id']), type: envelope.type, data: envelope.data, body: req.body });
+    receipts.push({
+      at: Date.now(),
+      path: req.path,
+      webhookId: String(req.headers['webhook-id']),
+      type: envelope.type,
+      data: envelope.data,
+      body: req.body,
+    });
     res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
   });
   // The helper records every request; the bench keeps its own slimmer log instead.

@@ -6,7 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 
-export interface SunkMail {
+interface SunkMail {
   at: number;
   bytes: number;
   subject: string;
@@ -56,7 +56,8 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     for (;;) {
       const hit = found();
       if (hit !== undefined) return hit;
-      if (performance.now() > deadline) throw new Error(`smtp sink: ${what} not seen after ${timeoutMs} ms (${mails.length} mails)`);
+      if (performance.now() > deadline)
+        throw new Error(`smtp sink: ${what} not seen after ${timeoutMs} ms (${mails.length} mails)`);
       await new Promise((r) => setTimeout(r, 20));
     }
   };

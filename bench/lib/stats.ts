@@ -22,7 +22,11 @@ export function round(value: number, digits = 1): number {
 }
 
 export function latencySummary(samplesMs: number[]): { p50_ms: number; p95_ms: number; p99_ms: number } {
-  return { p50_ms: round(percentile(samplesMs, 50), 2), p95_ms: round(percentile(samplesMs, 95), 2), p99_ms: round(percentile(samplesMs, 99), 2) };
+  return {
+    p50_ms: round(percentile(samplesMs, 50), 2),
+    p95_ms: round(percentile(samplesMs, 95), 2),
+    p99_ms: round(percentile(samplesMs, 99), 2),
+  };
 }
 
 /** A seeded PRNG (mulberry32), so every run sells the same sequence of orders. */

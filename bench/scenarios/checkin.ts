@@ -22,9 +22,16 @@ export async function checkInScenario(opts: ScenarioOptions): Promise<ScenarioRe
   });
   try {
     const { key } = await createOrganizerWithKey(proc.base);
-    const event = await createEvent(proc.base, key, { performances: 1, capacity: ticketsWanted, ticketTypes: [{ name: 'General', price_minor: 3500, quantity: null }] });
+    const event = await createEvent(proc.base, key, {
+      performances: 1,
+      capacity: ticketsWanted,
+      ticketTypes: [{ name: 'General', price_minor: 3500, quantity: null }],
+    });
     const performanceId = event.ticket_types[0]!.prices[0]!.performance_id;
-    await mustCall(proc.base, 'POST', '/v1/webhook_endpoints', key, { url: receiver.receiver.url('/checkins'), event_types: ['ticket.checked_in'] });
+    await mustCall(proc.base, 'POST', '/v1/webhook_endpoints', key, {
+      url: receiver.receiver.url('/checkins'),
+      event_types: ['ticket.checked_in'],
+    });
     const ticketIds: string[] = [];
     await runLoad({
       urls: [proc.base],
@@ -34,7 +41,11 @@ export async function checkInScenario(opts: ScenarioOptions): Promise<ScenarioRe
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       next: () => ({
         path: '/v1/orders',
-        body: JSON.stringify({ items: [{ performance_id: performanceId, ticket_type_id: event.ticket_types[0]!.id, quantity: 4 }], buyer: { first_name: 'Guest', email: 'guest@example.test' }, tender: 'cash' }),
+        body: JSON.stringify({
+          items: [{ performance_id: performanceId, ticket_type_id: event.ticket_types[0]!.id, quantity: 4 }],
+          buyer: { first_name: 'Guest', email: 'guest@example.test' },
+          tender: 'cash',
+        }),
       }),
       onResponse: (status, body) => {
         if (status === 201) {
@@ -43,7 +54,8 @@ export async function checkInScenario(opts: ScenarioOptions): Promise<ScenarioRe
         }
       },
     });
-    if (ticketIds.length !== ticketsWanted) throw new Error(`setup: ${ticketIds.length} tickets issued, wanted ${ticketsWanted}`);
+    if (ticketIds.length !== ticketsWanted)
+      throw new Error(`setup: ${ticketIds.length} tickets issued, wanted ${ticketsWanted}`);
 
     let n = 0;
     const admitted = new Map<string, number>();
@@ -69,9 +81,18 @@ export async function checkInScenario(opts: ScenarioOptions): Promise<ScenarioRe
       const events = await c.query<{ n: string; distinct_tickets: string }>(
         `SELECT count(*) AS n, count(DISTINCT data->>'ticket_id') AS distinct_tickets FROM domain_events WHERE type = 'ticket.checked_in'`,
       );
-      const deliveries = await c.query<{ n: string }>(`SELECT count(*) AS n FROM webhook_deliveries WHERE event_type = 'ticket.checked_in'`);
-      const checkedIn = await c.query<{ n: string }>(`SELECT count(*) AS n FROM tickets WHERE status = 'checked_in' AND checked_in_at IS NOT NULL`);
-      return { events: Number(events.rows[0]!.n), distinct: Number(events.rows[0]!.distinct_tickets), deliveries: Number(deliveries.rows[0]!.n), checkedIn: Number(checkedIn.rows[0]!.n) };
+      const deliveries = await c.query<{ n: string }>(
+        `SELECT count(*) AS n FROM webhook_deliveries WHERE event_type = 'ticket.checked_in'`,
+      );
+      const checkedIn = await c.query<{ n: string }>(
+        `SELECT count(*) AS n FROM tickets WHERE status = 'checked_in' AND checked_in_at IS NOT NULL`,
+      );
+      return {
+        events: Number(events.rows[0]!.n),
+        distinct: Number(events.rows[0]!.distinct_tickets),
+        deliveries: Number(deliveries.rows[0]!.n),
+        checkedIn: Number(checkedIn.rows[0]!.n),
+      };
     });
     const receivedTickets = new Set(receiver.receipts.map((r) => String(r.data.ticket_id)));
     return {
@@ -86,12 +107,39 @@ export async function checkInScenario(opts: ScenarioOptions): Promise<ScenarioRe
         p99_ms: load.p99_ms,
       },
       checks: [
-        check('check-in: exactly one 200 per ticket', ok === ticketsWanted && admitted.size === ticketsWanted && [...admitted.values()].every((v) => v === 1), `${ok} × 200 over ${admitted.size} tickets`),
-        check('check-in: the other 3 per ticket answered 409', conflicts === ticketsWanted * 3, `${conflicts} × 409; statuses ${JSON.stringify(load.statuses)}`),
-        check('check-in: every ticket checked_in in the database', rows.checkedIn === ticketsWanted, `${rows.checkedIn} checked in`),
-        check('check-in: exactly one ticket.checked_in domain event per ticket', rows.events === ticketsWanted && rows.distinct === ticketsWanted, `${rows.events} events, ${rows.distinct} distinct tickets`),
-        check('check-in: exactly one delivery row per ticket', rows.deliveries === ticketsWanted, `${rows.deliveries} delivery rows`),
-        check('check-in: every ticket.checked_in webhook received once', received && receiver.receipts.length === ticketsWanted && receivedTickets.size === ticketsWanted && duplicates(receiver.receipts) === 0, `${receiver.receipts.length} received, ${receivedTickets.size} distinct tickets`),
+        check(
+          'check-in: exactly one 200 per ticket',
+          ok === ticketsWanted && admitted.size === ticketsWanted && [...admitted.values()].every((v) => v === 1),
+          `${ok} × 200 over ${admitted.size} tickets`,
+        ),
+        check(
+          'check-in: the other 3 per ticket answered 409',
+          conflicts === ticketsWanted * 3,
+          `${conflicts} × 409; statuses ${JSON.stringify(load.statuses)}`,
+        ),
+        check(
+          'check-in: every ticket checked_in in the database',
+          rows.checkedIn === ticketsWanted,
+          `${rows.checkedIn} checked in`,
+        ),
+        check(
+          'check-in: exactly one ticket.checked_in domain event per ticket',
+          rows.events === ticketsWanted && rows.distinct === ticketsWanted,
+          `${rows.events} events, ${rows.distinct} distinct tickets`,
+        ),
+        check(
+          'check-in: exactly one delivery row per ticket',
+          rows.deliveries === ticketsWanted,
+          `${rows.deliveries} delivery rows`,
+        ),
+        check(
+          'check-in: every ticket.checked_in webhook received once',
+          received &&
+            receiver.receipts.length === ticketsWanted &&
+            receivedTickets.size === ticketsWanted &&
+            duplicates(receiver.receipts) === 0,
+          `${receiver.receipts.length} received, ${receivedTickets.size} distinct tickets`,
+        ),
       ],
       goals: [],
     };

@@ -19,7 +19,11 @@ export async function depthScenario(opts: ScenarioOptions): Promise<ScenarioResu
   const proc = await startMarquee({ role: 'api', databaseUrl: scratch.url });
   try {
     const { organizerId, key } = await createOrganizerWithKey(proc.base);
-    const event = await createEvent(proc.base, key, { performances: 10, capacity: 100_000, ticketTypes: [{ name: 'General', price_minor: 3500, quantity: null }] });
+    const event = await createEvent(proc.base, key, {
+      performances: 10,
+      capacity: 100_000,
+      ticketTypes: [{ name: 'General', price_minor: 3500, quantity: null }],
+    });
     const performanceIds = event.ticket_types[0]!.prices.map((p) => p.performance_id);
     const seedStarted = performance.now();
     await withClient(scratch.url, async (c) => {
@@ -44,7 +48,8 @@ export async function depthScenario(opts: ScenarioOptions): Promise<ScenarioResu
     });
     const seedS = (performance.now() - seedStarted) / 1000;
 
-    const page = (query: string) => mustCall<{ data: { id: string }[]; has_more: boolean }>(proc.base, 'GET', `/v1/orders?${query}`, key);
+    const page = (query: string) =>
+      mustCall<{ data: { id: string }[]; has_more: boolean }>(proc.base, 'GET', `/v1/orders?${query}`, key);
     const walk = async (filter: string, pages: number) => {
       let cursor: string | undefined;
       let seen = 0;
@@ -63,15 +68,29 @@ export async function depthScenario(opts: ScenarioOptions): Promise<ScenarioResu
 
     // Sequential requests (1 connection) so latency is the request's own, not queueing.
     const measure = async (path: string) => {
-      await runLoad({ urls: [proc.base], connections: 1, amount: 20, path, headers: { authorization: `Bearer ${key}` } });
-      const res = await runLoad({ urls: [proc.base], connections: 1, amount: SAMPLES, path, headers: { authorization: `Bearer ${key}` } });
+      await runLoad({
+        urls: [proc.base],
+        connections: 1,
+        amount: 20,
+        path,
+        headers: { authorization: `Bearer ${key}` },
+      });
+      const res = await runLoad({
+        urls: [proc.base],
+        connections: 1,
+        amount: SAMPLES,
+        path,
+        headers: { authorization: `Bearer ${key}` },
+      });
       return { p50: res.p50_ms, p95: res.p95_ms, ok: res.statuses['200'] === SAMPLES };
     };
     const first = await measure('/v1/orders?limit=100');
     const deepPage = await measure(`/v1/orders?limit=100&starting_after=${deep.cursor}`);
     const email = await measure('/v1/orders?limit=100&email=BUYER7%40example.test');
     const perfFirst = await measure(`/v1/orders?limit=100&performance_id=${performanceIds[3]}`);
-    const perfDeepPage = await measure(`/v1/orders?limit=100&performance_id=${performanceIds[3]}&starting_after=${perfDeep.cursor}`);
+    const perfDeepPage = await measure(
+      `/v1/orders?limit=100&performance_id=${performanceIds[3]}&starting_after=${perfDeep.cursor}`,
+    );
     const emailRes = await page('limit=100&email=BUYER7%40example.test');
     const deepRes = await page(`limit=100&starting_after=${deep.cursor}`);
     const ratio = deepPage.p50 / first.p50;
@@ -93,8 +112,16 @@ export async function depthScenario(opts: ScenarioOptions): Promise<ScenarioResu
       checks: [
         check('depth: walked 200 full pages', deep.seen === 20_000, `${deep.seen} orders seen`),
         check('depth: page 201 is full', deepRes.data.length === 100, `${deepRes.data.length} orders`),
-        check('depth: email filter (case-insensitive) finds that buyer only', emailRes.data.length === orders / 1000, `${emailRes.data.length} orders`),
-        check('depth: every measured request answered 200', [first, deepPage, email, perfFirst, perfDeepPage].every((m) => m.ok), ''),
+        check(
+          'depth: email filter (case-insensitive) finds that buyer only',
+          emailRes.data.length === orders / 1000,
+          `${emailRes.data.length} orders`,
+        ),
+        check(
+          'depth: every measured request answered 200',
+          [first, deepPage, email, perfFirst, perfDeepPage].every((m) => m.ok),
+          '',
+        ),
       ],
       goals: [{ name: 'depth: page 201 p50 ÷ first page p50', ratio: round(ratio, 3), bound: 1.5, kind: 'max' }],
       notes: [`Latency of ${SAMPLES} sequential requests on one connection per query (after 20 warm-up requests).`],

@@ -31,7 +31,11 @@ export async function embeddedScenario(opts: ScenarioOptions): Promise<ScenarioR
     const again = await startMarquee({ role: 'all', dataDir });
     const warmStartMs = again.startMs;
     await again.stop();
-    const out: Record<string, number> = { cold_start_ms: round(coldStartMs), warm_start_ms: round(warmStartMs), peak_rss_mib: round(peak) };
+    const out: Record<string, number> = {
+      cold_start_ms: round(coldStartMs),
+      warm_start_ms: round(warmStartMs),
+      peak_rss_mib: round(peak),
+    };
     for (const [k, v] of Object.entries(figures)) out[`rush_${k}`] = v;
     Object.assign(out, {
       reads_req_per_s: round(reads.marquee.reqPerS),
@@ -49,7 +53,9 @@ export async function embeddedScenario(opts: ScenarioOptions): Promise<ScenarioR
         check('PGlite reads: every answer 200', non200 === 0, `${non200} non-200 of ${reads.marquee.requests}`),
       ],
       goals: [],
-      notes: ['Sold counts are checked through the availability endpoint and the post-sell-out probe (the PGlite files belong to the process).'],
+      notes: [
+        'Sold counts are checked through the availability endpoint and the post-sell-out probe (the PGlite files belong to the process).',
+      ],
     };
   } finally {
     await proc.stop();

@@ -19,7 +19,15 @@ import { fileURLToPath } from 'node:url';
 import { checkoutBaseline, type BaselineTree } from '../lib/baseline-tree.ts';
 import { createScratchDb, withClient, type ScratchDb } from '../lib/db.ts';
 import { runLoad } from '../lib/load.ts';
-import { call, createEvent, createOrganizerWithKey, mustCall, startMarquee, type EventShape, type MarqueeProcess } from '../lib/marquee.ts';
+import {
+  call,
+  createEvent,
+  createOrganizerWithKey,
+  mustCall,
+  startMarquee,
+  type EventShape,
+  type MarqueeProcess,
+} from '../lib/marquee.ts';
 import { startSmtpSink, type SmtpSink } from '../lib/smtp-sink.ts';
 import { latencySummary, percentile, round } from '../lib/stats.ts';
 import { check, type Check, type Goal, type ScenarioOptions, type ScenarioResult } from './types.ts';
@@ -36,7 +44,11 @@ interface Stack {
   close(): Promise<void>;
 }
 
-async function startStack(engine: 'pglite' | 'postgresql', root: string | undefined, cpuProfDir?: string): Promise<Stack> {
+async function startStack(
+  engine: 'pglite' | 'postgresql',
+  root: string | undefined,
+  cpuProfDir?: string,
+): Promise<Stack> {
   const sink = await startSmtpSink();
   const scratch = engine === 'postgresql' ? await createScratchDb('mail') : undefined;
   const dataDir = mkdtempSync(join(tmpdir(), 'marquee-bench-mail-'));
@@ -67,22 +79,42 @@ async function bigOrderEvent(proc: MarqueeProcess, key: string, capacity: number
   return createEvent(proc.base, key, {
     performances: 1,
     capacity,
-    ticketTypes: Array.from({ length: BIG_ITEMS }, (_, i) => ({ name: `Block ${i + 1}`, price_minor: 2500, quantity: null })),
+    ticketTypes: Array.from({ length: BIG_ITEMS }, (_, i) => ({
+      name: `Block ${i + 1}`,
+      price_minor: 2500,
+      quantity: null,
+    })),
   });
 }
 
-async function placeBigOrder(proc: MarqueeProcess, key: string, event: EventShape, tickets: number): Promise<{ orderNo: string; postedAt: number }> {
+async function placeBigOrder(
+  proc: MarqueeProcess,
+  key: string,
+  event: EventShape,
+  tickets: number,
+): Promise<{ orderNo: string; postedAt: number }> {
   const performanceId = event.ticket_types[0]!.prices[0]!.performance_id;
   const items = [];
   for (let left = tickets, i = 0; left > 0; left -= PER_ITEM_MAX, i++) {
-    items.push({ performance_id: performanceId, ticket_type_id: event.ticket_types[i]!.id, quantity: Math.min(PER_ITEM_MAX, left) });
+    items.push({
+      performance_id: performanceId,
+      ticket_type_id: event.ticket_types[i]!.id,
+      quantity: Math.min(PER_ITEM_MAX, left),
+    });
   }
-  const order = await mustCall<{ order_no: string }>(proc.base, 'POST', '/v1/orders', key, { items, buyer: { first_name: 'Guest', email: 'guest@example.test' }, tender: 'cash' });
+  const order = await mustCall<{ order_no: string }>(proc.base, 'POST', '/v1/orders', key, {
+    items,
+    buyer: { first_name: 'Guest', email: 'guest@example.test' },
+    tender: 'cash',
+  });
   return { orderNo: order.order_no, postedAt: performance.now() };
 }
 
 function loopDelay(proc: MarqueeProcess): { p99_ms: number; max_ms: number } {
-  const lines = proc.output().split('\n').filter((l) => l.startsWith('loop-delay '));
+  const lines = proc
+    .output()
+    .split('\n')
+    .filter((l) => l.startsWith('loop-delay '));
   return JSON.parse(lines.at(-1)!.slice('loop-delay '.length));
 }
 
@@ -100,12 +132,20 @@ async function signalWindow(proc: MarqueeProcess): Promise<void> {
 // mailload
 // ---------------------------------------------------------------------------------------
 
-async function mailLoadRun(engine: 'pglite' | 'postgresql', root: string | undefined, tickets: number, cpuProfDir?: string) {
+async function mailLoadRun(
+  engine: 'pglite' | 'postgresql',
+  root: string | undefined,
+  tickets: number,
+  cpuProfDir?: string,
+) {
   const stack = await startStack(engine, root, cpuProfDir);
   try {
     return await measureMailLoad(stack, tickets);
   } catch (err) {
-    throw new Error(`mailload (${engine}, ${root ? "before" : "after"}): ${err instanceof Error ? err.stack : String(err)} [${stack.proc.base} step ${step}]\n${stack.proc.output().slice(-3000)}`);
+    throw new Error(
+      `mailload (${engine}, ${root ? 'before' : 'after'}): ${err instanceof Error ? err.stack : String(err)} [${stack.proc.base} step ${step}]\n${stack.proc.output().slice(-3000)}`,
+      { cause: err },
+    );
   } finally {
     await stack.close();
   }
@@ -143,12 +183,16 @@ async function measureMailLoad(stack: Stack, tickets: number) {
       const t = performance.now();
       // A request the server dropped (its timeouts fire late after a long block) counts
       // as failed, with the time it took.
-      const status = await call(proc.base, 'GET', path, key).then((res) => res.status, () => 0);
+      const status = await call(proc.base, 'GET', path, key).then(
+        (res) => res.status,
+        () => 0,
+      );
       latencies.push(performance.now() - t);
       if (status !== 200) failedGets++;
     }
     step = 'after';
-    const mailMs = sink.mails.find((m) => m.subject.includes(orderNo) && m.subject.startsWith('Your tickets'))!.at - postedAt;
+    const mailMs =
+      sink.mails.find((m) => m.subject.includes(orderNo) && m.subject.startsWith('Your tickets'))!.at - postedAt;
     await signalWindow(proc);
     const delay = loopDelay(proc);
     return {
@@ -173,18 +217,39 @@ export async function mailLoadScenario(opts: ScenarioOptions): Promise<ScenarioR
   const goals: Goal[] = [];
   try {
     for (const engine of ['pglite', 'postgresql'] as const) {
-      for (const [label, root] of [['before', baseline.root], ['after', undefined]] as const) {
+      for (const [label, root] of [
+        ['before', baseline.root],
+        ['after', undefined],
+      ] as const) {
         const r = await mailLoadRun(engine, root, tickets, root ? undefined : opts.cpuProfDir);
         for (const [k, v] of Object.entries(r)) figures[`${engine}_${label}_${k}`] = v;
-        if (label === 'after') checks.push(check(`${engine}: every GET answered 200`, r.failed_gets === 0, `${r.failed_gets} of ${r.gets} failed`));
+        if (label === 'after')
+          checks.push(
+            check(`${engine}: every GET answered 200`, r.failed_gets === 0, `${r.failed_gets} of ${r.gets} failed`),
+          );
       }
-      goals.push({ name: `${engine}: GET p99 (ms) while a ${tickets}-ticket mail renders and sends`, ratio: figures[`${engine}_after_get_p99_ms`]!, bound: 50, kind: 'max' });
-      goals.push({ name: `${engine}: event-loop delay p99 (ms) meanwhile`, ratio: figures[`${engine}_after_loop_delay_p99_ms`]!, bound: 20, kind: 'max' });
+      goals.push({
+        name: `${engine}: GET p99 (ms) while a ${tickets}-ticket mail renders and sends`,
+        ratio: figures[`${engine}_after_get_p99_ms`]!,
+        bound: 50,
+        kind: 'max',
+      });
+      goals.push({
+        name: `${engine}: event-loop delay p99 (ms) meanwhile`,
+        ratio: figures[`${engine}_after_loop_delay_p99_ms`]!,
+        bound: 20,
+        kind: 'max',
+      });
     }
   } finally {
     baseline.remove();
   }
-  return { figures, checks, goals, notes: [`before = commit ${baseline.commit} (BENCH_MAIL_BASELINE), after = this tree; same machine, same run.`] };
+  return {
+    figures,
+    checks,
+    goals,
+    notes: [`before = commit ${baseline.commit} (BENCH_MAIL_BASELINE), after = this tree; same machine, same run.`],
+  };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -196,7 +261,11 @@ async function mailRun(root: string | undefined, smallOrders: number, bigTickets
   try {
     const { proc, sink, scratch } = stack;
     const { key } = await createOrganizerWithKey(proc.base);
-    const small = await createEvent(proc.base, key, { performances: 1, capacity: smallOrders, ticketTypes: [{ name: 'General', price_minor: 3500, quantity: null }] });
+    const small = await createEvent(proc.base, key, {
+      performances: 1,
+      capacity: smallOrders,
+      ticketTypes: [{ name: 'General', price_minor: 3500, quantity: null }],
+    });
     const big = await bigOrderEvent(proc, key, bigTickets);
     const connectionsBefore = sink.connections;
     const started = performance.now();
@@ -209,7 +278,13 @@ async function mailRun(root: string | undefined, smallOrders: number, bigTickets
       next: () => ({
         path: '/v1/orders',
         body: JSON.stringify({
-          items: [{ performance_id: small.ticket_types[0]!.prices[0]!.performance_id, ticket_type_id: small.ticket_types[0]!.id, quantity: 1 }],
+          items: [
+            {
+              performance_id: small.ticket_types[0]!.prices[0]!.performance_id,
+              ticket_type_id: small.ticket_types[0]!.id,
+              quantity: 1,
+            },
+          ],
           buyer: { first_name: 'Guest', email: 'guest@example.test' },
           tender: 'cash',
         }),
@@ -261,29 +336,47 @@ export async function mailScenario(opts: ScenarioOptions): Promise<ScenarioResul
   // The baseline sends a few hundred mails a minute: fewer small orders keep it short;
   // the figures are rates.
   const sizes = { before: opts.quick ? 40 : 150, after: opts.quick ? 200 : 1000 };
-  let baseline: BaselineTree | undefined = checkoutBaseline(BASELINE_REF);
+  const baseline: BaselineTree = checkoutBaseline(BASELINE_REF);
   const figures: Record<string, number> = {};
   const checks: Check[] = [];
   try {
     for (const label of ['before', 'after'] as const) {
       const r = await mailRun(label === 'before' ? baseline.root : undefined, sizes[label], bigTickets);
       for (const [k, v] of Object.entries(r.figures)) figures[`${label}_${k}`] = v;
-      checks.push(check(`${label}: every order placed`, r.figures.orders_201 === sizes[label], `${r.figures.orders_201} of ${sizes[label]}`));
-      checks.push(check(`${label}: one ticket.issued per order, every ticket`, r.issued === sizes[label] + 1 && r.ticketsIssued === sizes[label] + bigTickets, `${r.issued} events, ${r.ticketsIssued} tickets`));
+      checks.push(
+        check(
+          `${label}: every order placed`,
+          r.figures.orders_201 === sizes[label],
+          `${r.figures.orders_201} of ${sizes[label]}`,
+        ),
+      );
+      checks.push(
+        check(
+          `${label}: one ticket.issued per order, every ticket`,
+          r.issued === sizes[label] + 1 && r.ticketsIssued === sizes[label] + bigTickets,
+          `${r.issued} events, ${r.ticketsIssued} tickets`,
+        ),
+      );
     }
   } finally {
     baseline.remove();
   }
   const commit = baseline.commit;
-  baseline = undefined;
   return {
     figures,
     checks,
     goals: [
       // Same mix on both sides: one-ticket orders (the mixed figure weighs the big order by
       // its share of the run's tickets, which differs between the two sides).
-      { name: 'one-ticket e-tickets/s, after / before', ratio: round(figures.after_one_ticket_etickets_per_s! / figures.before_one_ticket_etickets_per_s!, 2), bound: 10, kind: 'min' },
+      {
+        name: 'one-ticket e-tickets/s, after / before',
+        ratio: round(figures.after_one_ticket_etickets_per_s! / figures.before_one_ticket_etickets_per_s!, 2),
+        bound: 10,
+        kind: 'min',
+      },
     ],
-    notes: [`before = commit ${commit} with ${sizes.before} one-ticket orders, after = this tree with ${sizes.after}; each with one ${bigTickets}-ticket order, PostgreSQL, same run.`],
+    notes: [
+      `before = commit ${commit} with ${sizes.before} one-ticket orders, after = this tree with ${sizes.after}; each with one ${bigTickets}-ticket order, PostgreSQL, same run.`,
+    ],
   };
 }

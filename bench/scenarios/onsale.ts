@@ -36,7 +36,7 @@ export function planOrders(capacity: number, cap: number, seed = 7): PlannedOrde
   return plan;
 }
 
-export interface RushSetup {
+interface RushSetup {
   urls: string[];
   key: string;
   performanceId: string;
@@ -61,7 +61,7 @@ export async function setupRush(proc: MarqueeProcess, capacity: number, cap: num
   };
 }
 
-export interface RushFigures {
+interface RushFigures {
   orders: number;
   tickets: number;
   duration_s: number;
@@ -91,7 +91,13 @@ export async function rush(setup: RushSetup, plan: PlannedOrder[], connections =
       return {
         path: '/v1/orders',
         body: JSON.stringify({
-          items: [{ performance_id: setup.performanceId, ticket_type_id: setup.typeIds[order.type], quantity: order.quantity }],
+          items: [
+            {
+              performance_id: setup.performanceId,
+              ticket_type_id: setup.typeIds[order.type],
+              quantity: order.quantity,
+            },
+          ],
           buyer: { first_name: 'Buyer', last_name: `No ${n}`, email: `buyer${n}@example.test` },
           tender: 'cash',
         }),
@@ -116,17 +122,28 @@ export async function rush(setup: RushSetup, plan: PlannedOrder[], connections =
 }
 
 /** Sold counts from the database, availability from the API, and the post-sell-out probe. */
-export async function rushChecks(databaseUrl: string | undefined, base: string, setup: RushSetup, capacity: number, cap: number, figures: RushFigures) {
+export async function rushChecks(
+  databaseUrl: string | undefined,
+  base: string,
+  setup: RushSetup,
+  capacity: number,
+  cap: number,
+  figures: RushFigures,
+) {
   const checks = [
     check('rush: no 400 (every planned order fits)', figures.status_400 === 0, `${figures.status_400} answers 400`),
     check('rush: no 5xx', figures.status_5xx === 0, `${figures.status_5xx} answers 5xx`),
-    check('rush: every order answered 201', figures.other_non_201 === 0 && figures.socket_errors === 0, `${figures.other_non_201} other non-201, ${figures.socket_errors} socket errors`),
+    check(
+      'rush: every order answered 201',
+      figures.other_non_201 === 0 && figures.socket_errors === 0,
+      `${figures.other_non_201} other non-201, ${figures.socket_errors} socket errors`,
+    ),
   ];
   // Post-sell-out probe: 8 more single-ticket orders of each type must all be refused.
   let refused = 0;
   for (let n = 0; n < 16; n++) {
     const res = await call(base, 'POST', '/v1/orders', setup.key, {
-      items: [{ performance_id: setup.performanceId, ticket_type_id: setup.typeIds[n % 2 as 0 | 1], quantity: 1 }],
+      items: [{ performance_id: setup.performanceId, ticket_type_id: setup.typeIds[(n % 2) as 0 | 1], quantity: 1 }],
       buyer: { first_name: 'Late', email: 'late@example.test' },
       tender: 'cash',
     });
@@ -142,12 +159,21 @@ export async function rushChecks(databaseUrl: string | undefined, base: string, 
       return new Map(rows.rows.map((r) => [r.ticket_type_id, Number(r.n)]));
     });
     const total = [...sold.values()].reduce((a, b) => a + b, 0);
-    checks.push(check(`exactly ${capacity} tickets sold (database)`, total === capacity, `${total} tickets in the tickets table`));
-    checks.push(check(`capped type at its cap of ${cap} (database)`, sold.get(setup.typeIds[1]) === cap, `${sold.get(setup.typeIds[1]) ?? 0} sold`));
+    checks.push(
+      check(`exactly ${capacity} tickets sold (database)`, total === capacity, `${total} tickets in the tickets table`),
+    );
+    checks.push(
+      check(
+        `capped type at its cap of ${cap} (database)`,
+        sold.get(setup.typeIds[1]) === cap,
+        `${sold.get(setup.typeIds[1]) ?? 0} sold`,
+      ),
+    );
   }
   const availability = await call(base, 'GET', `/v1/performances/${setup.performanceId}/availability`, setup.key);
   const a = availability.body as { performance_remaining: number; ticket_types: { remaining: number }[] };
-  const zero = availability.status === 200 && a.performance_remaining === 0 && a.ticket_types.every((t) => t.remaining === 0);
+  const zero =
+    availability.status === 200 && a.performance_remaining === 0 && a.ticket_types.every((t) => t.remaining === 0);
   checks.push(check('availability endpoint shows 0 left', zero, JSON.stringify(a)));
   return checks;
 }
@@ -174,7 +200,7 @@ CREATE TABLE tickets (
   ticket_no text NOT NULL UNIQUE, status text NOT NULL, unit_price_minor bigint NOT NULL, created_at timestamptz NOT NULL DEFAULT now());
 `;
 
-export async function baselineRush(plan: PlannedOrder[], capacity: number, cap: number, connections = 64) {
+async function baselineRush(plan: PlannedOrder[], capacity: number, cap: number, connections = 64) {
   const scratch = await createScratchDb('baseline');
   const pool = new pg.Pool({ connectionString: scratch.url, max: connections });
   // pool.end() resolves before its sockets close; DROP DATABASE … FORCE may then end one.
@@ -183,7 +209,10 @@ export async function baselineRush(plan: PlannedOrder[], capacity: number, cap: 
     await withClient(scratch.url, async (c) => {
       await c.query(BASELINE_SCHEMA);
       await c.query('INSERT INTO performances (id, capacity) VALUES (1, $1)', [capacity]);
-      await c.query('INSERT INTO prices (performance_id, ticket_type, price_minor, limited_quantity) VALUES (1, 0, 3500, NULL), (1, 1, 9000, $1)', [cap]);
+      await c.query(
+        'INSERT INTO prices (performance_id, ticket_type, price_minor, limited_quantity) VALUES (1, 0, 3500, NULL), (1, 1, 9000, $1)',
+        [cap],
+      );
     });
     // Open every connection first, as Marquee's pool is warm when the rush starts.
     await Promise.all(Array.from({ length: connections }, async () => (await pool.connect()).release()));
@@ -196,7 +225,10 @@ export async function baselineRush(plan: PlannedOrder[], capacity: number, cap: 
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        const perf = await client.query('UPDATE performances SET sold_count = sold_count + $2 WHERE id = $1 AND sold_count + $2 <= capacity RETURNING id', [1, order.quantity]);
+        const perf = await client.query(
+          'UPDATE performances SET sold_count = sold_count + $2 WHERE id = $1 AND sold_count + $2 <= capacity RETURNING id',
+          [1, order.quantity],
+        );
         const price = await client.query<{ price_minor: string }>(
           'UPDATE prices SET sold_count = sold_count + $3 WHERE performance_id = $1 AND ticket_type = $2 AND (limited_quantity IS NULL OR sold_count + $3 <= limited_quantity) RETURNING price_minor',
           [1, order.type, order.quantity],
@@ -212,7 +244,10 @@ export async function baselineRush(plan: PlannedOrder[], capacity: number, cap: 
           `INSERT INTO orders (order_no, status, tender, buyer_first_name, buyer_last_name, buyer_email, total_minor) VALUES ($1, 'placed', 'cash', 'Buyer', $2, $3, $4) RETURNING id`,
           [orderNo, `No ${n}`, `buyer${n}@example.test`, unit * order.quantity],
         );
-        const t = await client.query<{ id: string }>('INSERT INTO order_transactions (order_id, performance_id, total_minor) VALUES ($1, 1, $2) RETURNING id', [o.rows[0]!.id, unit * order.quantity]);
+        const t = await client.query<{ id: string }>(
+          'INSERT INTO order_transactions (order_id, performance_id, total_minor) VALUES ($1, 1, $2) RETURNING id',
+          [o.rows[0]!.id, unit * order.quantity],
+        );
         await client.query(
           `INSERT INTO tickets (order_id, order_transaction_id, performance_id, ticket_type, ticket_no, status, unit_price_minor)
            SELECT $1, $2, 1, $3, $4 || '-' || lpad(g::text, 3, '0'), 'purchased', $5 FROM generate_series(1, $6) AS g`,
@@ -237,7 +272,9 @@ export async function baselineRush(plan: PlannedOrder[], capacity: number, cap: 
       }),
     );
     const durationS = (performance.now() - started) / 1000;
-    const sold = await withClient(scratch.url, async (c) => Number((await c.query<{ n: string }>('SELECT count(*) AS n FROM tickets')).rows[0]!.n));
+    const sold = await withClient(scratch.url, async (c) =>
+      Number((await c.query<{ n: string }>('SELECT count(*) AS n FROM tickets')).rows[0]!.n),
+    );
     const tickets = plan.reduce((s, o) => s + o.quantity, 0);
     return {
       figures: {
@@ -247,7 +284,11 @@ export async function baselineRush(plan: PlannedOrder[], capacity: number, cap: 
         ...latencySummary(latencies),
       },
       checks: [
-        check('baseline: every order sold, none refused or failed', refused === 0 && failed === 0, `${refused} refused, ${failed} failed`),
+        check(
+          'baseline: every order sold, none refused or failed',
+          refused === 0 && failed === 0,
+          `${refused} refused, ${failed} failed`,
+        ),
         check(`baseline: exactly ${capacity} tickets sold`, sold === capacity, `${sold} tickets`),
       ],
     };
@@ -263,10 +304,14 @@ export async function onSaleScenario(opts: ScenarioOptions): Promise<ScenarioRes
   const cap = capacity / 5;
   const plan = planOrders(capacity, cap);
   const scratch = await createScratchDb('onsale');
-  // The sale path alone, as an on-sale is deployed (operations.md: ROLE lets API nodes and
+  // The sale path alone, as an on-sale is deployed (README, Configuration: ROLE lets API nodes and
   // workers scale apart): the baseline renders no e-mails either. The scale-out scenario
   // runs the same rush with workers beside the API.
-  const proc = await startMarquee({ role: 'api', databaseUrl: scratch.url, ...(opts.cpuProfDir ? { cpuProfDir: opts.cpuProfDir } : {}) });
+  const proc = await startMarquee({
+    role: 'api',
+    databaseUrl: scratch.url,
+    ...(opts.cpuProfDir ? { cpuProfDir: opts.cpuProfDir } : {}),
+  });
   try {
     const setup = await setupRush(proc, capacity, cap);
     const figures = await rush(setup, plan);
@@ -281,7 +326,14 @@ export async function onSaleScenario(opts: ScenarioOptions): Promise<ScenarioRes
     return {
       figures: out,
       checks: [...checks, ...baseline.checks],
-      goals: [{ name: 'on-sale: Marquee tickets/s ÷ plain-SQL baseline tickets/s', ratio: round(ratio, 3), bound: 0.5, kind: 'min' }],
+      goals: [
+        {
+          name: 'on-sale: Marquee tickets/s ÷ plain-SQL baseline tickets/s',
+          ratio: round(ratio, 3),
+          bound: 0.5,
+          kind: 'min',
+        },
+      ],
       notes: [`${plan.length} orders planned (seeded), ${capacity} tickets, capped type ${cap}.`],
     };
   } finally {

@@ -35,25 +35,27 @@ interface Tally {
 async function runBuyers(sell: (buyer: number, n: number, order: PlannedOrder) => Promise<Answer>) {
   const tally: Tally = { accepted: [], refused: [], ticketsSold: 0, ticketsAsked: 0, failures: [] };
   const started = performance.now();
-  await Promise.all(Array.from({ length: CONNECTIONS }, async (_, buyer) => {
-    const rand = seededRandom(1000 + buyer);
-    let soldOut = 0;
-    for (let n = 0; soldOut < SOLD_OUT_SIGHTINGS && tally.failures.length < 20; n++) {
-      const order: PlannedOrder = { type: rand() < 0.75 ? 1 : 0, quantity: 1 + Math.floor(rand() * 4) };
-      tally.ticketsAsked += order.quantity;
-      const t0 = performance.now();
-      const answer = await sell(buyer, n, order);
-      const ms = performance.now() - t0;
-      if ('failed' in answer) tally.failures.push(answer.failed);
-      else if (answer.sold) {
-        tally.accepted.push(ms);
-        tally.ticketsSold += order.quantity;
-      } else {
-        tally.refused.push(ms);
-        if (order.type === 0 && answer.remaining === 0) soldOut++;
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async (_, buyer) => {
+      const rand = seededRandom(1000 + buyer);
+      let soldOut = 0;
+      for (let n = 0; soldOut < SOLD_OUT_SIGHTINGS && tally.failures.length < 20; n++) {
+        const order: PlannedOrder = { type: rand() < 0.75 ? 1 : 0, quantity: 1 + Math.floor(rand() * 4) };
+        tally.ticketsAsked += order.quantity;
+        const t0 = performance.now();
+        const answer = await sell(buyer, n, order);
+        const ms = performance.now() - t0;
+        if ('failed' in answer) tally.failures.push(answer.failed);
+        else if (answer.sold) {
+          tally.accepted.push(ms);
+          tally.ticketsSold += order.quantity;
+        } else {
+          tally.refused.push(ms);
+          if (order.type === 0 && answer.remaining === 0) soldOut++;
+        }
       }
-    }
-  }));
+    }),
+  );
   const durationS = (performance.now() - started) / 1000;
   return { tally, durationS };
 }
@@ -76,7 +78,8 @@ function figuresOf(tally: Tally, durationS: number) {
   };
 }
 
-const DETAIL = /^Not enough tickets left: \d+ (?:"[^"]*"|tickets of .*) requested, (\d+) remaining for this performance\.$/;
+const DETAIL =
+  /^Not enough tickets left: \d+ (?:"[^"]*"|tickets of .*) requested, (\d+) remaining for this performance\.$/;
 
 async function marqueeSide(databaseUrl: string, capacity: number, cap: number, cpuProfDir?: string) {
   const proc = await startMarquee({ role: 'api', databaseUrl, ...(cpuProfDir ? { cpuProfDir } : {}) });
@@ -92,7 +95,13 @@ async function marqueeSide(databaseUrl: string, capacity: number, cap: number, c
           method: 'POST',
           headers,
           body: JSON.stringify({
-            items: [{ performance_id: setup.performanceId, ticket_type_id: setup.typeIds[order.type], quantity: order.quantity }],
+            items: [
+              {
+                performance_id: setup.performanceId,
+                ticket_type_id: setup.typeIds[order.type],
+                quantity: order.quantity,
+              },
+            ],
             buyer: { first_name: 'Buyer', last_name: `No ${buyer}-${n}`, email: `buyer${buyer}.${n}@example.test` },
             tender: 'cash',
           }),
@@ -112,22 +121,53 @@ async function marqueeSide(databaseUrl: string, capacity: number, cap: number, c
     await pool.close();
     const sold = await withClient(databaseUrl, async (c) => {
       const rows = await c.query<{ ticket_type_id: string; n: string }>(
-        `SELECT ticket_type_id, count(*) AS n FROM tickets WHERE performance_id = $1 GROUP BY ticket_type_id`, [setup.performanceId]);
+        `SELECT ticket_type_id, count(*) AS n FROM tickets WHERE performance_id = $1 GROUP BY ticket_type_id`,
+        [setup.performanceId],
+      );
       return new Map(rows.rows.map((r) => [r.ticket_type_id, Number(r.n)]));
     });
     const total = [...sold.values()].reduce((a, b) => a + b, 0);
-    const availability = await call(proc.base, 'GET', `/v1/performances/${setup.performanceId}/availability`, setup.key);
+    const availability = await call(
+      proc.base,
+      'GET',
+      `/v1/performances/${setup.performanceId}/availability`,
+      setup.key,
+    );
     const a = availability.body as { performance_remaining: number; ticket_types: { remaining: number }[] };
-    const figures = { ...figuresOf(run.tally, run.durationS), demand_over_supply: round(run.tally.ticketsAsked / capacity, 2) };
+    const figures = {
+      ...figuresOf(run.tally, run.durationS),
+      demand_over_supply: round(run.tally.ticketsAsked / capacity, 2),
+    };
     return {
       figures,
       checks: [
-        check('oversold: every answer 201 or a well-formed 400 (no 5xx, no socket error)', run.tally.failures.length === 0 && badDetails === 0,
-          `${run.tally.failures.length} failures${run.tally.failures[0] ? `, first: ${run.tally.failures[0]}` : ''}`),
-        check(`oversold: demand at least 3 × supply`, figures.demand_over_supply >= 3, `${run.tally.ticketsAsked} tickets asked for ${capacity}`),
-        check(`oversold: exactly ${capacity} tickets sold (database)`, total === capacity && run.tally.ticketsSold === capacity, `${total} ticket rows, ${run.tally.ticketsSold} in 201s`),
-        check(`oversold: capped type at its cap of ${cap} (database)`, sold.get(setup.typeIds[1]) === cap, `${sold.get(setup.typeIds[1]) ?? 0} sold`),
-        check('oversold: availability endpoint shows 0 left', availability.status === 200 && a.performance_remaining === 0 && a.ticket_types.every((t) => t.remaining === 0), JSON.stringify(a)),
+        check(
+          'oversold: every answer 201 or a well-formed 400 (no 5xx, no socket error)',
+          run.tally.failures.length === 0 && badDetails === 0,
+          `${run.tally.failures.length} failures${run.tally.failures[0] ? `, first: ${run.tally.failures[0]}` : ''}`,
+        ),
+        check(
+          `oversold: demand at least 3 × supply`,
+          figures.demand_over_supply >= 3,
+          `${run.tally.ticketsAsked} tickets asked for ${capacity}`,
+        ),
+        check(
+          `oversold: exactly ${capacity} tickets sold (database)`,
+          total === capacity && run.tally.ticketsSold === capacity,
+          `${total} ticket rows, ${run.tally.ticketsSold} in 201s`,
+        ),
+        check(
+          `oversold: capped type at its cap of ${cap} (database)`,
+          sold.get(setup.typeIds[1]) === cap,
+          `${sold.get(setup.typeIds[1]) ?? 0} sold`,
+        ),
+        check(
+          'oversold: availability endpoint shows 0 left',
+          availability.status === 200 &&
+            a.performance_remaining === 0 &&
+            a.ticket_types.every((t) => t.remaining === 0),
+          JSON.stringify(a),
+        ),
       ],
     };
   } finally {
@@ -149,14 +189,19 @@ async function baselineSide(capacity: number, cap: number) {
     await withClient(scratch.url, async (c) => {
       await c.query(BASELINE_SCHEMA);
       await c.query('INSERT INTO performances (id, capacity) VALUES (1, $1)', [capacity]);
-      await c.query('INSERT INTO prices (performance_id, ticket_type, price_minor, limited_quantity) VALUES (1, 0, 3500, NULL), (1, 1, 9000, $1)', [cap]);
+      await c.query(
+        'INSERT INTO prices (performance_id, ticket_type, price_minor, limited_quantity) VALUES (1, 0, 3500, NULL), (1, 1, 9000, $1)',
+        [cap],
+      );
     });
     await Promise.all(Array.from({ length: CONNECTIONS }, async () => (await pool.connect()).release()));
     const remainingOf = async (client: pg.PoolClient, type: number) => {
       const r = await client.query<{ remaining: number; price_minor: string }>(
         `SELECT greatest(0, least(p.capacity - p.sold_count, coalesce(pr.limited_quantity - pr.sold_count, p.capacity - p.sold_count)))::int AS remaining,
                 pr.price_minor
-         FROM performances p JOIN prices pr ON pr.performance_id = p.id WHERE p.id = 1 AND pr.ticket_type = $1`, [type]);
+         FROM performances p JOIN prices pr ON pr.performance_id = p.id WHERE p.id = 1 AND pr.ticket_type = $1`,
+        [type],
+      );
       return r.rows[0]!;
     };
     const run = await runBuyers(async (buyer, n, order) => {
@@ -165,7 +210,10 @@ async function baselineSide(capacity: number, cap: number) {
         const early = await remainingOf(client, order.type);
         if (order.quantity > early.remaining) return { sold: false, remaining: early.remaining };
         await client.query('BEGIN');
-        const perf = await client.query('UPDATE performances SET sold_count = sold_count + $2 WHERE id = $1 AND sold_count + $2 <= capacity RETURNING id', [1, order.quantity]);
+        const perf = await client.query(
+          'UPDATE performances SET sold_count = sold_count + $2 WHERE id = $1 AND sold_count + $2 <= capacity RETURNING id',
+          [1, order.quantity],
+        );
         const price = await client.query<{ price_minor: string }>(
           'UPDATE prices SET sold_count = sold_count + $3 WHERE performance_id = $1 AND ticket_type = $2 AND (limited_quantity IS NULL OR sold_count + $3 <= limited_quantity) RETURNING price_minor',
           [1, order.type, order.quantity],
@@ -180,7 +228,10 @@ async function baselineSide(capacity: number, cap: number) {
           `INSERT INTO orders (order_no, status, tender, buyer_first_name, buyer_last_name, buyer_email, total_minor) VALUES ($1, 'placed', 'cash', 'Buyer', $2, $3, $4) RETURNING id`,
           [orderNo, `No ${buyer}-${n}`, `buyer${buyer}.${n}@example.test`, unit * order.quantity],
         );
-        const t = await client.query<{ id: string }>('INSERT INTO order_transactions (order_id, performance_id, total_minor) VALUES ($1, 1, $2) RETURNING id', [o.rows[0]!.id, unit * order.quantity]);
+        const t = await client.query<{ id: string }>(
+          'INSERT INTO order_transactions (order_id, performance_id, total_minor) VALUES ($1, 1, $2) RETURNING id',
+          [o.rows[0]!.id, unit * order.quantity],
+        );
         await client.query(
           `INSERT INTO tickets (order_id, order_transaction_id, performance_id, ticket_type, ticket_no, status, unit_price_minor)
            SELECT $1, $2, 1, $3, $4 || '-' || lpad(g::text, 3, '0'), 'purchased', $5 FROM generate_series(1, $6) AS g`,
@@ -195,14 +246,33 @@ async function baselineSide(capacity: number, cap: number) {
         client.release();
       }
     });
-    const sold = await withClient(scratch.url, async (c) => (await c.query<{ type: number; n: string }>('SELECT ticket_type AS type, count(*) AS n FROM tickets GROUP BY 1')).rows);
+    const sold = await withClient(
+      scratch.url,
+      async (c) =>
+        (
+          await c.query<{ type: number; n: string }>(
+            'SELECT ticket_type AS type, count(*) AS n FROM tickets GROUP BY 1',
+          )
+        ).rows,
+    );
     const total = sold.reduce((s, r) => s + Number(r.n), 0);
     const capped = Number(sold.find((r) => r.type === 1)?.n ?? 0);
     return {
-      figures: { ...figuresOf(run.tally, run.durationS), demand_over_supply: round(run.tally.ticketsAsked / capacity, 2) },
+      figures: {
+        ...figuresOf(run.tally, run.durationS),
+        demand_over_supply: round(run.tally.ticketsAsked / capacity, 2),
+      },
       checks: [
-        check('baseline: no failure', run.tally.failures.length === 0, `${run.tally.failures.length} failures${run.tally.failures[0] ? `, first: ${run.tally.failures[0]}` : ''}`),
-        check(`baseline: exactly ${capacity} tickets sold, ${cap} capped`, total === capacity && capped === cap, `${total} tickets, ${capped} capped`),
+        check(
+          'baseline: no failure',
+          run.tally.failures.length === 0,
+          `${run.tally.failures.length} failures${run.tally.failures[0] ? `, first: ${run.tally.failures[0]}` : ''}`,
+        ),
+        check(
+          `baseline: exactly ${capacity} tickets sold, ${cap} capped`,
+          total === capacity && capped === cap,
+          `${total} tickets, ${capped} capped`,
+        ),
       ],
     };
   } finally {
@@ -230,10 +300,22 @@ export async function oversoldScenario(opts: ScenarioOptions): Promise<ScenarioR
       figures: out,
       checks: [...marquee.checks, ...baseline.checks],
       goals: [
-        { name: 'oversold: Marquee tickets/s ÷ plain-SQL baseline tickets/s', ratio: round(ratio, 3), bound: 0.8, kind: 'min' },
-        { name: 'oversold: Marquee refusal p50 ÷ accepted p50 (must stay below 1)', ratio: round(latency, 3), bound: 0.999, kind: 'max' },
+        {
+          name: 'oversold: Marquee tickets/s ÷ plain-SQL baseline tickets/s',
+          ratio: round(ratio, 3),
+          bound: 0.8,
+          kind: 'min',
+        },
+        {
+          name: 'oversold: Marquee refusal p50 ÷ accepted p50 (must stay below 1)',
+          ratio: round(latency, 3),
+          bound: 0.999,
+          kind: 'max',
+        },
       ],
-      notes: [`capacity ${capacity}, capped type ${cap}; ${CONNECTIONS} buyers, each until told ${SOLD_OUT_SIGHTINGS} times that General is sold out.`],
+      notes: [
+        `capacity ${capacity}, capped type ${cap}; ${CONNECTIONS} buyers, each until told ${SOLD_OUT_SIGHTINGS} times that General is sold out.`,
+      ],
     };
   } finally {
     await scratch.drop();

@@ -13,9 +13,9 @@ import { createEvent, createOrganizerWithKey, startMarquee, type MarqueeProcess 
 import { round } from '../lib/stats.ts';
 import { check, type ScenarioOptions, type ScenarioResult } from './types.ts';
 
-export const READ_CONNECTIONS = 32;
+const READ_CONNECTIONS = 32;
 
-export async function setupReadEvent(proc: MarqueeProcess): Promise<{ key: string; path: string }> {
+async function setupReadEvent(proc: MarqueeProcess): Promise<{ key: string; path: string }> {
   const { key } = await createOrganizerWithKey(proc.base);
   const event = await createEvent(proc.base, key, {
     performances: 10,
@@ -38,8 +38,20 @@ export async function readsAgainst(proc: MarqueeProcess, durationS: number) {
   const bytes = Buffer.from(await once.body.arrayBuffer());
   const contentType = String(once.headers['content-type'] ?? 'application/json');
   // Warm-up (JIT, connection pool, prepared plans), not measured.
-  await runLoad({ urls: [proc.base], connections: READ_CONNECTIONS, durationS: 1, path, headers: { authorization: `Bearer ${key}` } });
-  const marquee = await runLoad({ urls: [proc.base], connections: READ_CONNECTIONS, durationS, path, headers: { authorization: `Bearer ${key}` } });
+  await runLoad({
+    urls: [proc.base],
+    connections: READ_CONNECTIONS,
+    durationS: 1,
+    path,
+    headers: { authorization: `Bearer ${key}` },
+  });
+  const marquee = await runLoad({
+    urls: [proc.base],
+    connections: READ_CONNECTIONS,
+    durationS,
+    path,
+    headers: { authorization: `Bearer ${key}` },
+  });
   return { key, path, bytes, contentType, marquee, status: once.statusCode };
 }
 
@@ -51,7 +63,13 @@ export async function bareReads(bytes: Buffer, contentType: string, path: string
   try {
     const base = `http://127.0.0.1:${bare.match[1]}`;
     await runLoad({ urls: [base], connections: READ_CONNECTIONS, durationS: 1, path, headers: {} });
-    return await runLoad({ urls: [base], connections: READ_CONNECTIONS, durationS, path, headers: { authorization: 'Bearer x' } });
+    return await runLoad({
+      urls: [base],
+      connections: READ_CONNECTIONS,
+      durationS,
+      path,
+      headers: { authorization: 'Bearer x' },
+    });
   } finally {
     await bare.stop();
   }
@@ -60,7 +78,11 @@ export async function bareReads(bytes: Buffer, contentType: string, path: string
 export async function readsScenario(opts: ScenarioOptions): Promise<ScenarioResult> {
   const durationS = opts.quick ? 3 : 10;
   const scratch = await createScratchDb('reads');
-  const proc = await startMarquee({ role: 'all', databaseUrl: scratch.url, ...(opts.cpuProfDir ? { cpuProfDir: opts.cpuProfDir } : {}) });
+  const proc = await startMarquee({
+    role: 'all',
+    databaseUrl: scratch.url,
+    ...(opts.cpuProfDir ? { cpuProfDir: opts.cpuProfDir } : {}),
+  });
   try {
     const m = await readsAgainst(proc, durationS);
     await proc.stop();
@@ -79,7 +101,11 @@ export async function readsScenario(opts: ScenarioOptions): Promise<ScenarioResu
         ratio_req_per_s: round(ratio, 3),
       },
       checks: [
-        check('reads: every Marquee answer 200', non200 === 0 && m.marquee.errors === 0, `${non200} non-200, ${m.marquee.errors} errors of ${m.marquee.requests}`),
+        check(
+          'reads: every Marquee answer 200',
+          non200 === 0 && m.marquee.errors === 0,
+          `${non200} non-200, ${m.marquee.errors} errors of ${m.marquee.requests}`,
+        ),
         check('reads: event detail has 10 performances × 5 types', m.status === 200, `${m.bytes.length} bytes`),
       ],
       goals: [{ name: 'reads: Marquee req/s ÷ bare node:http req/s', ratio: round(ratio, 3), bound: 0.6, kind: 'min' }],

@@ -15,7 +15,7 @@ import { planOrders, rush, rushChecks, setupRush } from './onsale.ts';
 import { check, type ScenarioOptions, type ScenarioResult } from './types.ts';
 import { deliveryChecks, lagOf, placeOrders, setupWebhooks } from './webhooks.ts';
 
-export const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 export async function scaleOutScenario(opts: ScenarioOptions): Promise<ScenarioResult> {
   const capacity = opts.quick ? 1000 : 5000;
@@ -40,7 +40,10 @@ export async function scaleOutScenario(opts: ScenarioOptions): Promise<ScenarioR
     const setup = await setupRush(api1, capacity, cap);
     setup.urls = [api1.base, api2.base];
     const figures = await rush(setup, planOrders(capacity, cap));
-    const rushCheckList = (await rushChecks(scratch.url, api2.base, setup, capacity, cap, figures)).map((c) => ({ ...c, name: `scale-out ${c.name}` }));
+    const rushCheckList = (await rushChecks(scratch.url, api2.base, setup, capacity, cap, figures)).map((c) => ({
+      ...c,
+      name: `scale-out ${c.name}`,
+    }));
 
     // Webhooks, live, across both APIs and both workers.
     const hooks = await setupWebhooks(api1, receiver);
@@ -81,10 +84,16 @@ export async function scaleOutScenario(opts: ScenarioOptions): Promise<ScenarioR
         ...rushCheckList,
         check('scale-out webhooks: 3 × N delivered', delivered, `${receipts.length} received`),
         ...deliveryChecks('scale-out webhooks', receipts, n, hooks.endpoints),
-        check('scale-out: write limit 50/min shared through Redis by two API processes', passed === 50, `${passed} of 100 alternating writes not 429`),
+        check(
+          'scale-out: write limit 50/min shared through Redis by two API processes',
+          passed === 50,
+          `${passed} of 100 alternating writes not 429`,
+        ),
       ],
       goals: [],
-      notes: ['Round-robin: autocannon binds connection i to base URL i mod 2, so each API process serves half the connections.'],
+      notes: [
+        'Round-robin: autocannon binds connection i to base URL i mod 2, so each API process serves half the connections.',
+      ],
     };
   } finally {
     for (const p of procs.reverse()) await p.stop();

@@ -31,9 +31,9 @@ import { latencySummary, round } from '../lib/stats.ts';
 import { check, type Check, type ScenarioOptions, type ScenarioResult } from './types.ts';
 
 /** The worker's effective concurrency toward the 3 endpoints: PER_ENDPOINT_IN_FLIGHT each. */
-export const SEND_CONCURRENCY = 3 * PER_ENDPOINT_IN_FLIGHT;
+const SEND_CONCURRENCY = 3 * PER_ENDPOINT_IN_FLIGHT;
 
-export interface WebhookSetup {
+interface WebhookSetup {
   key: string;
   performanceId: string;
   ticketTypeId: string;
@@ -42,15 +42,27 @@ export interface WebhookSetup {
 
 export async function setupWebhooks(proc: MarqueeProcess, receiver: BenchReceiver): Promise<WebhookSetup> {
   const { key } = await createOrganizerWithKey(proc.base);
-  const event = await createEvent(proc.base, key, { performances: 1, capacity: 1_000_000, ticketTypes: [{ name: 'General', price_minor: 3500, quantity: null }] });
+  const event = await createEvent(proc.base, key, {
+    performances: 1,
+    capacity: 1_000_000,
+    ticketTypes: [{ name: 'General', price_minor: 3500, quantity: null }],
+  });
   const endpoints = [];
   for (const n of [1, 2, 3]) {
     const path = `/hooks/${n}`;
     const url = receiver.receiver.url(path);
-    const created = await mustCall<{ secret: string }>(proc.base, 'POST', '/v1/webhook_endpoints', key, { url, event_types: ['order.created'] });
+    const created = await mustCall<{ secret: string }>(proc.base, 'POST', '/v1/webhook_endpoints', key, {
+      url,
+      event_types: ['order.created'],
+    });
     endpoints.push({ path, url, secret: created.secret });
   }
-  return { key, performanceId: event.ticket_types[0]!.prices[0]!.performance_id, ticketTypeId: event.ticket_types[0]!.id, endpoints };
+  return {
+    key,
+    performanceId: event.ticket_types[0]!.prices[0]!.performance_id,
+    ticketTypeId: event.ticket_types[0]!.id,
+    endpoints,
+  };
 }
 
 /** Places `count` single-ticket cash orders; returns each order's 201 arrival time. */
@@ -64,7 +76,11 @@ export async function placeOrders(urls: string[], setup: WebhookSetup, count: nu
     headers: { authorization: `Bearer ${setup.key}`, 'content-type': 'application/json' },
     next: () => ({
       path: '/v1/orders',
-      body: JSON.stringify({ items: [{ performance_id: setup.performanceId, ticket_type_id: setup.ticketTypeId, quantity: 1 }], buyer: { first_name: 'Hook', email: 'hook@example.test' }, tender: 'cash' }),
+      body: JSON.stringify({
+        items: [{ performance_id: setup.performanceId, ticket_type_id: setup.ticketTypeId, quantity: 1 }],
+        buyer: { first_name: 'Hook', email: 'hook@example.test' },
+        tender: 'cash',
+      }),
     }),
     onResponse: (status, body) => {
       if (status === 201) acked.set((JSON.parse(body) as { id: string }).id, Date.now());
@@ -74,23 +90,39 @@ export async function placeOrders(urls: string[], setup: WebhookSetup, count: nu
 }
 
 export function lagOf(receipts: Receipt[], acked: Map<string, number>) {
-  const lags = receipts.filter((r) => acked.has(String(r.data.order_id))).map((r) => r.at - acked.get(String(r.data.order_id))!);
+  const lags = receipts
+    .filter((r) => acked.has(String(r.data.order_id)))
+    .map((r) => r.at - acked.get(String(r.data.order_id))!);
   return latencySummary(lags);
 }
 
-export function deliveryChecks(label: string, receipts: Receipt[], expectedPerEndpoint: number, endpoints: WebhookSetup['endpoints']): Check[] {
+export function deliveryChecks(
+  label: string,
+  receipts: Receipt[],
+  expectedPerEndpoint: number,
+  endpoints: WebhookSetup['endpoints'],
+): Check[] {
   return endpoints.map((e) => {
     const mine = receipts.filter((r) => r.path === e.path);
     const dup = duplicates(mine);
     const distinct = new Set(mine.map((r) => r.webhookId)).size;
-    return check(`${label}: ${e.path} received each order.created exactly once`, dup === 0 && distinct === expectedPerEndpoint, `${mine.length} received, ${distinct} distinct, ${dup} duplicates, ${expectedPerEndpoint} expected`);
+    return check(
+      `${label}: ${e.path} received each order.created exactly once`,
+      dup === 0 && distinct === expectedPerEndpoint,
+      `${mine.length} received, ${distinct} distinct, ${dup} duplicates, ${expectedPerEndpoint} expected`,
+    );
   });
 }
 
-export type SignedJob = { url: string; secret: string; id: string; body: string };
+type SignedJob = { url: string; secret: string; id: string; body: string };
 
 /** Runs the bare sender on `jobs` (timed), after `warmup` (untimed) in the same process. */
-export async function bareSend(receiver: BenchReceiver, jobs: SignedJob[], warmup: SignedJob[] = [], api: 'request' | 'dispatch' = 'request') {
+async function bareSend(
+  receiver: BenchReceiver,
+  jobs: SignedJob[],
+  warmup: SignedJob[] = [],
+  api: 'request' | 'dispatch' = 'request',
+) {
   const dir = mkdtempSync(join(tmpdir(), 'marquee-bench-sender-'));
   const file = join(dir, 'jobs.json');
   writeFileSync(file, JSON.stringify({ ca: receiver.receiver.ca, concurrency: SEND_CONCURRENCY, api, warmup, jobs }));
@@ -142,7 +174,12 @@ export async function webhooksScenario(opts: ScenarioOptions): Promise<ScenarioR
     const coldFrom = receiver.receipts.length;
     // With --profile, the worker process (the one measured here) writes a CPU profile on exit.
     const workerEnv = { ...env, WORKER_JOBS: 'webhooks' };
-    const worker = await startMarquee({ role: 'worker', databaseUrl: scratch.url, env: workerEnv, ...(opts.cpuProfDir ? { cpuProfDir: opts.cpuProfDir } : {}) });
+    const worker = await startMarquee({
+      role: 'worker',
+      databaseUrl: scratch.url,
+      env: workerEnv,
+      ...(opts.cpuProfDir ? { cpuProfDir: opts.cpuProfDir } : {}),
+    });
     procs.push(worker);
     const workerCpuAtReady = processCpuMs(worker.pid);
     const cold = await measureDrain(receiver, coldFrom, 3 * n);
@@ -151,7 +188,6 @@ export async function webhooksScenario(opts: ScenarioOptions): Promise<ScenarioR
 
     // Warm drain: freeze the running worker, queue 3N more, thaw it.
     process.kill(worker.pid, 'SIGSTOP');
-    let warm: Awaited<ReturnType<typeof measureDrain>>;
     try {
       await placeOrders([api.base], setup, n);
       await new Promise((r) => setTimeout(r, 300));
@@ -159,7 +195,7 @@ export async function webhooksScenario(opts: ScenarioOptions): Promise<ScenarioR
       process.kill(worker.pid, 'SIGCONT');
     }
     const warmFrom = receiver.receipts.length;
-    warm = await measureDrain(receiver, warmFrom, 3 * n);
+    const warm = await measureDrain(receiver, warmFrom, 3 * n);
     await new Promise((r) => setTimeout(r, 500));
     const allReceipts = [...receiver.receipts];
     // Marquee stops before the baseline runs, so they never share the CPU.
@@ -168,7 +204,13 @@ export async function webhooksScenario(opts: ScenarioOptions): Promise<ScenarioR
 
     // Baseline: the same signed requests from a bare undici loop, cold and then warm.
     const secretOf = new Map(setup.endpoints.map((e) => [e.path, e]));
-    const jobsOf = (receipts: Receipt[]) => receipts.map((r) => ({ url: secretOf.get(r.path)!.url, secret: secretOf.get(r.path)!.secret, id: r.webhookId, body: r.body }));
+    const jobsOf = (receipts: Receipt[]) =>
+      receipts.map((r) => ({
+        url: secretOf.get(r.path)!.url,
+        secret: secretOf.get(r.path)!.secret,
+        id: r.webhookId,
+        body: r.body,
+      }));
     const bareCold = await bareSend(receiver, jobsOf(cold.drained));
     const bareWarm = await bareSend(receiver, jobsOf(warm.drained), jobsOf(cold.drained));
     const bareWarmDispatch = await bareSend(receiver, jobsOf(warm.drained), jobsOf(cold.drained), 'dispatch');
@@ -198,16 +240,29 @@ export async function webhooksScenario(opts: ScenarioOptions): Promise<ScenarioR
         check('webhooks: cold drain delivered 3 × N', cold.ok, `${cold.drained.length} received`),
         check('webhooks: warm drain delivered 3 × N', warm.ok, `${warm.drained.length} received`),
         ...deliveryChecks('webhooks', allReceipts, 3 * n, setup.endpoints),
-        check('webhooks: baseline sent every request with 200', bareCold.failed + bareWarm.failed + bareWarmDispatch.failed === 0 && bareCold.received === cold.drained.length && bareWarm.received === warm.drained.length && bareWarmDispatch.received === warm.drained.length,
-          `${bareCold.received + bareWarm.received + bareWarmDispatch.received}/${cold.drained.length + 2 * warm.drained.length} received, ${bareCold.failed + bareWarm.failed + bareWarmDispatch.failed} failed`),
+        check(
+          'webhooks: baseline sent every request with 200',
+          bareCold.failed + bareWarm.failed + bareWarmDispatch.failed === 0 &&
+            bareCold.received === cold.drained.length &&
+            bareWarm.received === warm.drained.length &&
+            bareWarmDispatch.received === warm.drained.length,
+          `${bareCold.received + bareWarm.received + bareWarmDispatch.received}/${cold.drained.length + 2 * warm.drained.length} received, ${bareCold.failed + bareWarm.failed + bareWarmDispatch.failed} failed`,
+        ),
       ],
-      goals: [{ name: 'webhooks: worker drain deliveries/s ÷ bare undici loop deliveries/s (each a new process)', ratio: round(ratioCold, 3), bound: 0.8, kind: 'min' }],
+      goals: [
+        {
+          name: 'webhooks: worker drain deliveries/s ÷ bare undici loop deliveries/s (each a new process)',
+          ratio: round(ratioCold, 3),
+          bound: 0.8,
+          kind: 'min',
+        },
+      ],
       notes: [
         'Lag is measured from the 201 of the order (after its commit) to the receipt, so it is a slight underestimate of commit-to-receipt.',
         `Baseline concurrency ${SEND_CONCURRENCY} = 3 endpoints × PER_ENDPOINT_IN_FLIGHT ${PER_ENDPOINT_IN_FLIGHT} (the worker's own cap).`,
         'The goal compares a new worker process draining the backlog with a new bare-loop process sending the same requests (JIT warm-up, connections and TLS handshakes on both sides). The warm pair is reported beside it: the same worker drains a second backlog queued while it was frozen (SIGSTOP), and the bare loop sends after a warm-up pass.',
         'CPU per delivery: the worker process from ready to the last receipt of the cold drain (its startup excluded, its JIT threads included), against the bare loop process over its timed jobs (process.cpuUsage()). The worker figure is read from /proc in clock ticks of 10 ms.',
-        'The baselines use undici\'s request() (response body as a stream, drained), the idiomatic bare loop. Marquee\'s sender uses undici\'s dispatcher API (no response stream); a warm bare loop on that same API is reported as warm_dispatch_baseline, with its ratio.',
+        "The baselines use undici's request() (response body as a stream, drained), the idiomatic bare loop. Marquee's sender uses undici's dispatcher API (no response stream); a warm bare loop on that same API is reported as warm_dispatch_baseline, with its ratio.",
       ],
     };
   } finally {

@@ -33,7 +33,7 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value))
 /**
  * Connections per process. Small on purpose: an on-sale funnels every sale through one
  * performance row lock, and measured on 2 cores (bench/README.md) 4 to 10 backends sell
- * about 2.7x faster than 64 do, because waiters cost the lock holder CPU.
+ * faster than 64 do (bench/README.md), because waiters cost the lock holder CPU.
  */
 export const DEFAULT_POOL_SIZE = 10;
 
@@ -43,13 +43,15 @@ export const DEFAULT_POOL_SIZE = 10;
  * afterwards. Kysely calls query(text, values); everything else passes through unchanged.
  */
 class PreparingClient extends pg.Client {
+  // pg.Client.query has many overloads; this override forwards whichever one was called.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   override query(...args: unknown[]): any {
     const [text, values] = args;
     if (args.length === 2 && typeof text === 'string' && Array.isArray(values) && values.length > 0) {
       const name = preparedStatementName(text);
       if (name !== undefined) return super.query({ name, text, values });
     }
-    return Reflect.apply(super.query, this, args);
+    return Reflect.apply(super.query.bind(this), this, args);
   }
 }
 
@@ -69,11 +71,15 @@ export const ANSWER_MARGIN_MS = 2000;
  */
 function clientAnsweringWithin(deadlineMs: number): typeof PreparingClient {
   return class AnsweringClient extends PreparingClient {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- forwards every overload, as above
     override query(...args: unknown[]): any {
       const result: unknown = super.query(...args);
       if (!(result instanceof Promise)) return result;
       const timer = setTimeout(() => {
-        const err = Object.assign(new Error(`Connection terminated: no answer from the database within ${deadlineMs} ms`), { code: 'ETIMEDOUT' });
+        const err = Object.assign(
+          new Error(`Connection terminated: no answer from the database within ${deadlineMs} ms`),
+          { code: 'ETIMEDOUT' },
+        );
         this.connection.stream.destroy(err);
       }, deadlineMs);
       const clear = () => clearTimeout(timer);
@@ -87,7 +93,7 @@ function clientAnsweringWithin(deadlineMs: number): typeof PreparingClient {
 export const DEFAULT_DATABASE_TIMEOUTS = Object.freeze({ acquire: '5s', statement: '30s', lock: '10s' });
 const DEFAULT_TIMEOUTS_MS = Object.freeze({ acquire: 5_000, statement: 30_000, lock: 10_000 });
 
-export interface OpenDatabaseOptions {
+interface OpenDatabaseOptions {
   databaseUrl?: string;
   /** Directory of the embedded database; omitted means in-memory (tests). */
   dataDir?: string;
@@ -103,7 +109,10 @@ export interface OpenDatabaseOptions {
 }
 
 /** The options of openDatabase() that configuration sets. */
-export function databaseOptions(config: Readonly<Config>, logger?: Pick<FastifyBaseLogger, 'warn'>): OpenDatabaseOptions {
+export function databaseOptions(
+  config: Readonly<Config>,
+  logger?: Pick<FastifyBaseLogger, 'warn'>,
+): OpenDatabaseOptions {
   return {
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,

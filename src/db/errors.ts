@@ -25,7 +25,14 @@ export class AcquireTimeoutError extends Error {
 
 /** Socket errors of a connection that dropped or could not be opened. */
 const SOCKET_ERROR_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ECONNABORTED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
 ]);
 
 const SQLSTATE_FAULTS: Record<string, DatabaseFault> = {

@@ -8,9 +8,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import pg from 'pg';
 
 /** Pause before listening again after the connection failed or dropped. */
-export const RELISTEN_DELAY_MS = 1000;
+const RELISTEN_DELAY_MS = 1000;
 /** Longest wait for the connection to open (a black-holed server must not stall the retries). */
-export const LISTEN_CONNECT_TIMEOUT_MS = 5000;
+const LISTEN_CONNECT_TIMEOUT_MS = 5000;
 
 export interface ChannelListener {
   /** Resolves once the first LISTEN is in place (or failed; the listener retries). */
@@ -39,7 +39,10 @@ export function listenOnChannel(
   };
 
   async function connect(): Promise<void> {
-    const next = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: opts.connectTimeoutMs ?? LISTEN_CONNECT_TIMEOUT_MS });
+    const next = new pg.Client({
+      connectionString: databaseUrl,
+      connectionTimeoutMillis: opts.connectTimeoutMs ?? LISTEN_CONNECT_TIMEOUT_MS,
+    });
     // pg emits 'error' on the client for a dropped connection; without a handler it would throw.
     next.on('error', (err) => {
       logger.warn({ err, channel }, 'LISTEN connection failed; listening again shortly (the poll covers meanwhile)');

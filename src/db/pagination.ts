@@ -4,7 +4,7 @@
  * a row comparison. Never OFFSET, so the 200th page costs what the first does.
  */
 import { sql, type SelectQueryBuilder } from 'kysely';
-import { badRequest } from '../http/errors.ts';
+import { invalid } from '../errors/domain-error.ts';
 import type { Executor } from './transaction.ts';
 import type { Database } from './schema.ts';
 
@@ -13,7 +13,7 @@ export interface PageRequest {
   starting_after?: string;
 }
 
-export interface Page<T> {
+interface Page<T> {
   object: 'list';
   data: T[];
   has_more: boolean;
@@ -23,7 +23,7 @@ type TenantTable = {
   [K in keyof Database]: Database[K] extends { organizer_id: string; id: unknown } ? K : never;
 }[keyof Database];
 
-export interface KeysetOptions {
+interface KeysetOptions {
   /** The listed table; the query must select from it unaliased. */
   table: TenantTable;
   sortColumn: string;
@@ -48,7 +48,11 @@ export async function keysetPage<DB, TB extends keyof DB, O>(
       .where('organizer_id', '=', opts.organizerId)
       .executeTakeFirst();
     if (!cursor) {
-      throw badRequest(`starting_after \`${page.starting_after}\` is not the id of an item in this list.`);
+      throw invalid(
+        'invalid_cursor',
+        `starting_after \`${page.starting_after}\` is not the id of an item in this list.`,
+        'starting_after',
+      );
     }
     // The cursor's sort key is read in SQL, at full timestamp precision.
     const after = sql`(SELECT ${sql.ref(opts.sortColumn)}, id FROM ${sql.table(opts.table)} WHERE id = ${page.starting_after})`;

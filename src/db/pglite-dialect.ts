@@ -28,7 +28,7 @@ import {
 } from 'kysely';
 import { AcquireTimeoutError } from './errors.ts';
 
-export interface PGliteDialectOptions {
+interface PGliteDialectOptions {
   /** Longest wait for the connection while another holds it. */
   acquireTimeoutMs: number;
 }
@@ -56,7 +56,7 @@ function acquireWithin(mutex: Mutex, timeoutMs: number): Promise<() => void> {
       },
       (err: unknown) => {
         clearTimeout(timer);
-        if (!timedOut) reject(err);
+        if (!timedOut) reject(err instanceof Error ? err : new Error(String(err)));
       },
     );
   });
@@ -72,7 +72,10 @@ class PGliteConnection implements DatabaseConnection {
     if (compiled.parameters.length === 0 && compiled.query.kind === 'RawNode') {
       const results = await this.pglite.exec(compiled.sql);
       const last = results[results.length - 1];
-      return { rows: (last?.rows ?? []) as R[], numAffectedRows: last?.affectedRows === undefined ? undefined : BigInt(last.affectedRows) };
+      return {
+        rows: (last?.rows ?? []) as R[],
+        numAffectedRows: last?.affectedRows === undefined ? undefined : BigInt(last.affectedRows),
+      };
     }
     const result = await this.pglite.query<R>(compiled.sql, compiled.parameters as unknown[], {
       rowMode: 'object',

@@ -6,11 +6,11 @@
 import type { ColumnType, Generated } from 'kysely';
 
 /** A timestamp column: read as Date, written as Date or ISO string. */
-export type Timestamp = ColumnType<Date, Date | string, Date | string>;
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
 /** A timestamp column with a database default. */
-export type CreatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
+type CreatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
 /** A jsonb column. */
-export type Json<T> = ColumnType<T, string, string>;
+type Json<T> = ColumnType<T, string, string>;
 
 export interface Translation {
   locale: string;
@@ -42,7 +42,7 @@ export interface ApiKeysTable {
   created_at: CreatedAt;
 }
 
-export interface DomainEventsTable {
+interface DomainEventsTable {
   id: Generated<string>;
   organizer_id: string;
   type: string;
@@ -50,7 +50,7 @@ export interface DomainEventsTable {
   created_at: CreatedAt;
 }
 
-export interface VenuesTable {
+interface VenuesTable {
   id: Generated<string>;
   organizer_id: string;
   name: string;
@@ -58,7 +58,7 @@ export interface VenuesTable {
   created_at: CreatedAt;
 }
 
-export interface CategoriesTable {
+interface CategoriesTable {
   id: Generated<string>;
   organizer_id: string;
   name: string;
@@ -153,7 +153,7 @@ export interface Database {
 
 // Webhooks (migrations/0004_webhooks.sql). Declared as a merged part of Database so
 // appends by other areas never touch the same lines.
-export type WebhookEndpointStatus = 'enabled' | 'disabled' | 'auto_disabled';
+type WebhookEndpointStatus = 'enabled' | 'disabled' | 'auto_disabled';
 export type WebhookDeliveryStatus = 'pending' | 'success' | 'failed' | 'exhausted';
 
 export interface WebhookEndpointsTable {
@@ -204,7 +204,7 @@ export interface Database {
 }
 
 // Orders, tickets, questions, contacts, e-mail jobs (migrations/0003_orders.sql).
-export interface OrdersTable {
+interface OrdersTable {
   id: Generated<string>;
   organizer_id: string;
   order_no: string;
@@ -225,7 +225,7 @@ export interface OrdersTable {
   updated_at: CreatedAt;
 }
 
-export interface OrderTransactionsTable {
+interface OrderTransactionsTable {
   id: Generated<string>;
   organizer_id: string;
   order_id: string;
@@ -242,7 +242,7 @@ export interface OrderTransactionsTable {
   created_at: CreatedAt;
 }
 
-export interface TicketsTable {
+interface TicketsTable {
   id: Generated<string>;
   organizer_id: string;
   order_id: string;
@@ -329,7 +329,7 @@ export interface RegistrationAnswersTable {
   created_at: CreatedAt;
 }
 
-export interface ContactsTable {
+interface ContactsTable {
   id: Generated<string>;
   organizer_id: string;
   email: string;

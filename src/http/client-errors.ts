@@ -11,36 +11,46 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { HttpLimits } from '../config.ts';
-import { problem, PROBLEM_CONTENT_TYPE } from './errors.ts';
+import type { ErrorCode } from '../errors/codes.ts';
+import { ERROR_STATUS, problem, PROBLEM_CONTENT_TYPE } from './errors.ts';
 import { conventionHeaders, requestIdOf } from './response-conventions.ts';
 
-export interface ClientProblem {
-  status: number;
+interface ClientProblem {
+  code: ErrorCode;
   detail: string;
 }
 
 /** What a parser error code answers (llhttp's HPE_* codes and Node's request timeout). */
-export function clientProblem(code: string, limits: HttpLimits): ClientProblem {
+function clientProblem(code: string, limits: HttpLimits): ClientProblem {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      return { status: 431, detail: `Request headers are too large: at most ${limits.maxHeaderBytes} bytes in all.` };
+      return {
+        code: 'headers_too_large',
+        detail: `Request headers are too large: at most ${limits.maxHeaderBytes} bytes in all.`,
+      };
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return { status: 413, detail: 'Chunk extensions of the request body are too large.' };
+      return { code: 'payload_too_large', detail: 'Chunk extensions of the request body are too large.' };
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return {
-        status: 408,
+        code: 'request_timeout',
         detail: `The request did not arrive in time: headers are read for at most ${seconds(limits.headersTimeoutMs)}, the whole request for at most ${seconds(limits.requestTimeoutMs)}.`,
       };
     case 'HPE_INVALID_CONTENT_LENGTH':
-      return { status: 400, detail: 'The Content-Length header is not a valid length.' };
+      return { code: 'invalid_request', detail: 'The Content-Length header is not a valid length.' };
     case 'HPE_UNEXPECTED_CONTENT_LENGTH':
-      return { status: 400, detail: 'The request has more than one Content-Length, or Content-Length together with Transfer-Encoding.' };
+      return {
+        code: 'invalid_request',
+        detail: 'The request has more than one Content-Length, or Content-Length together with Transfer-Encoding.',
+      };
     case 'HPE_INVALID_TRANSFER_ENCODING':
-      return { status: 400, detail: 'The Transfer-Encoding header is not valid; send Content-Length or Transfer-Encoding: chunked alone.' };
+      return {
+        code: 'invalid_request',
+        detail: 'The Transfer-Encoding header is not valid; send Content-Length or Transfer-Encoding: chunked alone.',
+      };
     case 'HPE_INVALID_METHOD':
-      return { status: 400, detail: 'The request method is not valid.' };
+      return { code: 'invalid_request', detail: 'The request method is not valid.' };
     default:
-      return { status: 400, detail: 'The request is not valid HTTP/1.1.' };
+      return { code: 'invalid_request', detail: 'The request is not valid HTTP/1.1.' };
   }
 }
 
@@ -49,8 +59,9 @@ function seconds(ms: number): string {
 }
 
 /** The whole response as written to the socket. */
-export function rawProblemResponse(status: number, detail: string, requestId: string): string {
-  const body = JSON.stringify(problem(status, detail));
+function rawProblemResponse(code: ErrorCode, detail: string, requestId: string): string {
+  const status = ERROR_STATUS[code];
+  const body = JSON.stringify(problem(code, detail));
   const headers: Record<string, string> = {
     'content-type': PROBLEM_CONTENT_TYPE,
     'content-length': String(Buffer.byteLength(body)),
@@ -71,10 +82,14 @@ export function createClientErrorHandler(limits: HttpLimits, log: ClientErrorLog
     // As Node itself does: answer only if no response has started on this connection.
     const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
     if (socket.writable && !inFlight?.headersSent) {
-      const { status, detail } = clientProblem(error.code ?? '', limits);
+      const { code: problemCode, detail } = clientProblem(error.code ?? '', limits);
+      const status = ERROR_STATUS[problemCode];
       const requestId = randomUUID();
-      log({ requestId, code: error.code, status, remoteAddress: socket.remoteAddress }, 'request refused by the HTTP parser');
-      socket.write(rawProblemResponse(status, detail, requestId));
+      log(
+        { requestId, code: error.code, status, remoteAddress: socket.remoteAddress },
+        'request refused by the HTTP parser',
+      );
+      socket.write(rawProblemResponse(problemCode, detail, requestId));
     }
     socket.destroy();
   };
@@ -82,7 +97,9 @@ export function createClientErrorHandler(limits: HttpLimits, log: ClientErrorLog
 
 /** The server's `checkExpectation` event: an `Expect` other than 100-continue. */
 export function answerUnmetExpectation(req: IncomingMessage, res: ServerResponse): void {
-  const body = JSON.stringify(problem(417, 'The only supported Expect header is "Expect: 100-continue".'));
+  const body = JSON.stringify(
+    problem('expectation_unsupported', 'The only supported Expect header is "Expect: 100-continue".'),
+  );
   res.writeHead(417, {
     'content-type': PROBLEM_CONTENT_TYPE,
     'content-length': Buffer.byteLength(body),

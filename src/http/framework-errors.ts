@@ -9,16 +9,16 @@
  * - Anything else (FST_ERR_ASYNC_CONSTRAINT; the API uses no async constraints) is a 500.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { sendProblem } from './errors.ts';
+import { internalErrorProblem, problem, sendProblem } from './errors.ts';
 import { notFoundDetail } from './framework-problems.ts';
 import { setResponseConventions } from './response-conventions.ts';
 
 export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   setResponseConventions(reply, request.id);
   if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    void sendProblem(reply, 404, notFoundDetail(request.raw.url ?? ''));
+    void sendProblem(reply, problem('unknown_endpoint', notFoundDetail(request.raw.url ?? '')));
     return;
   }
   request.log.error({ err: error }, 'routing failed');
-  void sendProblem(reply, 500, `Internal server error. Quote request id ${request.id} to support.`);
+  void sendProblem(reply, internalErrorProblem(request.id));
 }

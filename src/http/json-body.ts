@@ -12,12 +12,12 @@
  * Each refusal is a 400 naming the field.
  */
 import type { FastifyInstance } from 'fastify';
-import { badRequest } from './errors.ts';
+import { invalid } from '../errors/domain-error.ts';
 import { jsonDepthExceeds } from '../lib/json-depth.ts';
 import { unstorableTextReason } from '../lib/text.ts';
 
 /** Deeper than any request schema needs (the deepest is about six levels). */
-export const MAX_JSON_DEPTH = 32;
+const MAX_JSON_DEPTH = 32;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -32,25 +32,33 @@ export function registerJsonParser(app: FastifyInstance): void {
   });
 }
 
-export function parseJsonBody(body: Buffer): unknown {
+function parseJsonBody(body: Buffer): unknown {
   let text: string;
   try {
     text = utf8.decode(body);
   } catch {
-    throw badRequest('Request body is not valid UTF-8.');
+    throw invalid('invalid_json', 'Request body is not valid UTF-8.');
   }
   if (text.trim() === '') return undefined;
   if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
-    throw badRequest(`Request body is nested too deeply: at most ${MAX_JSON_DEPTH} levels of objects and arrays.`);
+    throw invalid(
+      'invalid_json',
+      `Request body is nested too deeply: at most ${MAX_JSON_DEPTH} levels of objects and arrays.`,
+    );
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw badRequest('Request body is not valid JSON.');
+    throw invalid('invalid_json', 'Request body is not valid JSON.');
   }
   checkStrings(value, []);
   return value;
+}
+
+/** The field's path as `param` names it; none for the body itself. */
+function paramOf(path: readonly (string | number)[]): string | undefined {
+  return path.length === 0 ? undefined : path.join('.');
 }
 
 function fieldName(path: readonly (string | number)[]): string {
@@ -61,7 +69,7 @@ function fieldName(path: readonly (string | number)[]): string {
 function checkStrings(value: unknown, path: (string | number)[]): void {
   if (typeof value === 'string') {
     const reason = unstorableTextReason(value);
-    if (reason) throw badRequest(`${fieldName(path)} ${reason}.`);
+    if (reason) throw invalid('parameter_invalid', `${fieldName(path)} ${reason}.`, paramOf(path));
     return;
   }
   if (value === null || typeof value !== 'object') return;
@@ -72,9 +80,17 @@ function checkStrings(value: unknown, path: (string | number)[]): void {
   for (const [key, item] of Object.entries(value)) {
     const keyPath = [...path, key];
     const keyReason = unstorableTextReason(key);
-    if (keyReason) throw badRequest(`A key in ${path.length === 0 ? 'the request body' : fieldName(path)} ${keyReason}.`);
-    if (key === '__proto__' || (key === 'constructor' && item !== null && typeof item === 'object' && Object.hasOwn(item, 'prototype'))) {
-      throw badRequest(`${fieldName(keyPath)} is not an allowed key.`);
+    if (keyReason)
+      throw invalid(
+        'parameter_unknown',
+        `A key in ${path.length === 0 ? 'the request body' : fieldName(path)} ${keyReason}.`,
+        paramOf(path),
+      );
+    if (
+      key === '__proto__' ||
+      (key === 'constructor' && item !== null && typeof item === 'object' && Object.hasOwn(item as object, 'prototype'))
+    ) {
+      throw invalid('parameter_unknown', `${fieldName(keyPath)} is not an allowed key.`, paramOf(keyPath));
     }
     checkStrings(item, keyPath);
   }

@@ -8,7 +8,7 @@ export const openApiDocument: NonNullable<Extract<SwaggerOptions, { openapi?: un
     version: '1.0.0',
     description:
       'Events, performances, availability, box-office orders, tickets, check-in and signed webhooks. ' +
-      'Errors are RFC 9457 problem+json; lists are cursor-paginated with `limit` and `starting_after`.',
+      'Errors are RFC 9457 problem+json with a stable `code` (and `param` naming the field at fault); lists are cursor-paginated with `limit` and `starting_after`.',
     license: { name: 'Proprietary', identifier: 'LicenseRef-Marquee' },
   },
   servers: [{ url: 'http://127.0.0.1:3000', description: 'local' }],

@@ -8,8 +8,14 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyReply } from 'fastify';
 
-/** Headers browser callers may read (spec: CORS), plus the rate-limit pacing headers. */
-export const EXPOSED_HEADERS_VALUE = ['x-request-id', 'retry-after', 'idempotent-replayed', 'ratelimit', 'ratelimit-policy'].join(', ');
+/** Headers browser callers may read (the OpenAPI document, CORS), plus the rate-limit pacing headers. */
+export const EXPOSED_HEADERS_VALUE = [
+  'x-request-id',
+  'retry-after',
+  'idempotent-replayed',
+  'ratelimit',
+  'ratelimit-policy',
+].join(', ');
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 

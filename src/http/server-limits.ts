@@ -13,7 +13,7 @@ import type { HttpLimits } from '../config.ts';
  * default is 30 s) keeps the overrun small while costing one walk over the open
  * connections per interval.
  */
-export function connectionsCheckingInterval(limits: HttpLimits): number {
+function connectionsCheckingInterval(limits: HttpLimits): number {
   return Math.max(50, Math.min(1000, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4)));
 }
 
@@ -59,7 +59,10 @@ export function capConnections(server: Server, limits: HttpLimits, log: Log): vo
     if (count >= limits.maxConnectionsPerIp) {
       if (!atCap.has(address)) {
         atCap.add(address);
-        log({ remoteAddress: address, maxConnectionsPerIp: limits.maxConnectionsPerIp }, 'connections per address at their cap; refusing more');
+        log(
+          { remoteAddress: address, maxConnectionsPerIp: limits.maxConnectionsPerIp },
+          'connections per address at their cap; refusing more',
+        );
       }
       socket.destroy();
       return;

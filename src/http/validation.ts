@@ -16,11 +16,12 @@ import type { FastifySchemaCompiler } from 'fastify';
 import { isAcceptedTimestamp } from '../lib/timestamps.ts';
 
 // ajv-formats is CommonJS; its default export sits one level down under ESM interop.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
+  addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
 
 const shared: Options = { allErrors: false, useDefaults: true, removeAdditional: false, strict: false };
 
-export const CANONICAL_UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const CANONICAL_UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 /** Schema keyword: lowercase the (already valid) string in place. */
 export const LOWERCASE_KEYWORD = 'x-lowercase';
@@ -40,7 +41,12 @@ function makeAjv(options: Options): Ajv {
     type: 'string',
     modifying: true,
     errors: false,
-    validate(enabled: boolean, data: string, _schema: unknown, where?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number }) {
+    validate(
+      enabled: boolean,
+      data: string,
+      _schema: unknown,
+      where?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number },
+    ) {
       if (enabled && where?.parentData !== undefined) where.parentData[where.parentDataProperty] = data.toLowerCase();
       return true;
     },

@@ -55,7 +55,7 @@ export class DataDirInUseError extends Error {
   }
 }
 
-export interface AcquireOptions {
+interface AcquireOptions {
   /** How long to wait for a live holder to exit before giving up (DATA_DIR_LOCK_WAIT). */
   waitMs: number;
   /** Interval between checks while waiting; default 100 ms. */
@@ -99,7 +99,7 @@ export async function acquireDataDirLock(dataDir: string, opts: AcquireOptions):
     }
     if (Date.now() >= deadline) {
       if (stale) throw new Error(`the stale lock file ${file} cannot be replaced`);
-      throw new DataDirInUseError(dir, outcome as LockHolder);
+      throw new DataDirInUseError(dir, outcome);
     }
     await sleep(Math.min(pollMs, Math.max(1, deadline - Date.now())));
   }
@@ -133,7 +133,7 @@ function tryCreate(file: string, mine: LockHolder): 'created' | LockHolder | 'un
   }
 }
 
-export function readHolder(file: string): LockHolder | 'unreadable' | undefined {
+function readHolder(file: string): LockHolder | 'unreadable' | undefined {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -174,7 +174,7 @@ function isAlive(holder: LockHolder, file: string): boolean {
   return true;
 }
 
-export function pidExists(pid: number): boolean {
+function pidExists(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -15,6 +15,6 @@ export function unstorableTextReason(text: string): string | undefined {
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** String.prototype.isWellFormed (ES2024), spelled out for the ES2022 library types. */
-export function isWellFormedUnicode(text: string): boolean {
+function isWellFormedUnicode(text: string): boolean {
   return !LONE_SURROGATE.test(text);
 }

@@ -5,8 +5,8 @@
  * and JavaScript's Date reads each back, so a write and the next read agree. Leap seconds
  * (second 60) are refused: Date cannot represent them.
  */
-export const EARLIEST_TIMESTAMP = new Date('1970-01-01T00:00:00.000Z');
-export const LATEST_TIMESTAMP = new Date('9999-12-31T23:59:59.999Z');
+const EARLIEST_TIMESTAMP = new Date('1970-01-01T00:00:00.000Z');
+const LATEST_TIMESTAMP = new Date('9999-12-31T23:59:59.999Z');
 
 export const TIMESTAMP_RANGE_TEXT = 'from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z';
 
@@ -25,7 +25,8 @@ export function isAcceptedTimestamp(text: string): boolean {
   if (Number(month) < 1 || Number(month) > 12) return false;
   if (Number(day) < 1 || Number(day) > daysInMonth(Number(year), Number(month))) return false;
   if (Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59) return false;
-  if (zone !== undefined && zone.length === 6 && (Number(zone.slice(1, 3)) > 23 || Number(zone.slice(4)) > 59)) return false;
+  if (zone !== undefined && zone.length === 6 && (Number(zone.slice(1, 3)) > 23 || Number(zone.slice(4)) > 59))
+    return false;
   const instant = new Date(text);
   return !Number.isNaN(instant.getTime()) && isInTimestampRange(instant);
 }

@@ -19,7 +19,7 @@
  */
 import type { Clock } from './clock.ts';
 
-export interface TtlCacheOptions {
+interface TtlCacheOptions {
   /** How long an entry is served after it was stored. */
   ttlMs: number;
   /** At most this many entries; storing one more evicts the least recently used. */

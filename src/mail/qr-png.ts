@@ -17,7 +17,7 @@ import { crc32, deflateSync } from 'node:zlib';
  * serial in alphanumeric mode fits version 2 (25 × 25 modules) at level L and at level M
  * alike, so a lower level would not make the code any smaller.
  */
-export const QR_ERROR_CORRECTION = 'M';
+const QR_ERROR_CORRECTION = 'M';
 /** Pixels per module: whole pixels keep the edges sharp; about 2× the displayed size for print. */
 export const QR_MODULE_PX = 12;
 /** The quiet zone the QR standard asks for around the symbol, in modules. */
@@ -57,7 +57,12 @@ export function qrCodePng(serialNo: string): Buffer {
   header[8] = 1; // bit depth
   header[9] = 0; // colour type: greyscale
   // compression, filter and interlace methods: 0 (the only defined ones, no interlace)
-  return Buffer.concat([PNG_SIGNATURE, chunk('IHDR', header), chunk('IDAT', deflateSync(scanlines)), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    PNG_SIGNATURE,
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(scanlines)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 function chunk(type: string, data: Buffer): Buffer {

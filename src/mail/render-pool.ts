@@ -9,6 +9,8 @@
  * for the same cores as the API and the database, and one thread renders mails faster
  * than an SMTP server takes them.
  */
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { ComposedMail } from './compose.ts';
 import type { RenderRequest, RenderTask } from './render-task.ts';
@@ -19,7 +21,7 @@ export interface MailRenderer {
   close(): Promise<void>;
 }
 
-export interface RenderPoolOptions {
+interface RenderPoolOptions {
   /** The From header of every mail. */
   from: string;
   threads: number;
@@ -36,7 +38,7 @@ export function createRenderPool(opts: RenderPoolOptions): MailRenderer {
   // Worker threads inherit the process's execArgv, so under `--import tsx` (development,
   // tests, `npm start`) they load this TypeScript file as the main thread does.
   const pool = new Piscina<RenderTask, SerializedMail>({
-    filename: new URL('./render-task.ts', import.meta.url).href,
+    filename: new URL(`./render-task${extname(fileURLToPath(import.meta.url))}`, import.meta.url).href,
     minThreads: 0,
     maxThreads: opts.threads,
     idleTimeout: opts.idleTimeoutMs ?? 30_000,

@@ -14,7 +14,7 @@ export interface RenderTask {
   request: RenderRequest;
 }
 
-export async function renderAndCompose(task: RenderTask): Promise<ComposedMail> {
+async function renderAndCompose(task: RenderTask): Promise<ComposedMail> {
   const { request } = task;
   const message = request.kind === 'receipt' ? await renderReceipt(request.input) : await renderETickets(request.input);
   return composeMail(task.from, message);

@@ -17,13 +17,13 @@ export { qrCodePng };
 // Inputs
 // ---------------------------------------------------------------------------------------
 
-export interface MailBuyer {
+interface MailBuyer {
   first_name: string;
   last_name: string | null;
   email: string;
 }
 
-export interface ReceiptLine {
+interface ReceiptLine {
   eventTitle: string;
   performanceStartsAt: Date;
   /** The event's IANA zone: a performance's time is shown where the event happens. */
@@ -51,7 +51,7 @@ export interface ReceiptInput {
   timeZone?: string;
 }
 
-export interface ETicket {
+interface ETicket {
   ticketNo: string;
   /** What the gate scanner reads; encoded in the QR code. */
   serialNo: string;
@@ -95,18 +95,21 @@ export function formatMoney(minor: number, currency: string): string {
  * with its offset and, unless it is UTC, its IANA name, so a buyer abroad reads the
  * local time of the show and knows which zone it is in.
  */
-export function formatDateTime(at: Date, timeZone = 'UTC'): string {
-  const format = cached(dateTimeFormats, timeZone, () =>
-    new Intl.DateTimeFormat(LOCALE, {
-      weekday: 'long',
-      year: 'numeric',
-      month: 'long',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: '2-digit',
-      timeZone,
-      timeZoneName: 'short',
-    }),
+function formatDateTime(at: Date, timeZone = 'UTC'): string {
+  const format = cached(
+    dateTimeFormats,
+    timeZone,
+    () =>
+      new Intl.DateTimeFormat(LOCALE, {
+        weekday: 'long',
+        year: 'numeric',
+        month: 'long',
+        day: 'numeric',
+        hour: 'numeric',
+        minute: '2-digit',
+        timeZone,
+        timeZoneName: 'short',
+      }),
   );
   const local = format.format(at);
   return timeZone === 'UTC' || timeZone === 'Etc/UTC' ? local : `${local} (${timeZone})`;
@@ -135,7 +138,7 @@ function cached<T>(cache: Map<string, T>, key: string, create: () => T): T {
  * A five-character escape is all HTML text and double-quoted attributes need. Written here
  * rather than imported: `escape-html` is only present as a transitive dependency.
  */
-export function escapeHtml(value: string | number): string {
+function escapeHtml(value: string | number): string {
   return String(value).replace(/[&<>"']/g, (ch) => HTML_ENTITIES[ch]!);
 }
 

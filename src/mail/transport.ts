@@ -3,7 +3,7 @@
  *
  * - `SMTP_URL` set: messages go to that SMTP server through nodemailer.
  * - `SMTP_URL` unset: each message is written as an RFC 5322 `.eml` file under
- *   `DATA_DIR/outbox` and counts as delivered (operations.md, section 2).
+ *   `DATA_DIR/outbox` and counts as delivered (README, Configuration: `SMTP_URL`).
  *
  * Either way `send` rejects on failure; retrying is the caller's job (the mail job
  * queue), so nothing here retries or swallows errors.
@@ -36,7 +36,7 @@ export interface MailMessage {
   attachments?: MailAttachment[];
 }
 
-export interface SendResult {
+interface SendResult {
   /** The Message-ID header of the sent message, angle brackets included. */
   messageId: string;
   /** Path of the written `.eml` file; only set by the outbox mailer. */
@@ -52,7 +52,7 @@ export interface Mailer {
   close(): void;
 }
 
-export interface MailerOptions {
+interface MailerOptions {
   /** e.g. `smtp://127.0.0.1:2525`; unset selects the `.eml` outbox. */
   smtpUrl?: string;
   /** The From header, e.g. `Marquee <no-reply@localhost>`. */
@@ -67,8 +67,8 @@ export interface MailerOptions {
   smtpMaxMessages?: number;
 }
 
-export const SMTP_DEFAULT_MAX_CONNECTIONS = 4;
-export const SMTP_DEFAULT_MAX_MESSAGES = 100;
+const SMTP_DEFAULT_MAX_CONNECTIONS = 4;
+const SMTP_DEFAULT_MAX_MESSAGES = 100;
 
 /**
  * The message is handed to nodemailer in slices: its SMTP data stream escapes dots and
@@ -97,8 +97,8 @@ export function createMailer(opts: MailerOptions): Mailer {
     async send(msg) {
       return sendComposed.send(await composeMail(opts.from, msg));
     },
-    sendComposed: sendComposed.send,
-    close: sendComposed.close,
+    sendComposed: (mail) => sendComposed.send(mail),
+    close: () => sendComposed.close(),
   };
 }
 
@@ -182,8 +182,11 @@ function createOutboxSender(outboxDir: string, clock: Clock): ComposedSender {
  * dashes (`2026-06-01T12-00-00.000Z`) because Windows forbids `:` in file names; the
  * message id keeps only characters that are safe in a file name on every platform.
  */
-export function outboxFileName(at: Date, messageId: string): string {
+function outboxFileName(at: Date, messageId: string): string {
   const timestamp = at.toISOString().replace(/:/g, '-');
-  const id = messageId.replace(/^<|>$/g, '').replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 120);
+  const id = messageId
+    .replace(/^<|>$/g, '')
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .slice(0, 120);
   return `${timestamp}-${id || 'message'}.eml`;
 }

@@ -5,9 +5,9 @@
  */
 import type { Executor } from '../db/transaction.ts';
 import { insertDomainEventWithDeliveries } from '../db/repositories/webhooks.ts';
-import { notifyDeliveriesQueued } from '../domain/webhooks/wakeup.ts';
+import { notifyDeliveriesQueued } from './wakeup.ts';
 
-/** The 7 subscribable event types of the spec, plus the synthetic test.ping. */
+/** The 7 subscribable event types (docs/webhooks.md), plus the synthetic test.ping. */
 export const SUBSCRIBABLE_EVENT_TYPES = [
   'order.created',
   'order.paid',
@@ -20,10 +20,10 @@ export const SUBSCRIBABLE_EVENT_TYPES = [
 export type SubscribableEventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
 export type DomainEventType = SubscribableEventType | 'test.ping';
 
-export interface DomainEventInput {
+interface DomainEventInput {
   organizerId: string;
   type: DomainEventType;
-  /** The `data` object of the webhook envelope, exactly the spec's fields for the type. */
+  /** The `data` object of the webhook envelope, exactly the fields docs/webhooks.md lists for the type. */
   data: Record<string, unknown>;
   /** The event's timestamp (the clock's now). */
   at: Date;

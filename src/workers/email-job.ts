@@ -10,9 +10,9 @@ import { createRenderPool } from '../mail/render-pool.ts';
 import { createMailer, type Mailer } from '../mail/transport.ts';
 import type { JobFactory, WorkerDeps } from './index.ts';
 
-export const EMAIL_POLL_INTERVAL_MS = 500;
+const EMAIL_POLL_INTERVAL_MS = 500;
 /** Pause after a pass failed (the database unreachable or slow) before trying again. */
-export const EMAIL_FAILURE_PAUSE_MS = 1000;
+const EMAIL_FAILURE_PAUSE_MS = 1000;
 /**
  * While jobs keep coming (a pass claimed some), the loop rests this many times as long as
  * the pass took before claiming again, so a backlog (an on-sale rush queues two mails per
@@ -20,11 +20,11 @@ export const EMAIL_FAILURE_PAUSE_MS = 1000;
  * pass mostly waits (render threads, SMTP, the database), so a quarter is enough.
  * Nothing about what is sent changes, only when.
  */
-export const EMAIL_BACKLOG_REST_RATIO = 0.25;
+const EMAIL_BACKLOG_REST_RATIO = 0.25;
 /** The rest never exceeds this, so a slow pass (a slow SMTP server) does not stall the queue. */
-export const EMAIL_BACKLOG_MAX_REST_MS = 1_000;
+const EMAIL_BACKLOG_MAX_REST_MS = 1_000;
 
-export function createMailerFor(deps: WorkerDeps): Mailer {
+function createMailerFor(deps: WorkerDeps): Mailer {
   return createMailer({
     smtpUrl: deps.config.smtpUrl,
     from: deps.config.mailFrom,
@@ -47,10 +47,11 @@ export const emailJob: JobFactory = (deps) => {
   let timer: NodeJS.Timeout | undefined;
   let wake: (() => void) | undefined;
 
-  const sleep = (ms: number) => new Promise<void>((resolve) => {
-    wake = resolve;
-    timer = setTimeout(resolve, ms);
-  });
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      wake = resolve;
+      timer = setTimeout(resolve, ms);
+    });
 
   const loop = (async () => {
     while (!stopping) {
@@ -64,7 +65,8 @@ export const emailJob: JobFactory = (deps) => {
           renderer,
           clock: deps.clock,
           concurrency: deps.config.smtpMaxConnections,
-          onError: (err, job) => deps.logger.warn({ err, emailJobId: job.id, attempt: job.attempts }, 'e-mail attempt failed'),
+          onError: (err, job) =>
+            deps.logger.warn({ err, emailJobId: job.id, attempt: job.attempts }, 'e-mail attempt failed'),
         });
       } catch (err) {
         // The database is down or slow: keep looping, after a longer pause.

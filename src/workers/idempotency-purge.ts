@@ -1,23 +1,22 @@
 /**
- * Idempotency key retention (spec: "Keys are ... kept for 24 hours"): deletes keys created
+ * Idempotency key retention (docs/idempotency.md, Retention and purge): deletes keys created
  * 24 hours ago or earlier, in bounded batches, skipping rows a request holds locked. Runs at
  * start and then every PURGE_INTERVAL_MS. Several workers running it at once only skip
  * each other's rows. Expiry itself does not depend on this job: the idempotency layer
  * treats a key older than 24 hours as free even before its row is purged.
  */
-import { purgeIdempotencyKeysCreatedBy } from '../db/repositories/idempotency.ts';
+import { IDEMPOTENCY_RETENTION_MS, purgeIdempotencyKeysCreatedBy } from '../db/repositories/idempotency.ts';
 import type { Db } from '../db/client.ts';
-import { DEFAULT_IDEMPOTENCY_SETTINGS } from '../http/plugins/idempotency.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { JobFactory } from './index.ts';
 
-export const IDEMPOTENCY_PURGE_INTERVAL_MS = 10 * 60 * 1000;
+const IDEMPOTENCY_PURGE_INTERVAL_MS = 10 * 60 * 1000;
 const BATCH = 5000;
 
 /** One purge pass as of the clock's now; returns how many keys went. */
 export async function purgeExpiredIdempotencyKeys(
   deps: { db: Db; clock: Clock },
-  retentionMs: number = DEFAULT_IDEMPOTENCY_SETTINGS.retentionMs,
+  retentionMs: number = IDEMPOTENCY_RETENTION_MS,
 ): Promise<number> {
   const cutoff = new Date(deps.clock.now().getTime() - retentionMs);
   let purged = 0;

@@ -27,7 +27,7 @@ export interface WorkerDeps {
   webhookPollIntervalMs?: number;
 }
 
-export interface RunningJob {
+interface RunningJob {
   name: string;
   /** Stop claiming new work and wait for the work in hand to finish. */
   stop(): Promise<void>;

@@ -1,5 +1,5 @@
 /**
- * Retention (spec: "Delivery logs and event payloads are kept for 30 days"): deletes
+ * Retention (docs/webhooks.md, Retention: delivery logs and event payloads are kept for 30 days): deletes
  * webhook deliveries (with their attempt log) and domain events older than 30 days, in
  * bounded batches so no statement holds locks for long. Runs at start and then every
  * PURGE_INTERVAL_MS; several workers running it at once only repeat each other's
@@ -10,11 +10,11 @@ import type { Db } from '../db/client.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { JobFactory } from './index.ts';
 
-export const RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
-export const PURGE_INTERVAL_MS = 60 * 60 * 1000;
+const RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+const PURGE_INTERVAL_MS = 60 * 60 * 1000;
 const BATCH = 5000;
 
-export interface PurgeResult {
+interface PurgeResult {
   deliveries: number;
   domainEvents: number;
 }

@@ -4,9 +4,11 @@
  *
  * - Claims take up to CLAIM_BATCH due rows at once (FOR UPDATE SKIP LOCKED, leased), at
  *   most PER_ENDPOINT_LEASED per endpoint, into a local queue per endpoint.
- * - Sends start from those queues as slots free up: at most MAX_IN_FLIGHT in all and
- *   PER_ENDPOINT_IN_FLIGHT per endpoint, endpoints taken in turn, so a slow endpoint
- *   (each send bounded by WEBHOOK_TIMEOUT) never holds up the others' sends or claims.
+ * - Sends start from those queues as slots free up: at most MAX_IN_FLIGHT in all,
+ *   WEBHOOK_MAX_IN_FLIGHT_PER_ORGANIZER per organizer and PER_ENDPOINT_IN_FLIGHT per
+ *   endpoint, organizers taken in turn and each organizer's endpoints in turn, so an
+ *   organizer with slow or dead endpoints (each send bounded by WEBHOOK_TIMEOUT) holds
+ *   at most its share of the slots and never holds up another organizer's sends.
  * - Finished sends are recorded in groups (group commit): while one group's statement
  *   runs, the next group accumulates, and while sends are still finishing a small group
  *   waits a few milliseconds for more. See recordAttempts() for what one group costs.
@@ -14,6 +16,13 @@
  *   ago (so an endpoint's url, secret and status are at most that old when used) and
  *   with enough of its lease left for a whole attempt plus its record. Otherwise it is
  *   handed back (only if we still hold its lease) and claimed again later.
+ * - An attempt starts with one read of its endpoint's current url, secret and status,
+ *   shared by every attempt the same pass starts: it signs with the secret of that
+ *   moment, so no attempt that starts after a rotate_secret committed uses the old one,
+ *   and a row whose endpoint was disabled or deleted since its claim is handed back.
+ *   At most START_READS_IN_FLIGHT such reads run at once; slots that free meanwhile
+ *   start together after one. The worker job reads on PostgreSQL connections of its
+ *   own, so in ROLE=all these reads never queue behind API requests for the pool.
  * - A 410 hands back the endpoint's queued rows at once; the endpoint is auto-disabled
  *   when that outcome is recorded, and claims then skip it.
  * - New work is noticed at once: queued in this process, through the in-process wakeup;
@@ -39,38 +48,49 @@ import {
 } from '../domain/webhooks/dispatch.ts';
 import { createWebhookSender, type WebhookSender } from '../domain/webhooks/sender.ts';
 import { systemResolver } from '../domain/webhooks/url-vetting.ts';
-import { onDeliveriesQueued } from '../domain/webhooks/wakeup.ts';
+import { onDeliveriesQueued } from '../outbox/wakeup.ts';
+import { databaseOptions, openDatabase } from '../db/client.ts';
 import { listenOnChannel } from '../db/listen.ts';
-import { DELIVERIES_QUEUED_CHANNEL, releaseDeliveries, type ClaimedDelivery, type HeldLease } from '../db/repositories/webhooks.ts';
+import {
+  DELIVERIES_QUEUED_CHANNEL,
+  endpointsAtStart,
+  releaseDeliveries,
+  type ClaimedDelivery,
+  type EndpointAtStart,
+  type HeldLease,
+} from '../db/repositories/webhooks.ts';
 import type { JobFactory, WorkerDeps } from './index.ts';
 
 /** Sends in flight at once, all endpoints together (sends are I/O, not CPU). */
 export const MAX_IN_FLIGHT = 64;
 /** Rows held in the local queues at most (claims ask for no more than fits). */
-export const MAX_QUEUED = 4 * CLAIM_BATCH;
+const MAX_QUEUED = 4 * CLAIM_BATCH;
 /** A queued row not started within this long of its claim is handed back. */
-export const QUEUE_MAX_WAIT_MS = 1000;
+const QUEUE_MAX_WAIT_MS = 1000;
 /** A queued row is started only with at least WEBHOOK_TIMEOUT + this much lease left. */
 export const RECORD_MARGIN_MS = 10_000;
 /** After a claim that did not fill up, claim again only after this many leases were given back (or a wakeup, or the poll). */
-export const RECLAIM_AFTER_RELEASES = 128;
+const RECLAIM_AFTER_RELEASES = 128;
 /** Outcomes recorded per statement at most. */
-export const RECORD_BATCH = 400;
+const RECORD_BATCH = 400;
 /**
  * While sends are still finishing, a group smaller than this waits up to RECORD_DELAY_MS
  * for more, so recording costs few round trips (a lease is held that much longer).
  */
-export const RECORD_GROUP_MIN = 200;
-export const RECORD_DELAY_MS = 20;
-export const POLL_INTERVAL_MS = 200;
-/** Pause after a claim failed (the database unreachable or slow) before claiming again. */
-export const CLAIM_FAILURE_PAUSE_MS = 1000;
+const RECORD_GROUP_MIN = 200;
+const RECORD_DELAY_MS = 20;
+const POLL_INTERVAL_MS = 200;
+/** Pause after a claim or a start failed (the database unreachable or slow) before trying again. */
+const CLAIM_FAILURE_PAUSE_MS = 1000;
+/** Reads of endpoints for starting attempts in flight at once (the job's own connections). */
+const START_READS_IN_FLIGHT = 2;
 /** Delay after a wakeup, so the queuing transaction has usually committed. */
 const WAKEUP_DELAY_MS = 5;
 
 export function createSenderFor(deps: WorkerDeps): WebhookSender {
   return createWebhookSender({
     allowLoopback: deps.config.webhookAllowLoopback,
+    allowInsecureLoopback: deps.config.webhookAllowInsecureLoopback,
     resolver: deps.webhookResolver ?? systemResolver,
     timeoutMs: deps.config.webhookTimeoutMs,
     ...(deps.webhookCa === undefined ? {} : { ca: deps.webhookCa }),
@@ -91,8 +111,10 @@ interface Queued {
  * flight, and the group recorder. Claiming is the caller's business (enqueue()).
  */
 export class DeliveryPump {
-  private readonly queues = new Map<string, Queued[]>();
+  /** Claimed rows waiting to start: organizer → endpoint → rows in due order. */
+  private readonly queues = new Map<string, Map<string, Queued[]>>();
   private readonly sendingTo = new Map<string, number>();
+  private readonly sendingForOrganizer = new Map<string, number>();
   /** Endpoints that answered 410 and whose disabling is not recorded yet. */
   private readonly gone = new Set<string>();
   private sending = 0;
@@ -100,6 +122,9 @@ export class DeliveryPump {
   private toRecord: FinishedAttempt[] = [];
   private toRelease: HeldLease[] = [];
   private flushing: Promise<void> | null = null;
+  /** Batches of starting attempts whose endpoints are being read. */
+  private startReads = 0;
+  private startRetry: NodeJS.Timeout | null = null;
   private readonly settledWaiters: Array<() => void> = [];
   /** Leases given back (recorded or released) since the counter was last reset. */
   released = 0;
@@ -108,7 +133,13 @@ export class DeliveryPump {
   constructor(
     private readonly ctx: DispatchContext,
     private readonly logger: FastifyBaseLogger,
-    private readonly opts: { maxInFlight: number; keepOutcomes: boolean; onProgress?: () => void },
+    private readonly opts: {
+      maxInFlight: number;
+      keepOutcomes: boolean;
+      onProgress?: () => void;
+      /** Reads endpoints as attempts start; default: endpointsAtStart on the context's database. */
+      readEndpoints?: (ids: string[]) => Promise<Map<string, EndpointAtStart>>;
+    },
   ) {}
 
   get queued(): number {
@@ -121,41 +152,81 @@ export class DeliveryPump {
 
   enqueue(rows: ClaimedDelivery[]): void {
     const claimedAt = performance.now();
-    for (const row of rows) {
-      let queue = this.queues.get(row.endpoint_id);
-      if (!queue) this.queues.set(row.endpoint_id, (queue = []));
-      queue.push({ row, claimedAt });
-      this.queuedCount++;
-    }
+    for (const row of rows) this.queueOf(row).push({ row, claimedAt });
+    this.queuedCount += rows.length;
     this.pump();
+  }
+
+  private queueOf(row: ClaimedDelivery): Queued[] {
+    let endpoints = this.queues.get(row.organizer_id);
+    if (!endpoints) this.queues.set(row.organizer_id, (endpoints = new Map<string, Queued[]>()));
+    let queue = endpoints.get(row.endpoint_id);
+    if (!queue) endpoints.set(row.endpoint_id, (queue = []));
+    return queue;
   }
 
   /** Starts every queued row a slot allows, endpoints in turn; hands back stale rows. */
   pump(): void {
-    let progress = true;
-    while (progress && this.sending < this.opts.maxInFlight && this.queuedCount > 0) {
-      progress = false;
-      for (const [endpointId, queue] of this.queues) {
-        if (this.sending >= this.opts.maxInFlight) break;
-        this.dropStale(endpointId, queue);
-        if (queue.length === 0) {
-          this.queues.delete(endpointId);
-          continue;
+    if (this.startReads < START_READS_IN_FLIGHT && this.startRetry === null) {
+      const batch: Queued[] = [];
+      // Round-robin: each pass gives every organizer with room one row, from its next
+      // endpoint with room; whoever was served moves to the back.
+      let progress = true;
+      while (progress && this.sending < this.opts.maxInFlight && this.queuedCount > 0) {
+        progress = false;
+        for (const organizerId of [...this.queues.keys()]) {
+          if (this.sending >= this.opts.maxInFlight) break;
+          const next = this.takeNext(organizerId);
+          if (next === undefined) continue;
+          this.reserveSlot(next.row);
+          batch.push(next);
+          progress = true;
         }
-        if ((this.sendingTo.get(endpointId) ?? 0) >= PER_ENDPOINT_IN_FLIGHT) continue;
-        const next = queue.shift()!;
-        this.queuedCount--;
-        if (queue.length === 0) this.queues.delete(endpointId);
-        this.start(next.row);
-        progress = true;
       }
+      if (batch.length > 0) this.startBatch(batch);
     }
     this.flush();
   }
 
+  /**
+   * The organizer's next row to start, from its first endpoint (in turn order) with a
+   * free slot, or undefined when it has none or is at its in-flight share. Hands back
+   * the stale rows it passes, and forgets emptied queues.
+   */
+  private takeNext(organizerId: string): Queued | undefined {
+    const endpoints = this.queues.get(organizerId)!;
+    const organizerFull =
+      (this.sendingForOrganizer.get(organizerId) ?? 0) >= this.ctx.config.webhookMaxInFlightPerOrganizer;
+    let next: Queued | undefined;
+    for (const [endpointId, queue] of [...endpoints]) {
+      this.dropStale(endpointId, queue);
+      if (
+        queue.length > 0 &&
+        next === undefined &&
+        !organizerFull &&
+        (this.sendingTo.get(endpointId) ?? 0) < PER_ENDPOINT_IN_FLIGHT
+      ) {
+        next = queue.shift()!;
+        this.queuedCount--;
+        endpoints.delete(endpointId); // to the back of the organizer's turn
+        if (queue.length > 0) endpoints.set(endpointId, queue);
+      } else if (queue.length === 0) {
+        endpoints.delete(endpointId);
+      }
+    }
+    this.queues.delete(organizerId); // to the back of the organizers' turn
+    if (endpoints.size > 0) this.queues.set(organizerId, endpoints);
+    return next;
+  }
+
   /** Hands back every queued row (at stop). */
   releaseQueued(): void {
-    for (const queue of this.queues.values()) for (const q of queue) this.release(q.row);
+    if (this.startRetry !== null) {
+      clearTimeout(this.startRetry);
+      this.startRetry = null;
+    }
+    for (const endpoints of this.queues.values())
+      for (const queue of endpoints.values()) for (const q of queue) this.release(q.row);
     this.queues.clear();
     this.queuedCount = 0;
     this.flush();
@@ -168,7 +239,15 @@ export class DeliveryPump {
   }
 
   private idle(): boolean {
-    return this.queuedCount === 0 && this.sending === 0 && this.flushing === null && this.toRecord.length === 0 && this.toRelease.length === 0;
+    return (
+      this.queuedCount === 0 &&
+      this.sending === 0 &&
+      this.startReads === 0 &&
+      this.startRetry === null &&
+      this.flushing === null &&
+      this.toRecord.length === 0 &&
+      this.toRelease.length === 0
+    );
   }
 
   private dropStale(endpointId: string, queue: Queued[]): void {
@@ -189,9 +268,67 @@ export class DeliveryPump {
     this.toRelease.push({ id: row.id, lockedUntil: row.locked_until });
   }
 
-  private start(row: ClaimedDelivery): void {
+  private reserveSlot(row: ClaimedDelivery): void {
     this.sending++;
-    this.sendingTo.set(row.endpoint_id, (this.sendingTo.get(row.endpoint_id) ?? 0) + 1);
+    increment(this.sendingTo, row.endpoint_id, 1);
+    increment(this.sendingForOrganizer, row.organizer_id, 1);
+  }
+
+  private freeSlot(row: ClaimedDelivery): void {
+    this.sending--;
+    increment(this.sendingTo, row.endpoint_id, -1);
+    increment(this.sendingForOrganizer, row.organizer_id, -1);
+  }
+
+  /**
+   * Reads the endpoints of a batch whose slots are reserved, then sends each row with
+   * its endpoint as it is now. If the read fails, the rows go back to the head of their
+   * queues and the pump tries again after a pause (rows that wait too long meanwhile are
+   * handed back as usual).
+   */
+  private startBatch(batch: Queued[]): void {
+    this.startReads++;
+    const endpointIds = [...new Set(batch.map((q) => q.row.endpoint_id))];
+    (this.opts.readEndpoints ?? ((ids) => endpointsAtStart(this.ctx.db, ids)))(endpointIds)
+      .then(
+        (endpoints) => {
+          for (const { row } of batch) this.startWith(row, endpoints.get(row.endpoint_id));
+        },
+        (err: unknown) => {
+          this.logger.error(
+            { err, deliveryIds: batch.map((q) => q.row.id) },
+            'reading webhook endpoints to start attempts failed; retrying shortly',
+          );
+          for (const queued of batch.reverse()) {
+            this.freeSlot(queued.row);
+            this.queueOf(queued.row).unshift(queued);
+            this.queuedCount++;
+          }
+          if (this.startRetry !== null) return;
+          this.startRetry = setTimeout(() => {
+            this.startRetry = null;
+            this.pump();
+          }, CLAIM_FAILURE_PAUSE_MS);
+        },
+      )
+      .finally(() => {
+        this.startReads--;
+        this.pump();
+      });
+  }
+
+  /** Sends a row signed with its endpoint's current secret, or hands it back if the endpoint no longer takes it. */
+  private startWith(row: ClaimedDelivery, endpoint: EndpointAtStart | undefined): void {
+    // A disabled endpoint still receives its test pings (docs/webhooks.md).
+    if (endpoint === undefined || (endpoint.status !== 'enabled' && row.event_type !== 'test.ping')) {
+      this.freeSlot(row);
+      this.release(row);
+      return;
+    }
+    this.send({ ...row, url: endpoint.url, secret: endpoint.secret, endpoint_status: endpoint.status });
+  }
+
+  private send(row: ClaimedDelivery): void {
     sendAttempt(this.ctx, row)
       .then(
         (finished) => {
@@ -209,10 +346,7 @@ export class DeliveryPump {
         },
       )
       .finally(() => {
-        this.sending--;
-        const left = (this.sendingTo.get(row.endpoint_id) ?? 1) - 1;
-        if (left === 0) this.sendingTo.delete(row.endpoint_id);
-        else this.sendingTo.set(row.endpoint_id, left);
+        this.freeSlot(row);
         this.pump();
         this.opts.onProgress?.();
       });
@@ -246,7 +380,10 @@ export class DeliveryPump {
             const outcomes = await recordAttempts(this.ctx, batch);
             if (this.opts.keepOutcomes) this.outcomes.push(...outcomes);
           } catch (err) {
-            this.logger.error({ err, deliveryIds: batch.map((f) => f.row.id) }, 'webhook delivery attempts failed to record');
+            this.logger.error(
+              { err, deliveryIds: batch.map((f) => f.row.id) },
+              'webhook delivery attempts failed to record',
+            );
           }
           for (const f of batch) if (f.gone) this.gone.delete(f.row.endpoint_id);
           this.released += batch.length;
@@ -263,6 +400,13 @@ export class DeliveryPump {
     if (!this.idle()) return;
     for (const resolve of this.settledWaiters.splice(0)) resolve();
   }
+}
+
+/** Adds `by` to a counter in a map, dropping it at zero. */
+function increment(counts: Map<string, number>, key: string, by: number): void {
+  const value = (counts.get(key) ?? 0) + by;
+  if (value === 0) counts.delete(key);
+  else counts.set(key, value);
 }
 
 /**
@@ -308,12 +452,25 @@ export const webhookDeliveryJob: JobFactory = (deps) => {
     woken = true;
     signal();
   };
-  const pump = new DeliveryPump(ctx, deps.logger, { maxInFlight: MAX_IN_FLIGHT, keepOutcomes: false, onProgress: signal });
+  // Attempt starts read their endpoints on a connection of their own (see the header).
+  const startDatabase = deps.config.databaseUrl
+    ? openDatabase({ ...databaseOptions(deps.config, deps.logger), poolSize: START_READS_IN_FLIGHT })
+    : null;
+  const readEndpoints = async (ids: string[]) =>
+    endpointsAtStart(startDatabase ? (await startDatabase).db : deps.db, ids);
+  const pump = new DeliveryPump(ctx, deps.logger, {
+    maxInFlight: MAX_IN_FLIGHT,
+    keepOutcomes: false,
+    onProgress: signal,
+    readEndpoints,
+  });
   const unsubscribe = onDeliveriesQueued(() => setTimeout(wake, WAKEUP_DELAY_MS));
   // Deliveries queued by other processes (ROLE=api): PostgreSQL's NOTIFY arrives after
   // their commit. On the embedded database there is only this process.
   const listener = deps.config.databaseUrl
-    ? listenOnChannel(deps.config.databaseUrl, DELIVERIES_QUEUED_CHANNEL, wake, deps.logger, { connectTimeoutMs: deps.config.databaseAcquireTimeoutMs })
+    ? listenOnChannel(deps.config.databaseUrl, DELIVERIES_QUEUED_CHANNEL, wake, deps.logger, {
+        connectTimeoutMs: deps.config.databaseAcquireTimeoutMs,
+      })
     : null;
 
   /** Waits for a wakeup, progress of the pump, stop(), or `ms`. */
@@ -349,7 +506,10 @@ export const webhookDeliveryJob: JobFactory = (deps) => {
           const rows = await claimDeliveries(ctx, room);
           if (stopping) {
             // Stop arrived mid-claim: hand the rows back rather than start them.
-            await releaseDeliveries(ctx.db, rows.map((r) => ({ id: r.id, lockedUntil: r.locked_until })));
+            await releaseDeliveries(
+              ctx.db,
+              rows.map((r) => ({ id: r.id, lockedUntil: r.locked_until })),
+            );
             break;
           }
           pump.enqueue(rows);
@@ -379,6 +539,7 @@ export const webhookDeliveryJob: JobFactory = (deps) => {
       unsubscribe();
       await listener?.close();
       await sender.close();
+      if (startDatabase) await (await startDatabase).close();
     },
   };
 };

@@ -5,22 +5,16 @@
  * behind the API's back (SQL here, another instance in production) show within 1 s.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { createTestApp, problemOf, type TestApp, type TestOrganizer } from '../helpers/app.ts';
+import { describe, test } from 'node:test';
+import { problemOf, useOrganizer, useTestApp } from '../helpers/app.ts';
 import { createEvent, eventBody } from '../helpers/catalog.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 describe('GET /v1/events/{id}: the cached detail', () => {
-  let t: TestApp;
-  let org: TestOrganizer;
-  let orgB: TestOrganizer;
-  before(async () => {
-    t = await createTestApp();
-    org = await t.createOrganizer();
-    orgB = await t.createOrganizer();
-  });
-  after(() => t.close());
+  const t = useTestApp();
+  const org = useOrganizer(t);
+  const orgB = useOrganizer(t);
 
   const get = (id: string, key = org.key) => t.api(key, 'GET', `/v1/events/${id}`);
   /** Changes the event behind the API's back, so only a reload from the database shows it. */
@@ -28,16 +22,21 @@ describe('GET /v1/events/{id}: the cached detail', () => {
     t.database.db.updateTable('events').set({ contact_email: email }).where('id', '=', id).execute();
 
   test('the 201 of POST, the first (uncached) GET and the cached GET are the same bytes', async () => {
-    const created = await t.api(org.key, 'POST', '/v1/events', eventBody(t, {
-      performances: [
-        { starts_at: '2026-09-02T19:00:00Z', capacity: 10 },
-        { starts_at: '2026-09-01T19:00:00Z', capacity: 20, title: 'Preview' },
-      ],
-      ticket_types: [
-        { name: 'General', price_minor: 2500, quantity: null },
-        { name: 'Reduced', description: 'Students', price_minor: 1500, quantity: 5 },
-      ],
-    }));
+    const created = await t.api(
+      org.key,
+      'POST',
+      '/v1/events',
+      eventBody(t, {
+        performances: [
+          { starts_at: '2026-09-02T19:00:00Z', capacity: 10 },
+          { starts_at: '2026-09-01T19:00:00Z', capacity: 20, title: 'Preview' },
+        ],
+        ticket_types: [
+          { name: 'General', price_minor: 2500, quantity: null },
+          { name: 'Reduced', description: 'Students', price_minor: 1500, quantity: 5 },
+        ],
+      }),
+    );
     assert.equal(created.statusCode, 201);
     const id = created.json().id as string;
     const uncached = await get(id);
@@ -71,7 +70,10 @@ describe('GET /v1/events/{id}: the cached detail', () => {
   test('PATCH then GET shows the change at once, and the GET equals the 200 of the PATCH', async () => {
     const event = await createEvent(t, org.key);
     await get(event.id); // cached
-    const patched = await t.api(org.key, 'PATCH', `/v1/events/${event.id}`, { title: 'Patched Title', contact_email: 'box@example.com' });
+    const patched = await t.api(org.key, 'PATCH', `/v1/events/${event.id}`, {
+      title: 'Patched Title',
+      contact_email: 'box@example.com',
+    });
     assert.equal(patched.statusCode, 200);
     const after = await get(event.id);
     assert.equal(after.body, patched.body);
@@ -116,7 +118,10 @@ describe('GET /v1/events/{id}: the cached detail', () => {
     const cached = await get(event.id);
     await setContactEmailInSql(event.id, 'owner@example.com');
     const foreign = await get(event.id, orgB.key);
-    assert.deepEqual([foreign.statusCode, foreign.json()], [404, problemOf(404, 'Event not found.')]);
+    assert.deepEqual(
+      [foreign.statusCode, foreign.json()],
+      [404, problemOf(404, 'Event not found.', 'resource_not_found')],
+    );
     assert.equal((await get(event.id)).body, cached.body);
   });
 });

@@ -1,39 +1,68 @@
+import type { ErrorCode } from '../../src/errors/codes.ts';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTestApp, problemOf, type TestApp, type TestOrganizer } from '../helpers/app.ts';
+import {
+  createTestApp,
+  problemOf,
+  type TestApp,
+  type TestOrganizer,
+  useOrganizer,
+  useTestApp,
+} from '../helpers/app.ts';
 import { createEvent, type CreatedEvent } from '../helpers/catalog.ts';
 
 const EVENT_KEYS = [
-  'admission_type', 'category_id', 'contact_email', 'created_at', 'description', 'id', 'image_url', 'is_archived',
-  'object', 'timezone', 'title', 'translations', 'updated_at', 'venue_id',
+  'admission_type',
+  'category_id',
+  'contact_email',
+  'created_at',
+  'description',
+  'id',
+  'image_url',
+  'is_archived',
+  'object',
+  'timezone',
+  'title',
+  'translations',
+  'updated_at',
+  'venue_id',
 ];
 const MALFORMED = ['not-a-uuid', '123', '00000000-0000-0000-0000-00000000000g'];
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
 describe('GET /v1/events and GET /v1/events/{id}', () => {
-  let t: TestApp;
-  let org: TestOrganizer;
-  let orgB: TestOrganizer;
-  before(async () => {
-    t = await createTestApp();
-    org = await t.createOrganizer();
-    orgB = await t.createOrganizer();
-  });
-  after(() => t.close());
+  const t = useTestApp();
+  const org = useOrganizer(t);
+  const orgB = useOrganizer(t);
 
   test('pagination: limit 0 and 101 are refused, an unknown or foreign starting_after is refused', async () => {
     const other = await createEvent(t, orgB.key);
-    for (const [query, detail] of [
-      ['limit=0', '`limit` must be at least 1.'],
-      ['limit=101', '`limit` must be at most 100.'],
-      ['limit=ten', '`limit` must be of type integer.'],
-      [`starting_after=${UNKNOWN}`, `starting_after \`${UNKNOWN}\` is not the id of an item in this list.`],
-      [`starting_after=${other.id}`, `starting_after \`${other.id}\` is not the id of an item in this list.`],
-      ['starting_after=nope', '`starting_after` must be a UUID in the form xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx (hex digits).'],
+    for (const [query, detail, code, param] of [
+      ['limit=0', '`limit` must be at least 1.', 'parameter_invalid', 'limit'],
+      ['limit=101', '`limit` must be at most 100.', 'parameter_invalid', 'limit'],
+      ['limit=ten', '`limit` must be of type integer.', 'parameter_invalid', 'limit'],
+      [
+        `starting_after=${UNKNOWN}`,
+        `starting_after \`${UNKNOWN}\` is not the id of an item in this list.`,
+        'invalid_cursor',
+        'starting_after',
+      ],
+      [
+        `starting_after=${other.id}`,
+        `starting_after \`${other.id}\` is not the id of an item in this list.`,
+        'invalid_cursor',
+        'starting_after',
+      ],
+      [
+        'starting_after=nope',
+        '`starting_after` must be a UUID in the form xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx (hex digits).',
+        'parameter_invalid',
+        'starting_after',
+      ],
     ] as const) {
       const res = await t.api(org.key, 'GET', `/v1/events?${query}`);
       assert.equal(res.statusCode, 400, query);
-      assert.deepEqual(res.json(), problemOf(400, detail));
+      assert.deepEqual(res.json(), problemOf(400, detail, code, param));
     }
     for (const limit of [1, 100]) {
       assert.equal((await t.api(org.key, 'GET', `/v1/events?limit=${limit}`)).statusCode, 200);
@@ -74,12 +103,20 @@ describe('GET /v1/events and GET /v1/events/{id}', () => {
     const lister = await t.createOrganizer();
     const draft = await createEvent(t, lister.key, { publish: false });
     t.clock.advance(1000);
-    const past = await createEvent(t, lister.key, { performances: [{ starts_at: '2001-05-05T20:00:00Z', capacity: 5 }] });
+    const past = await createEvent(t, lister.key, {
+      performances: [{ starts_at: '2001-05-05T20:00:00Z', capacity: 5 }],
+    });
     t.clock.advance(1000);
     const archived = await createEvent(t, lister.key);
-    assert.equal((await t.api(lister.key, 'PATCH', `/v1/events/${archived.id}`, { is_archived: true })).statusCode, 200);
+    assert.equal(
+      (await t.api(lister.key, 'PATCH', `/v1/events/${archived.id}`, { is_archived: true })).statusCode,
+      200,
+    );
     const body = (await t.api(lister.key, 'GET', '/v1/events')).json();
-    assert.deepEqual(body.data.map((e: { id: string }) => e.id), [archived.id, past.id, draft.id]);
+    assert.deepEqual(
+      body.data.map((e: { id: string }) => e.id),
+      [archived.id, past.id, draft.id],
+    );
     const { ticket_types: _tt, ...draftSummary } = draft;
     assert.deepEqual(body.data[2], draftSummary);
     assert.deepEqual(Object.keys(body.data[0]).sort(), EVENT_KEYS);
@@ -95,24 +132,40 @@ describe('GET /v1/events and GET /v1/events/{id}', () => {
     for (const id of [UNKNOWN, ...MALFORMED]) {
       const res = await t.api(org.key, 'GET', `/v1/events/${id}`);
       assert.equal(res.statusCode, 404, id);
-      assert.deepEqual(res.json(), problemOf(404, 'Event not found.'));
+      assert.deepEqual(res.json(), problemOf(404, 'Event not found.', 'resource_not_found'));
     }
     const foreign = await t.api(orgB.key, 'GET', `/v1/events/${mine.id}`);
-    assert.deepEqual([foreign.statusCode, foreign.json()], [404, problemOf(404, 'Event not found.')]);
+    assert.deepEqual(
+      [foreign.statusCode, foreign.json()],
+      [404, problemOf(404, 'Event not found.', 'resource_not_found')],
+    );
   });
 
   test('title and description resolve from the en translation first, else the first available', async () => {
     const event = await createEvent(t, org.key, { title: 'Resolved Title', description: '<p>English</p>' });
     // Written in SQL, behind the API: the cached detail shows it once its 1 s has passed.
     const setTranslations = async (translations: unknown) => {
-      await t.database.db.updateTable('events').set({ translations: JSON.stringify(translations) }).where('id', '=', event.id).execute();
+      await t.database.db
+        .updateTable('events')
+        .set({ translations: JSON.stringify(translations) })
+        .where('id', '=', event.id)
+        .execute();
       t.clock.advance(1000);
     };
-    await setTranslations([{ locale: 'de', title: 'Titel', description: '<p>Deutsch</p>' }, { locale: 'fr', title: 'Titre', description: null }]);
+    await setTranslations([
+      { locale: 'de', title: 'Titel', description: '<p>Deutsch</p>' },
+      { locale: 'fr', title: 'Titre', description: null },
+    ]);
     let body = (await t.api(org.key, 'GET', `/v1/events/${event.id}`)).json();
     assert.deepEqual([body.title, body.description], ['Titel', '<p>Deutsch</p>']);
-    assert.deepEqual(body.translations, [{ locale: 'de', title: 'Titel', description: '<p>Deutsch</p>' }, { locale: 'fr', title: 'Titre', description: null }]);
-    await setTranslations([{ locale: 'de', title: 'Titel', description: '<p>Deutsch</p>' }, { locale: 'en', title: 'Resolved Title', description: null }]);
+    assert.deepEqual(body.translations, [
+      { locale: 'de', title: 'Titel', description: '<p>Deutsch</p>' },
+      { locale: 'fr', title: 'Titre', description: null },
+    ]);
+    await setTranslations([
+      { locale: 'de', title: 'Titel', description: '<p>Deutsch</p>' },
+      { locale: 'en', title: 'Resolved Title', description: null },
+    ]);
     body = (await t.api(org.key, 'GET', `/v1/events/${event.id}`)).json();
     assert.deepEqual([body.title, body.description], ['Resolved Title', null]);
   });
@@ -132,41 +185,81 @@ describe('PATCH /v1/events/{id}', () => {
   after(() => t.close());
 
   const patch = (body: unknown, id = event.id, key = org.key) => t.api(key, 'PATCH', `/v1/events/${id}`, body);
-  const expect400 = async (body: unknown, detail: string) => {
+  const expect400 = async (body: unknown, detail: string, code: ErrorCode, param?: string) => {
     const res = await patch(body);
     assert.equal(res.statusCode, 400, res.body);
-    assert.deepEqual(res.json(), problemOf(400, detail));
+    assert.deepEqual(res.json(), problemOf(400, detail, code, param));
   };
   const x = (n: number, c = 'a') => c.repeat(n);
   const email = (n: number) => `a@${x(n - 6, 'b')}.com`;
   const updatedEvents = () =>
-    t.database.db.selectFrom('domain_events').selectAll().where('type', '=', 'event.updated').orderBy('created_at').execute();
+    t.database.db
+      .selectFrom('domain_events')
+      .selectAll()
+      .where('type', '=', 'event.updated')
+      .orderBy('created_at')
+      .execute();
 
   test('an empty body, unknown keys and wrong types are refused, and change nothing', async () => {
-    await expect400({}, 'Send at least one of `title`, `description`, `contact_email`, `is_archived`.');
-    await expect400({ status: 'published' }, 'Unknown field `status` in body.');
-    await expect400({ title: 'Fine title', image_url: 'https://x' }, 'Unknown field `image_url` in body.');
-    await expect400({ is_archived: 'yes' }, '`is_archived` must be of type boolean.');
-    await expect400({ title: 5 }, '`title` must be of type string.');
-    await expect400({ title: null }, '`title` must be of type string.');
-    await expect400({ contact_email: 12345678901 }, '`contact_email` must be of type string.');
+    await expect400({}, 'Send at least one of `title`, `description`, `contact_email`, `is_archived`.', 'empty_update');
+    await expect400({ status: 'published' }, 'Unknown field `status` in body.', 'parameter_unknown', 'status');
+    await expect400(
+      { title: 'Fine title', image_url: 'https://x' },
+      'Unknown field `image_url` in body.',
+      'parameter_unknown',
+      'image_url',
+    );
+    await expect400(
+      { is_archived: 'yes' },
+      '`is_archived` must be of type boolean.',
+      'parameter_invalid',
+      'is_archived',
+    );
+    await expect400({ title: 5 }, '`title` must be of type string.', 'parameter_invalid', 'title');
+    await expect400({ title: null }, '`title` must be of type string.', 'parameter_invalid', 'title');
+    await expect400(
+      { contact_email: 12345678901 },
+      '`contact_email` must be of type string.',
+      'parameter_invalid',
+      'contact_email',
+    );
     assert.equal((await updatedEvents()).length, 0);
     assert.deepEqual((await t.api(org.key, 'GET', `/v1/events/${event.id}`)).json(), event);
   });
 
   test('title: 2 and 513 refused, 3 and 512 accepted', async () => {
-    await expect400({ title: 'ab' }, '`title` must be at least 3 characters.');
-    await expect400({ title: x(513) }, '`title` must be at most 512 characters.');
+    await expect400({ title: 'ab' }, '`title` must be at least 3 characters.', 'parameter_invalid', 'title');
+    await expect400({ title: x(513) }, '`title` must be at most 512 characters.', 'parameter_invalid', 'title');
     assert.equal((await patch({ title: 'abc' })).json().title, 'abc');
     assert.equal((await patch({ title: x(512, 'z') })).json().title, x(512, 'z'));
     assert.equal((await patch({ title: 'Patch Me' })).json().title, 'Patch Me');
   });
 
   test('contact_email: 9 and 51 characters and no @ refused; 10 and 50 accepted; null clears', async () => {
-    await expect400({ contact_email: 'a@b.co.uk' }, '`contact_email` must be at least 10 characters.');
-    await expect400({ contact_email: email(51) }, '`contact_email` must be at most 50 characters.');
-    await expect400({ contact_email: 'box.example.com' }, '`contact_email` must be an e-mail address such as box@example.com, got "box.example.com".');
-    await expect400({ contact_email: 'box @example.com' }, '`contact_email` must be an e-mail address such as box@example.com, got "box @example.com".');
+    await expect400(
+      { contact_email: 'a@b.co.uk' },
+      '`contact_email` must be at least 10 characters.',
+      'parameter_invalid',
+      'contact_email',
+    );
+    await expect400(
+      { contact_email: email(51) },
+      '`contact_email` must be at most 50 characters.',
+      'parameter_invalid',
+      'contact_email',
+    );
+    await expect400(
+      { contact_email: 'box.example.com' },
+      '`contact_email` must be an e-mail address such as box@example.com, got "box.example.com".',
+      'parameter_invalid',
+      'contact_email',
+    );
+    await expect400(
+      { contact_email: 'box @example.com' },
+      '`contact_email` must be an e-mail address such as box@example.com, got "box @example.com".',
+      'parameter_invalid',
+      'contact_email',
+    );
     assert.equal(email(10).length, 10);
     assert.equal(email(50).length, 50);
     assert.equal((await patch({ contact_email: 'ab@cd.info' })).json().contact_email, 'ab@cd.info');
@@ -175,7 +268,12 @@ describe('PATCH /v1/events/{id}', () => {
   });
 
   test('description: 20001 refused; sanitized; updates the en translation; null clears; absent fields untouched', async () => {
-    await expect400({ description: x(20001) }, '`description` must be at most 20000 characters.');
+    await expect400(
+      { description: x(20001) },
+      '`description` must be at most 20000 characters.',
+      'parameter_invalid',
+      'description',
+    );
     await patch({ contact_email: 'box@example.com' });
     const res = await patch({ description: '<p>New <a href="javascript:x()">text</a><script>1</script></p>' });
     assert.equal(res.statusCode, 200);
@@ -212,7 +310,7 @@ describe('PATCH /v1/events/{id}', () => {
     for (const title of ['Taken Title', 'TAKEN title']) {
       const res = await patch({ title });
       assert.equal(res.statusCode, 409);
-      assert.deepEqual(res.json(), problemOf(409, `An event titled "${title}" already exists.`));
+      assert.deepEqual(res.json(), problemOf(409, `An event titled "${title}" already exists.`, 'resource_exists'));
     }
     assert.equal((await updatedEvents()).length, before, 'a refused update emits nothing');
     // Renaming an event to a different case of its own title is fine.
@@ -230,21 +328,35 @@ describe('PATCH /v1/events/{id}', () => {
     assert.equal(rows.length, before + 1);
     const last = rows.filter((r) => r.data.event_id === draft.id);
     assert.equal(last.length, 1);
-    assert.deepEqual({ organizer_id: last[0]!.organizer_id, type: last[0]!.type, data: last[0]!.data }, { organizer_id: org.id, type: 'event.updated', data: { event_id: draft.id } });
+    assert.deepEqual(
+      { organizer_id: last[0]!.organizer_id, type: last[0]!.type, data: last[0]!.data },
+      { organizer_id: org.id, type: 'event.updated', data: { event_id: draft.id } },
+    );
     // A draft stays a draft: nothing published.
-    const published = await t.database.db.selectFrom('domain_events').select('data').where('type', '=', 'event.published').execute();
+    const published = await t.database.db
+      .selectFrom('domain_events')
+      .select('data')
+      .where('type', '=', 'event.published')
+      .execute();
     assert.ok(!published.some((r) => r.data.event_id === draft.id));
-    const row = await t.database.db.selectFrom('events').select('status').where('id', '=', draft.id).executeTakeFirstOrThrow();
+    const row = await t.database.db
+      .selectFrom('events')
+      .select('status')
+      .where('id', '=', draft.id)
+      .executeTakeFirstOrThrow();
     assert.equal(row.status, 'draft');
   });
 
   test('unknown, malformed and foreign ids answer 404', async () => {
     for (const id of [UNKNOWN, ...MALFORMED]) {
       const res = await patch({ is_archived: true }, id);
-      assert.deepEqual([res.statusCode, res.json()], [404, problemOf(404, 'Event not found.')]);
+      assert.deepEqual([res.statusCode, res.json()], [404, problemOf(404, 'Event not found.', 'resource_not_found')]);
     }
     const foreign = await patch({ title: 'Hijacked' }, event.id, orgB.key);
-    assert.deepEqual([foreign.statusCode, foreign.json()], [404, problemOf(404, 'Event not found.')]);
+    assert.deepEqual(
+      [foreign.statusCode, foreign.json()],
+      [404, problemOf(404, 'Event not found.', 'resource_not_found')],
+    );
     assert.equal((await t.api(org.key, 'GET', `/v1/events/${event.id}`)).json().title, 'Patch Me');
   });
 

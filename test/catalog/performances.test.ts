@@ -12,52 +12,91 @@ describe('performances', () => {
   let org: TestOrganizer;
   let orgB: TestOrganizer;
   let event: CreatedEvent;
-  const starts = ['2026-10-05T19:00:00.000Z', '2026-10-01T19:00:00.000Z', '2026-10-03T19:00:00.000Z', '2026-10-02T19:00:00.000Z', '2026-10-04T19:00:00.000Z'];
+  const starts = [
+    '2026-10-05T19:00:00.000Z',
+    '2026-10-01T19:00:00.000Z',
+    '2026-10-03T19:00:00.000Z',
+    '2026-10-02T19:00:00.000Z',
+    '2026-10-04T19:00:00.000Z',
+  ];
   before(async () => {
     t = await createTestApp();
     org = await t.createOrganizer();
     orgB = await t.createOrganizer();
     event = await createEvent(t, org.key, {
-      performances: starts.map((starts_at, i) => ({ starts_at, capacity: 10 + i, ...(i === 0 ? { title: 'Closing night' } : {}) })),
+      performances: starts.map((starts_at, i) => ({
+        starts_at,
+        capacity: 10 + i,
+        ...(i === 0 ? { title: 'Closing night' } : {}),
+      })),
     });
   });
   after(() => t.close());
 
   test('GET /v1/events/{id}/performances: limit 0/101 and a cursor outside this event are refused', async () => {
     const other = await createEvent(t, org.key);
-    for (const [query, detail] of [
-      ['limit=0', '`limit` must be at least 1.'],
-      ['limit=101', '`limit` must be at most 100.'],
-      [`starting_after=${UNKNOWN}`, `starting_after \`${UNKNOWN}\` is not the id of an item in this list.`],
-      [`starting_after=${performanceIdsOf(other)[0]}`, `starting_after \`${performanceIdsOf(other)[0]}\` is not the id of an item in this list.`],
+    for (const [query, detail, code, param] of [
+      ['limit=0', '`limit` must be at least 1.', 'parameter_invalid', 'limit'],
+      ['limit=101', '`limit` must be at most 100.', 'parameter_invalid', 'limit'],
+      [
+        `starting_after=${UNKNOWN}`,
+        `starting_after \`${UNKNOWN}\` is not the id of an item in this list.`,
+        'invalid_cursor',
+        'starting_after',
+      ],
+      [
+        `starting_after=${performanceIdsOf(other)[0]}`,
+        `starting_after \`${performanceIdsOf(other)[0]}\` is not the id of an item in this list.`,
+        'invalid_cursor',
+        'starting_after',
+      ],
     ] as const) {
       const res = await t.api(org.key, 'GET', `/v1/events/${event.id}/performances?${query}`);
-      assert.deepEqual([res.statusCode, res.json()], [400, problemOf(400, detail)], query);
+      assert.deepEqual([res.statusCode, res.json()], [400, problemOf(400, detail, code, param)], query);
     }
   });
 
   test('GET /v1/events/{id}/performances: unknown, malformed or foreign event answers 404, never an empty list', async () => {
     for (const id of [UNKNOWN, ...MALFORMED]) {
       const res = await t.api(org.key, 'GET', `/v1/events/${id}/performances`);
-      assert.deepEqual([res.statusCode, res.json()], [404, problemOf(404, 'Event not found.')], id);
+      assert.deepEqual(
+        [res.statusCode, res.json()],
+        [404, problemOf(404, 'Event not found.', 'resource_not_found')],
+        id,
+      );
     }
     const foreign = await t.api(orgB.key, 'GET', `/v1/events/${event.id}/performances`);
-    assert.deepEqual([foreign.statusCode, foreign.json()], [404, problemOf(404, 'Event not found.')]);
+    assert.deepEqual(
+      [foreign.statusCode, foreign.json()],
+      [404, problemOf(404, 'Event not found.', 'resource_not_found')],
+    );
   });
 
   test('GET /v1/events/{id}/performances: soonest first, paginated', async () => {
     const all = (await t.api(org.key, 'GET', `/v1/events/${event.id}/performances`)).json();
     assert.equal(all.has_more, false);
-    assert.deepEqual(all.data.map((p: { starts_at: string }) => p.starts_at), [...starts].sort());
+    assert.deepEqual(
+      all.data.map((p: { starts_at: string }) => p.starts_at),
+      [...starts].sort(),
+    );
     const seen: string[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < 3; page++) {
-      const res = (await t.api(org.key, 'GET', `/v1/events/${event.id}/performances?limit=2${cursor ? `&starting_after=${cursor}` : ''}`)).json();
+      const res = (
+        await t.api(
+          org.key,
+          'GET',
+          `/v1/events/${event.id}/performances?limit=2${cursor ? `&starting_after=${cursor}` : ''}`,
+        )
+      ).json();
       seen.push(...res.data.map((p: { id: string }) => p.id));
       assert.equal(res.has_more, page < 2);
       cursor = res.data.at(-1)?.id;
     }
-    assert.deepEqual(seen, all.data.map((p: { id: string }) => p.id));
+    assert.deepEqual(
+      seen,
+      all.data.map((p: { id: string }) => p.id),
+    );
     // The event detail lists prices in the same schedule order.
     assert.deepEqual(performanceIdsOf(event), seen);
   });
@@ -87,7 +126,10 @@ describe('performances', () => {
     const body = (await t.api(org.key, 'GET', `/v1/performances/${untitled.id}`)).json();
     assert.deepEqual([body.title, body.translations], [null, []]);
     const listed = (await t.api(org.key, 'GET', `/v1/events/${event.id}/performances`)).json().data;
-    assert.deepEqual(listed.find((p: { id: string }) => p.id === closing.id), res.json());
+    assert.deepEqual(
+      listed.find((p: { id: string }) => p.id === closing.id),
+      res.json(),
+    );
   });
 
   test('GET /v1/performances/{id} and its availability: unknown, malformed and foreign ids answer 404', async () => {
@@ -95,10 +137,17 @@ describe('performances', () => {
     for (const suffix of ['', '/availability']) {
       for (const id of [UNKNOWN, ...MALFORMED]) {
         const res = await t.api(org.key, 'GET', `/v1/performances/${id}${suffix}`);
-        assert.deepEqual([res.statusCode, res.json()], [404, problemOf(404, 'Performance not found.')], `${id}${suffix}`);
+        assert.deepEqual(
+          [res.statusCode, res.json()],
+          [404, problemOf(404, 'Performance not found.', 'resource_not_found')],
+          `${id}${suffix}`,
+        );
       }
       const foreign = await t.api(orgB.key, 'GET', `/v1/performances/${pid}${suffix}`);
-      assert.deepEqual([foreign.statusCode, foreign.json()], [404, problemOf(404, 'Performance not found.')]);
+      assert.deepEqual(
+        [foreign.statusCode, foreign.json()],
+        [404, problemOf(404, 'Performance not found.', 'resource_not_found')],
+      );
     }
   });
 
@@ -132,7 +181,10 @@ describe('performances', () => {
     before(async () => {
       ev = await createEvent(t, org.key, {
         performances: [{ starts_at: '2026-11-01T19:00:00Z', capacity: 10 }],
-        ticket_types: [{ name: 'Adult', price_minor: 3000 }, { name: 'VIP', price_minor: 9000, quantity: 3 }],
+        ticket_types: [
+          { name: 'Adult', price_minor: 3000 },
+          { name: 'VIP', price_minor: 9000, quantity: 3 },
+        ],
       });
       pid = performanceIdsOf(ev)[0]!;
       [adult, vip] = ev.ticket_types.map((tt) => tt.id) as [string, string];
@@ -156,7 +208,12 @@ describe('performances', () => {
       await expectRemaining(10, 10, 3);
       // Sales are counted from the counters order placement moves.
       await t.database.db.updateTable('performances').set({ sold_count: 7 }).where('id', '=', pid).execute();
-      await t.database.db.updateTable('prices').set({ sold_count: 2 }).where('performance_id', '=', pid).where('ticket_type_id', '=', vip).execute();
+      await t.database.db
+        .updateTable('prices')
+        .set({ sold_count: 2 })
+        .where('performance_id', '=', pid)
+        .where('ticket_type_id', '=', vip)
+        .execute();
       await expectRemaining(3, 3, 1);
       await t.database.db.updateTable('performances').set({ sold_count: 10 }).where('id', '=', pid).execute();
       await expectRemaining(0, 0, 0);
@@ -169,22 +226,45 @@ describe('performances', () => {
       // Lower the cap under an existing hold (as a dashboard edit could).
       const h = await hold({ kind: 'allocation', quantity: 3, ticket_type_id: vip });
       await expectRemaining(7, 7, 0);
-      await t.database.db.updateTable('prices').set({ limited_quantity: 1 }).where('performance_id', '=', pid).where('ticket_type_id', '=', vip).execute();
+      await t.database.db
+        .updateTable('prices')
+        .set({ limited_quantity: 1 })
+        .where('performance_id', '=', pid)
+        .where('ticket_type_id', '=', vip)
+        .execute();
       await expectRemaining(7, 7, 0);
-      await t.database.db.updateTable('prices').set({ limited_quantity: 3 }).where('performance_id', '=', pid).where('ticket_type_id', '=', vip).execute();
+      await t.database.db
+        .updateTable('prices')
+        .set({ limited_quantity: 3 })
+        .where('performance_id', '=', pid)
+        .where('ticket_type_id', '=', vip)
+        .execute();
       await t.admin('DELETE', `/admin/v1/holds/${h.id}`);
       await expectRemaining(10, 10, 3);
     });
 
     test('a type without an active price on the performance is absent', async () => {
-      await t.database.db.updateTable('prices').set({ is_active: false }).where('performance_id', '=', pid).where('ticket_type_id', '=', vip).execute();
+      await t.database.db
+        .updateTable('prices')
+        .set({ is_active: false })
+        .where('performance_id', '=', pid)
+        .where('ticket_type_id', '=', vip)
+        .execute();
       await expectRemaining(10, 10, undefined);
-      await t.database.db.updateTable('prices').set({ is_active: true }).where('performance_id', '=', pid).where('ticket_type_id', '=', vip).execute();
+      await t.database.db
+        .updateTable('prices')
+        .set({ is_active: true })
+        .where('performance_id', '=', pid)
+        .where('ticket_type_id', '=', vip)
+        .execute();
       await expectRemaining(10, 10, 3);
     });
 
     test('a draft performance has availability too', async () => {
-      const draft = await createEvent(t, org.key, { publish: false, performances: [{ starts_at: '2026-11-01T19:00:00Z', capacity: 7 }] });
+      const draft = await createEvent(t, org.key, {
+        publish: false,
+        performances: [{ starts_at: '2026-11-01T19:00:00Z', capacity: 7 }],
+      });
       const res = await t.api(org.key, 'GET', `/v1/performances/${performanceIdsOf(draft)[0]}/availability`);
       assert.deepEqual(res.json(), {
         object: 'availability',

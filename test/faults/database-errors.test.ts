@@ -18,8 +18,16 @@ describe('classifyDatabaseError', () => {
     ['ETIMEDOUT', withCode('ETIMEDOUT'), 'unavailable'],
     ['"Connection terminated unexpectedly"', new Error('Connection terminated unexpectedly'), 'unavailable'],
     ['"Connection terminated"', new Error('Connection terminated'), 'unavailable'],
-    ['"Connection terminated due to connection timeout"', new Error('Connection terminated due to connection timeout'), 'unavailable'],
-    ['a client not queryable after a connection error', new Error('Client has encountered a connection error and is not queryable'), 'unavailable'],
+    [
+      '"Connection terminated due to connection timeout"',
+      new Error('Connection terminated due to connection timeout'),
+      'unavailable',
+    ],
+    [
+      'a client not queryable after a connection error',
+      new Error('Client has encountered a connection error and is not queryable'),
+      'unavailable',
+    ],
     ['08000 connection_exception', withCode('08000'), 'unavailable'],
     ['08003 connection_does_not_exist', withCode('08003'), 'unavailable'],
     ['08006 connection_failure', withCode('08006'), 'unavailable'],
@@ -28,7 +36,11 @@ describe('classifyDatabaseError', () => {
     ['57P02 crash_shutdown', withCode('57P02'), 'unavailable'],
     ['57P03 cannot_connect_now', withCode('57P03', 'the database system is starting up'), 'unavailable'],
     ['53300 too_many_connections', withCode('53300'), 'unavailable'],
-    ['AggregateError of ECONNREFUSED (several addresses)', new AggregateError([withCode('ECONNREFUSED'), withCode('ECONNREFUSED')]), 'unavailable'],
+    [
+      'AggregateError of ECONNREFUSED (several addresses)',
+      new AggregateError([withCode('ECONNREFUSED'), withCode('ECONNREFUSED')]),
+      'unavailable',
+    ],
     ['a cause chain', new Error('wrapped', { cause: withCode('57P01') }), 'unavailable'],
     // Too slow.
     ['57014 statement timeout', withCode('57014', 'canceling statement due to statement timeout'), 'overloaded'],

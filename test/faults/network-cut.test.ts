@@ -59,15 +59,27 @@ describe('a network cut between the service and PostgreSQL', { skip: !onPostgres
     direct = await createTestDatabase();
     proxy = await startTcpProxy(Number(new URL(direct.url!).port || 5432));
     const url = proxy.rewrite(direct.url!);
-    const logger = pino({ level: 'warn' }, { write: (line: string) => logs.push(JSON.parse(line)) }) as unknown as FastifyBaseLogger;
+    const logger = pino(
+      { level: 'warn' },
+      { write: (line: string) => logs.push(JSON.parse(line)) },
+    ) as unknown as FastifyBaseLogger;
     proxied = {
-      ...(await openDatabase({ databaseUrl: url, poolSize: 10, acquireTimeoutMs: ACQUIRE_TIMEOUT_MS, statementTimeoutMs: STATEMENT_TIMEOUT_MS, logger })),
+      ...(await openDatabase({
+        databaseUrl: url,
+        poolSize: 10,
+        acquireTimeoutMs: ACQUIRE_TIMEOUT_MS,
+        statementTimeoutMs: STATEMENT_TIMEOUT_MS,
+        logger,
+      })),
       url,
     };
     dataDir = mkdtempSync(path.join(tmpdir(), 'marquee-cut-'));
     t = await createWebhookTestApp({ database: proxied, env: { DATABASE_URL: url, DATA_DIR: dataDir } });
     sale = await setupSale(t);
-    const endpoint = await t.api(sale.org.key, 'POST', '/v1/webhook_endpoints', { url: receiver.url('/hooks'), event_types: ['order.created'] });
+    const endpoint = await t.api(sale.org.key, 'POST', '/v1/webhook_endpoints', {
+      url: receiver.url('/hooks'),
+      event_types: ['order.created'],
+    });
     assert.equal(endpoint.statusCode, 201);
   });
   after(async () => {
@@ -99,13 +111,13 @@ describe('a network cut between the service and PostgreSQL', { skip: !onPostgres
     assert.equal(before.statusCode, 201);
     const beforeId = before.json().id as string;
 
-    proxy.cut();
+    await proxy.cut();
     // The workers start during the cut: every claim fails until it ends.
     const workers: Workers = startWorkers({
       config: t.config,
       db: proxied.db,
       clock: t.clock,
-      logger: pino({ level: 'silent' }) as unknown as FastifyBaseLogger,
+      logger: pino({ level: 'silent' }),
       webhookResolver: fakeResolver,
       webhookCa: receiver.ca,
       webhookPollIntervalMs: 50,
@@ -117,12 +129,12 @@ describe('a network cut between the service and PostgreSQL', { skip: !onPostgres
       while (Date.now() - cutAt < CUT_MS) {
         const ready = await probe();
         assert.equal(ready.statusCode, 503);
-        assert.deepEqual(ready.json(), problemOf(503, 'The database is not reachable.'));
+        assert.deepEqual(ready.json(), problemOf(503, 'The database is not reachable.', 'database_unavailable'));
         const list = await t.api(sale.org.key, 'GET', '/v1/orders');
         assert.equal(list.statusCode, 503, list.body);
         assert.equal(list.headers['retry-after'], '1');
         assert.equal(list.headers['content-type'], PROBLEM);
-        assert.deepEqual(list.json(), problemOf(503, DATABASE_FAULT_DETAILS.unavailable));
+        assert.deepEqual(list.json(), problemOf(503, DATABASE_FAULT_DETAILS.unavailable, 'database_unavailable'));
         const order = await postOrder(t, sale.org.key, orderBody(sale));
         assert.equal(order.statusCode, 503, order.body);
         assert.equal(order.headers['retry-after'], '1');
@@ -140,7 +152,7 @@ describe('a network cut between the service and PostgreSQL', { skip: !onPostgres
       assert.equal(counter.queries, 1);
       assert.equal(receiver.requests.length, 0, 'nothing was delivered during the cut');
 
-      proxy.restore();
+      await proxy.restore();
       const restoredAt = Date.now();
       const ready = await probe();
       assert.equal(ready.statusCode, 200);
@@ -148,12 +160,16 @@ describe('a network cut between the service and PostgreSQL', { skip: !onPostgres
 
       // The delivery queued before the cut arrives, and the workers keep working: a sale
       // made now is delivered too, and the e-mails of both are sent.
-      await eventually('the delivery queued before the cut', async () => (await orderIdsDelivered()).includes(beforeId));
+      await eventually('the delivery queued before the cut', async () =>
+        (await orderIdsDelivered()).includes(beforeId),
+      );
       console.log(`# delivered ${Date.now() - restoredAt} ms after the cut ended`);
       const afterCut = await postOrder(t, sale.org.key, orderBody(sale));
       assert.equal(afterCut.statusCode, 201);
       afterId = afterCut.json().id as string;
-      await eventually('the delivery of a sale after the cut', async () => (await orderIdsDelivered()).includes(afterId));
+      await eventually('the delivery of a sale after the cut', async () =>
+        (await orderIdsDelivered()).includes(afterId),
+      );
       assert.deepEqual((await orderIdsDelivered()).sort(), [beforeId, afterId].sort());
       await eventually('the e-mails of both sales', async () => {
         const jobs = await direct.db.selectFrom('email_jobs').select(['order_id', 'status']).execute();
@@ -167,7 +183,11 @@ describe('a network cut between the service and PostgreSQL', { skip: !onPostgres
     // The pool reported its lost connections through the logger it was given.
     assert.ok(logs.some((line) => line.level === 40 && line.msg === 'database connection lost; the pool replaces it'));
     // Only the two 201s sold: every 503 during the cut sold nothing.
-    const tickets = await direct.db.selectFrom('tickets').select('order_id').where('performance_id', '=', sale.performanceId).execute();
+    const tickets = await direct.db
+      .selectFrom('tickets')
+      .select('order_id')
+      .where('performance_id', '=', sale.performanceId)
+      .execute();
     assert.deepEqual(tickets.map((row) => row.order_id).sort(), [beforeId, afterId].sort());
   });
 
@@ -180,13 +200,17 @@ describe('a network cut between the service and PostgreSQL', { skip: !onPostgres
       const tookMs = performance.now() - started;
       assert.equal(res.statusCode, 503, res.body);
       assert.equal(res.headers['retry-after'], '1');
-      assert.deepEqual(res.json(), problemOf(503, DATABASE_FAULT_DETAILS.unavailable));
+      assert.deepEqual(res.json(), problemOf(503, DATABASE_FAULT_DETAILS.unavailable, 'database_unavailable'));
       const deadline = STATEMENT_TIMEOUT_MS + ANSWER_MARGIN_MS;
       assert.ok(tookMs >= deadline - 50 && tookMs < deadline + 2000, `answered after ${Math.round(tookMs)} ms`);
     } finally {
-      proxy.restore();
+      await proxy.restore();
     }
-    await eventually('a request succeeds after the partition', async () => (await t.api(sale.org.key, 'GET', '/v1/orders')).statusCode === 200, 3000);
+    await eventually(
+      'a request succeeds after the partition',
+      async () => (await t.api(sale.org.key, 'GET', '/v1/orders')).statusCode === 200,
+      3000,
+    );
     assert.deepEqual(uncaught, []);
   });
 });

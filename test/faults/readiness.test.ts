@@ -21,7 +21,8 @@ describe(`readiness probes share one database query per second (${onPostgres ? '
   });
   after(() => t.close());
 
-  const probes = (n: number) => Promise.all(Array.from({ length: n }, () => t.inject({ method: 'GET', url: '/readyz' })));
+  const probes = (n: number) =>
+    Promise.all(Array.from({ length: n }, () => t.inject({ method: 'GET', url: '/readyz' })));
 
   test('50 concurrent probes cost one query; the next second costs one more', async () => {
     const first = await probes(50);

@@ -45,7 +45,9 @@ describe('statement and lock timeouts on PostgreSQL', { skip: !onPostgres, timeo
   test('the settings are those of the connections', async () => {
     // pg_settings gives both in milliseconds.
     const { rows } = await sql<{ name: string; setting: string }>`
-      SELECT name, setting FROM pg_settings WHERE name IN ('statement_timeout', 'lock_timeout') ORDER BY name`.execute(database.db);
+      SELECT name, setting FROM pg_settings WHERE name IN ('statement_timeout', 'lock_timeout') ORDER BY name`.execute(
+      database.db,
+    );
     assert.deepEqual(rows, [
       { name: 'lock_timeout', setting: String(LOCK_TIMEOUT_MS) },
       { name: 'statement_timeout', setting: String(STATEMENT_TIMEOUT_MS) },
@@ -60,12 +62,16 @@ describe('statement and lock timeouts on PostgreSQL', { skip: !onPostgres, timeo
       const tookMs = performance.now() - started;
       assert.equal(res.statusCode, 503, res.body);
       assert.equal(res.headers['retry-after'], '1');
-      assert.deepEqual(res.json(), problemOf(503, DATABASE_FAULT_DETAILS.overloaded));
+      assert.deepEqual(res.json(), problemOf(503, DATABASE_FAULT_DETAILS.overloaded, 'database_overloaded'));
       assert.ok(tookMs < STATEMENT_TIMEOUT_MS * 5, `answered after ${tookMs} ms: the statement was not cut short`);
     } finally {
       slowStatement = undefined;
     }
-    const sold = await database.db.selectFrom('tickets').select('id').where('performance_id', '=', sale.performanceId).execute();
+    const sold = await database.db
+      .selectFrom('tickets')
+      .select('id')
+      .where('performance_id', '=', sale.performanceId)
+      .execute();
     assert.equal(sold.length, 0);
   });
 
@@ -80,7 +86,7 @@ describe('statement and lock timeouts on PostgreSQL', { skip: !onPostgres, timeo
       const tookMs = performance.now() - started;
       assert.equal(res.statusCode, 503, res.body);
       assert.equal(res.headers['retry-after'], '1');
-      assert.deepEqual(res.json(), problemOf(503, DATABASE_FAULT_DETAILS.busy));
+      assert.deepEqual(res.json(), problemOf(503, DATABASE_FAULT_DETAILS.busy, 'resource_busy'));
       assert.ok(tookMs >= LOCK_TIMEOUT_MS - 5 && tookMs < LOCK_TIMEOUT_MS + 3000, `answered after ${tookMs} ms`);
       await holder.query('ROLLBACK');
       assert.equal((await postOrder(t, sale.org.key, orderBody(sale))).statusCode, 201);

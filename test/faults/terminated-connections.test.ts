@@ -7,12 +7,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createTestApp } from '../helpers/app.ts';
 import type { LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
-import { DATABASE_FAULT_DETAILS } from '../../src/http/errors.ts';
+import { DATABASE_FAULT_DETAILS, DATABASE_FAULT_CODES } from '../../src/http/errors.ts';
+import type { DatabaseFault } from '../../src/db/errors.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { onPostgres, testDatabaseUrl } from '../helpers/database.ts';
-import { createOrdersTestApp, orderBody, postOrder, setupSale, type Sale } from '../helpers/orders.ts';
+import { orderBody, postOrder, setupSale, type Sale } from '../helpers/orders.ts';
 
 const PROBLEM = 'application/problem+json; charset=utf-8';
 /** A request slower than this counts as hung. */
@@ -27,7 +29,7 @@ interface Outcome {
   status: number;
 }
 
-describe('PostgreSQL terminates the service\'s connections', { skip: !onPostgres, timeout: 120_000 }, () => {
+describe("PostgreSQL terminates the service's connections", { skip: !onPostgres, timeout: 120_000 }, () => {
   let t: TestApp;
   let sale: Sale;
   let admin: pg.Client;
@@ -40,7 +42,7 @@ describe('PostgreSQL terminates the service\'s connections', { skip: !onPostgres
   before(async () => {
     process.on('uncaughtException', recordUncaught);
     process.on('unhandledRejection', recordUncaught);
-    t = await createOrdersTestApp();
+    t = await createTestApp();
     sale = await setupSale(t, { event: { performances: [{ starts_at: '2027-05-01T19:00:00Z', capacity: 100_000 }] } });
     databaseName = new URL(t.database.url!).pathname.slice(1);
     admin = new pg.Client({ connectionString: testDatabaseUrl });
@@ -64,7 +66,10 @@ describe('PostgreSQL terminates the service\'s connections', { skip: !onPostgres
   }
 
   async function backendCount(): Promise<number> {
-    const { rows } = await admin.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [databaseName]);
+    const { rows } = await admin.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1',
+      [databaseName],
+    );
     return rows[0]!.n;
   }
 
@@ -83,8 +88,12 @@ describe('PostgreSQL terminates the service\'s connections', { skip: !onPostgres
     assert.equal(res.headers['retry-after'], '1');
     assert.equal(res.headers['content-type'], PROBLEM);
     const body = res.json();
-    assert.deepEqual(Object.keys(body).sort(), ['detail', 'status', 'title', 'type']);
-    assert.ok(Object.values(DATABASE_FAULT_DETAILS).includes(body.detail), body.detail);
+    assert.deepEqual(Object.keys(body).sort(), ['code', 'detail', 'status', 'title', 'type']);
+    const fault = (Object.keys(DATABASE_FAULT_DETAILS) as DatabaseFault[]).find(
+      (f) => DATABASE_FAULT_DETAILS[f] === body.detail,
+    );
+    assert.ok(fault, body.detail);
+    assert.equal(body.code, DATABASE_FAULT_CODES[fault]);
   }
 
   async function read(): Promise<Outcome> {
@@ -92,7 +101,8 @@ describe('PostgreSQL terminates the service\'s connections', { skip: !onPostgres
     // The event detail and API-key caches are per second of the app clock: move it on, so
     // reads reach the database as much as the orders do.
     t.clock.advance(1000);
-    const url = Math.random() < 0.5 ? `/v1/events/${sale.event.id}` : `/v1/performances/${sale.performanceId}/availability`;
+    const url =
+      Math.random() < 0.5 ? `/v1/events/${sale.event.id}` : `/v1/performances/${sale.performanceId}/availability`;
     const res = await within(t.api(sale.org.key, 'GET', url), `GET ${url}`);
     assertAcceptable(res, 200, `GET ${url}`);
     return { kind: 'read', startedAt, endedAt: performance.now(), status: res.statusCode };
@@ -145,7 +155,9 @@ describe('PostgreSQL terminates the service\'s connections', { skip: !onPostgres
     assert.deepEqual(uncaught, []);
     const recoveryMs = Math.max(await recoveredAfter(read, terminatedAt), await recoveredAfter(order, terminatedAt));
     assert.ok(recoveryMs < RECOVERY_MS, `recovered after ${recoveryMs} ms`);
-    console.log(`# idle: first requests ${outcomes.map((o) => o.status).join(',')}, recovered ${Math.round(recoveryMs)} ms after the termination`);
+    console.log(
+      `# idle: first requests ${outcomes.map((o) => o.status).join(',')}, recovered ${Math.round(recoveryMs)} ms after the termination`,
+    );
   });
 
   test('connections terminated under load: 200/201 or 503 + retry-after, none hangs, sales match the 201s', async () => {
@@ -159,7 +171,11 @@ describe('PostgreSQL terminates the service\'s connections', { skip: !onPostgres
 
     // Terminate once the load is in full swing: some reads and orders answered already.
     const warm = Date.now() + 10_000;
-    while (!(['read', 'order'] as const).every((kind) => outcomes.filter((o) => o.kind === kind && o.status !== 503).length >= 6)) {
+    while (
+      !(['read', 'order'] as const).every(
+        (kind) => outcomes.filter((o) => o.kind === kind && o.status !== 503).length >= 6,
+      )
+    ) {
       assert.ok(Date.now() < warm, 'the load never got going');
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
@@ -174,12 +190,19 @@ describe('PostgreSQL terminates the service\'s connections', { skip: !onPostgres
     assert.ok(terminated >= 2, `terminated ${terminated} backends under load`);
     for (const kind of ['read', 'order'] as const) {
       const mine = outcomes.filter((o) => o.kind === kind);
-      assert.ok(mine.some((o) => o.endedAt < terminatedAt && o.status !== 503), `${kind}s succeeded before the termination`);
+      assert.ok(
+        mine.some((o) => o.endedAt < terminatedAt && o.status !== 503),
+        `${kind}s succeeded before the termination`,
+      );
       const recovered = mine.find((o) => o.startedAt > terminatedAt && o.status !== 503);
       assert.ok(recovered, `${kind}s succeeded again after the termination`);
-      assert.ok(recovered.endedAt - terminatedAt < RECOVERY_MS, `${kind}s recovered after ${recovered.endedAt - terminatedAt} ms`);
+      assert.ok(
+        recovered.endedAt - terminatedAt < RECOVERY_MS,
+        `${kind}s recovered after ${recovered.endedAt - terminatedAt} ms`,
+      );
     }
-    const count = (kind: string, status: number) => outcomes.filter((o) => o.kind === kind && o.status === status).length;
+    const count = (kind: string, status: number) =>
+      outcomes.filter((o) => o.kind === kind && o.status === status).length;
     console.log(
       `# load: terminated ${terminated} backends; reads ${count('read', 200)} x 200, ${count('read', 503)} x 503; ` +
         `orders ${count('order', 201)} x 201, ${count('order', 503)} x 503`,
@@ -192,7 +215,11 @@ describe('PostgreSQL terminates the service\'s connections', { skip: !onPostgres
       .where('performance_id', '=', sale.performanceId)
       .executeTakeFirstOrThrow();
     assert.equal(Number(tickets.n), sold);
-    const performance_ = await t.database.db.selectFrom('performances').select('sold_count').where('id', '=', sale.performanceId).executeTakeFirstOrThrow();
+    const performance_ = await t.database.db
+      .selectFrom('performances')
+      .select('sold_count')
+      .where('id', '=', sale.performanceId)
+      .executeTakeFirstOrThrow();
     assert.equal(performance_.sold_count, sold);
     const availability = await t.api(sale.org.key, 'GET', `/v1/performances/${sale.performanceId}/availability`);
     assert.equal(availability.json().performance_remaining, 100_000 - sold);

@@ -5,24 +5,19 @@
  * another instance in production) applies within 2 s; expiry is checked on every request.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { hashApiKey } from '../../src/domain/auth/api-keys.ts';
-import { createTestApp, type TestApp, type TestOrganizer } from '../helpers/app.ts';
+import { useOrganizer, useTestApp } from '../helpers/app.ts';
 import { eventBody } from '../helpers/catalog.ts';
 
 describe('API key lookup cache', () => {
-  let t: TestApp;
-  let org: TestOrganizer;
-  before(async () => {
-    t = await createTestApp();
-    org = await t.createOrganizer();
-  });
-  after(() => t.close());
+  const t = useTestApp();
+  const org = useOrganizer(t);
 
   const newKey = async (body: Record<string, unknown> = { scopes: ['read', 'write'] }) => {
     const res = await t.admin('POST', `/admin/v1/organizers/${org.id}/api_keys`, body);
     assert.equal(res.statusCode, 201);
-    return res.json() as { id: string; key: string };
+    return res.json<{ id: string; key: string }>();
   };
   const status = async (key: string) => (await t.api(key, 'GET', '/v1/events')).statusCode;
   const revokeInSql = (id: string) =>
@@ -52,7 +47,10 @@ describe('API key lookup cache', () => {
   });
 
   test('expiry is checked on every request against the clock, from the cached row', async () => {
-    const { key } = await newKey({ scopes: ['read'], expires_at: new Date(t.clock.now().getTime() + 1500).toISOString() });
+    const { key } = await newKey({
+      scopes: ['read'],
+      expires_at: new Date(t.clock.now().getTime() + 1500).toISOString(),
+    });
     assert.equal(await status(key), 200);
     t.clock.advance(1499);
     assert.equal(await status(key), 200, 'cached and not yet expired');

@@ -1,17 +1,16 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { createTestApp, problemOf, type TestApp, type TestOrganizer } from '../helpers/app.ts';
+import { describe, test } from 'node:test';
+import { problemOf, useOrganizer, useTestApp } from '../helpers/app.ts';
 
-const GENERIC_401 = problemOf(401, 'A valid API key is required: send it as "Authorization: Bearer <key>".');
+const GENERIC_401 = problemOf(
+  401,
+  'A valid API key is required: send it as "Authorization: Bearer <key>".',
+  'unauthorized',
+);
 
 describe('API key authentication and scopes', () => {
-  let t: TestApp;
-  let org: TestOrganizer;
-  before(async () => {
-    t = await createTestApp();
-    org = await t.createOrganizer();
-  });
-  after(() => t.close());
+  const t = useTestApp();
+  const org = useOrganizer(t);
 
   const assert401 = (res: { statusCode: number; headers: Record<string, unknown>; json(): unknown }) => {
     assert.equal(res.statusCode, 401);
@@ -31,7 +30,13 @@ describe('API key authentication and scopes', () => {
   });
 
   test('a key sent as a cookie is never read', async () => {
-    assert401(await t.inject({ method: 'GET', url: '/v1/events', headers: { cookie: `authorization=Bearer ${org.key}; api_key=${org.key}` } }));
+    assert401(
+      await t.inject({
+        method: 'GET',
+        url: '/v1/events',
+        headers: { cookie: `authorization=Bearer ${org.key}; api_key=${org.key}` },
+      }),
+    );
   });
 
   test('a revoked key answers the same 401, from the next request on', async () => {
@@ -46,7 +51,10 @@ describe('API key authentication and scopes', () => {
 
   test('an expired key answers the same 401 once its expiry passes on the clock', async () => {
     const expiresAt = new Date(t.clock.now().getTime() + 60_000).toISOString();
-    const created = await t.admin('POST', `/admin/v1/organizers/${org.id}/api_keys`, { scopes: ['read'], expires_at: expiresAt });
+    const created = await t.admin('POST', `/admin/v1/organizers/${org.id}/api_keys`, {
+      scopes: ['read'],
+      expires_at: expiresAt,
+    });
     assert.equal(created.statusCode, 201);
     const { key } = created.json();
     assert.equal((await t.api(key, 'GET', '/v1/nothing-here')).statusCode, 404);
@@ -55,12 +63,19 @@ describe('API key authentication and scopes', () => {
   });
 
   test('keys carry the mqk_ prefix and at least 128 bits of randomness, and are stored only as a hash', async () => {
-    const created = await t.admin('POST', `/admin/v1/organizers/${org.id}/api_keys`, { scopes: ['read', 'write'], name: 'ci' });
+    const created = await t.admin('POST', `/admin/v1/organizers/${org.id}/api_keys`, {
+      scopes: ['read', 'write'],
+      name: 'ci',
+    });
     const body = created.json();
     assert.match(body.key, /^mqk_[A-Za-z0-9_-]{32}$/);
     assert.equal(Buffer.from(body.key.slice(4), 'base64url').length * 8, 192);
     assert.deepEqual(Object.keys(body).sort(), ['created_at', 'expires_at', 'id', 'key', 'object', 'scopes']);
-    const row = await t.database.db.selectFrom('api_keys').selectAll().where('id', '=', body.id).executeTakeFirstOrThrow();
+    const row = await t.database.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('id', '=', body.id)
+      .executeTakeFirstOrThrow();
     assert.equal(row.key_hash.length, 32);
     assert.ok(!JSON.stringify(row).includes(body.key.slice(4)), 'the raw key is not stored');
   });
@@ -68,16 +83,26 @@ describe('API key authentication and scopes', () => {
   test('a valid key without the scope answers 403', async () => {
     const readOnlyWrite = await t.api(org.readKey, 'POST', '/v1/events', {});
     assert.equal(readOnlyWrite.statusCode, 403);
-    assert.deepEqual(readOnlyWrite.json(), problemOf(403, 'This API key lacks the `write` scope that POST requests need.'));
+    assert.deepEqual(
+      readOnlyWrite.json(),
+      problemOf(403, 'This API key lacks the `write` scope that POST requests need.', 'forbidden_scope'),
+    );
     const writeOnlyRead = await t.api(org.writeKey, 'GET', '/v1/events');
     assert.equal(writeOnlyRead.statusCode, 403);
-    assert.deepEqual(writeOnlyRead.json(), problemOf(403, 'This API key lacks the `read` scope that GET requests need.'));
+    assert.deepEqual(
+      writeOnlyRead.json(),
+      problemOf(403, 'This API key lacks the `read` scope that GET requests need.', 'forbidden_scope'),
+    );
   });
 
   test('admin API: a wrong or missing admin token answers 401', async () => {
     const missing = await t.inject({ method: 'GET', url: `/admin/v1/organizers/${org.id}` });
     assert.equal(missing.statusCode, 401);
-    const wrong = await t.inject({ method: 'GET', url: `/admin/v1/organizers/${org.id}`, headers: { authorization: `Bearer ${org.key}` } });
+    const wrong = await t.inject({
+      method: 'GET',
+      url: `/admin/v1/organizers/${org.id}`,
+      headers: { authorization: `Bearer ${org.key}` },
+    });
     assert.equal(wrong.statusCode, 401);
     assert.equal(wrong.headers['content-type'], 'application/problem+json; charset=utf-8');
   });
@@ -86,10 +111,15 @@ describe('API key authentication and scopes', () => {
     const bad = await t.admin('POST', `/admin/v1/organizers/${org.id}/api_keys`, { scopes: ['admin'] });
     assert.equal(bad.statusCode, 400);
     const empty = await t.admin('POST', `/admin/v1/organizers/${org.id}/api_keys`, { scopes: [] });
-    assert.deepEqual(empty.json(), problemOf(400, '`scopes` must have at least 1 item.'));
-    const unknownOrg = await t.admin('POST', `/admin/v1/organizers/00000000-0000-4000-8000-000000000000/api_keys`, { scopes: ['read'] });
-    assert.deepEqual(unknownOrg.json(), problemOf(404, 'Organizer not found.'));
+    assert.deepEqual(
+      empty.json(),
+      problemOf(400, '`scopes` must have at least 1 item.', 'parameter_invalid', 'scopes'),
+    );
+    const unknownOrg = await t.admin('POST', `/admin/v1/organizers/00000000-0000-4000-8000-000000000000/api_keys`, {
+      scopes: ['read'],
+    });
+    assert.deepEqual(unknownOrg.json(), problemOf(404, 'Organizer not found.', 'resource_not_found'));
     const unknownKey = await t.admin('POST', `/admin/v1/api_keys/00000000-0000-4000-8000-000000000000/revoke`);
-    assert.deepEqual(unknownKey.json(), problemOf(404, 'API key not found.'));
+    assert.deepEqual(unknownKey.json(), problemOf(404, 'API key not found.', 'resource_not_found'));
   });
 });

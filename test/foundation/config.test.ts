@@ -3,29 +3,57 @@ import { describe, test } from 'node:test';
 import { ConfigError, loadConfig, parseDuration } from '../../src/config.ts';
 
 describe('configuration', () => {
-  test('defaults are those of operations.md section 2', () => {
+  test('defaults are those of the Configuration table of the README', () => {
     const config = loadConfig({});
     assert.deepEqual(config, {
-      port: 3000, host: '127.0.0.1', dataDir: './data', dataDirLockWaitMs: 25_000, databaseUrl: undefined, databasePoolSize: 10,
-      databaseAcquireTimeoutMs: 5_000, databaseStatementTimeoutMs: 30_000, databaseLockTimeoutMs: 10_000, redisUrl: undefined,
-      adminToken: undefined, role: 'all', workerJobs: ['webhooks', 'email', 'purge'], smtpUrl: undefined, mailFrom: 'Marquee <no-reply@localhost>',
-      smtpMaxConnections: 4, smtpMaxMessages: 100, mailRenderThreads: 1,
+      port: 3000,
+      host: '127.0.0.1',
+      dataDir: './data',
+      dataDirLockWaitMs: 25_000,
+      databaseUrl: undefined,
+      databasePoolSize: 10,
+      databaseAcquireTimeoutMs: 5_000,
+      databaseStatementTimeoutMs: 30_000,
+      databaseLockTimeoutMs: 10_000,
+      redisUrl: undefined,
+      adminToken: undefined,
+      role: 'all',
+      workerJobs: ['webhooks', 'email', 'purge'],
+      smtpUrl: undefined,
+      mailFrom: 'Marquee <no-reply@localhost>',
+      smtpMaxConnections: 4,
+      smtpMaxMessages: 100,
+      mailRenderThreads: 1,
       webhookAllowLoopback: false,
+      webhookAllowInsecureLoopback: false,
       webhookRetryDelaysMs: [30_000, 120_000, 600_000, 3_600_000, 21_600_000, 86_400_000],
       webhookTimeoutMs: 15_000,
+      webhookMaxEndpointsPerOrganizer: 20,
+      webhookMaxInFlightPerOrganizer: 16,
       rateLimits: { preauth: 600, read: 300, write: 60 },
-      trustProxy: false, logLevel: 'info',
+      trustProxy: false,
+      logLevel: 'info',
       http: {
-        requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, idleTimeoutMs: 60_000,
-        maxConnections: 10_000, maxConnectionsPerIp: 256, maxHeaderBytes: 16_384,
+        requestTimeoutMs: 30_000,
+        headersTimeoutMs: 10_000,
+        keepAliveTimeoutMs: 5_000,
+        idleTimeoutMs: 60_000,
+        maxConnections: 10_000,
+        maxConnectionsPerIp: 256,
+        maxHeaderBytes: 16_384,
       },
-      idempotencyLeaseMs: 5_000, testHoldIdempotentRequestsMs: undefined,
+      idempotencyLeaseMs: 5_000,
+      testHoldIdempotentRequestsMs: undefined,
     });
     assert.ok(Object.isFrozen(config));
   });
 
   test('the database timeouts read as durations', () => {
-    const config = loadConfig({ DATABASE_ACQUIRE_TIMEOUT: '250ms', DATABASE_STATEMENT_TIMEOUT: '2m', DATABASE_LOCK_TIMEOUT: '3s' });
+    const config = loadConfig({
+      DATABASE_ACQUIRE_TIMEOUT: '250ms',
+      DATABASE_STATEMENT_TIMEOUT: '2m',
+      DATABASE_LOCK_TIMEOUT: '3s',
+    });
     assert.equal(config.databaseAcquireTimeoutMs, 250);
     assert.equal(config.databaseStatementTimeoutMs, 120_000);
     assert.equal(config.databaseLockTimeoutMs, 3_000);
@@ -38,18 +66,31 @@ describe('configuration', () => {
 
   test('HTTP_* set the HTTP server bounds; 0 turns the per-address cap off', () => {
     const config = loadConfig({
-      HTTP_REQUEST_TIMEOUT: '2s', HTTP_HEADERS_TIMEOUT: '2s', HTTP_KEEP_ALIVE_TIMEOUT: '500ms', HTTP_IDLE_TIMEOUT: '1m',
-      HTTP_MAX_CONNECTIONS: '50', HTTP_MAX_CONNECTIONS_PER_IP: '0', HTTP_MAX_HEADER_SIZE: '8192',
+      HTTP_REQUEST_TIMEOUT: '2s',
+      HTTP_HEADERS_TIMEOUT: '2s',
+      HTTP_KEEP_ALIVE_TIMEOUT: '500ms',
+      HTTP_IDLE_TIMEOUT: '1m',
+      HTTP_MAX_CONNECTIONS: '50',
+      HTTP_MAX_CONNECTIONS_PER_IP: '0',
+      HTTP_MAX_HEADER_SIZE: '8192',
     });
     assert.deepEqual(config.http, {
-      requestTimeoutMs: 2_000, headersTimeoutMs: 2_000, keepAliveTimeoutMs: 500, idleTimeoutMs: 60_000,
-      maxConnections: 50, maxConnectionsPerIp: 0, maxHeaderBytes: 8192,
+      requestTimeoutMs: 2_000,
+      headersTimeoutMs: 2_000,
+      keepAliveTimeoutMs: 500,
+      idleTimeoutMs: 60_000,
+      maxConnections: 50,
+      maxConnectionsPerIp: 0,
+      maxHeaderBytes: 8192,
     });
   });
 
   test('IDEMPOTENCY_LEASE sets the lease; the test hold is honoured only with NODE_ENV=test', () => {
     assert.equal(loadConfig({ IDEMPOTENCY_LEASE: '2s' }).idempotencyLeaseMs, 2_000);
-    assert.equal(loadConfig({ NODE_ENV: 'test', TEST_HOLD_IDEMPOTENT_REQUESTS: '30s' }).testHoldIdempotentRequestsMs, 30_000);
+    assert.equal(
+      loadConfig({ NODE_ENV: 'test', TEST_HOLD_IDEMPOTENT_REQUESTS: '30s' }).testHoldIdempotentRequestsMs,
+      30_000,
+    );
     assert.equal(loadConfig({ NODE_ENV: 'test' }).testHoldIdempotentRequestsMs, undefined);
   });
 
@@ -64,33 +105,93 @@ describe('configuration', () => {
 
   const invalid: Array<[Record<string, string>, string]> = [
     [{ PORT: 'abc' }, 'Invalid configuration: PORT must be an integer from 0 to 65535, got "abc".'],
-    [{ DATABASE_POOL_SIZE: '0' }, 'Invalid configuration: DATABASE_POOL_SIZE must be an integer from 1 to 1000, got "0".'],
+    [
+      { DATABASE_POOL_SIZE: '0' },
+      'Invalid configuration: DATABASE_POOL_SIZE must be an integer from 1 to 1000, got "0".',
+    ],
     [{ PORT: '70000' }, 'Invalid configuration: PORT must be an integer from 0 to 65535, got "70000".'],
     [{ ROLE: 'cron' }, 'Invalid configuration: ROLE must be api, worker or all, got "cron".'],
-    [{ WORKER_JOBS: 'webhooks,mail' }, 'Invalid configuration: WORKER_JOBS must be a comma-separated list of webhooks, email, purge, got "mail".'],
-    [{ DATABASE_URL: 'mysql://x' }, 'Invalid configuration: DATABASE_URL must be a URL starting with postgres:// or postgresql://.'],
+    [
+      { WORKER_JOBS: 'webhooks,mail' },
+      'Invalid configuration: WORKER_JOBS must be a comma-separated list of webhooks, email, purge, got "mail".',
+    ],
+    [
+      { DATABASE_URL: 'mysql://x' },
+      'Invalid configuration: DATABASE_URL must be a URL starting with postgres:// or postgresql://.',
+    ],
     [{ REDIS_URL: 'not a url' }, 'Invalid configuration: REDIS_URL must be a URL.'],
-    [{ WEBHOOK_ALLOW_LOOPBACK: 'yes' }, 'Invalid configuration: WEBHOOK_ALLOW_LOOPBACK must be true or false, got "yes".'],
-    [{ WEBHOOK_RETRY_DELAYS: '30s,soon' }, 'Invalid configuration: WEBHOOK_RETRY_DELAYS must be a comma-separated list of durations like 30s,2m,10m, got "soon".'],
-    [{ DATA_DIR_LOCK_WAIT: '25' }, 'Invalid configuration: DATA_DIR_LOCK_WAIT must be a duration like 50ms, 2s, 10m or 1h, got "25".'],
-    [{ WEBHOOK_TIMEOUT: '15' }, 'Invalid configuration: WEBHOOK_TIMEOUT must be a duration like 50ms, 2s, 10m or 1h, got "15".'],
-    [{ DATABASE_ACQUIRE_TIMEOUT: '5' }, 'Invalid configuration: DATABASE_ACQUIRE_TIMEOUT must be a duration like 50ms, 2s, 10m or 1h, got "5".'],
-    [{ DATABASE_STATEMENT_TIMEOUT: '0s' }, 'Invalid configuration: DATABASE_STATEMENT_TIMEOUT must be a duration like 50ms, 2s, 10m or 1h, got "0s".'],
-    [{ DATABASE_LOCK_TIMEOUT: 'long' }, 'Invalid configuration: DATABASE_LOCK_TIMEOUT must be a duration like 50ms, 2s, 10m or 1h, got "long".'],
-    [{ RATE_LIMIT_WRITE_PER_MIN: '0' }, 'Invalid configuration: RATE_LIMIT_WRITE_PER_MIN must be an integer from 1 to 10000000, got "0".'],
+    [
+      { WEBHOOK_ALLOW_LOOPBACK: 'yes' },
+      'Invalid configuration: WEBHOOK_ALLOW_LOOPBACK must be true or false, got "yes".',
+    ],
+    [
+      { WEBHOOK_RETRY_DELAYS: '30s,soon' },
+      'Invalid configuration: WEBHOOK_RETRY_DELAYS must be a comma-separated list of durations like 30s,2m,10m, got "soon".',
+    ],
+    [
+      { DATA_DIR_LOCK_WAIT: '25' },
+      'Invalid configuration: DATA_DIR_LOCK_WAIT must be a duration like 50ms, 2s, 10m or 1h, got "25".',
+    ],
+    [
+      { WEBHOOK_TIMEOUT: '15' },
+      'Invalid configuration: WEBHOOK_TIMEOUT must be a duration like 50ms, 2s, 10m or 1h, got "15".',
+    ],
+    [
+      { DATABASE_ACQUIRE_TIMEOUT: '5' },
+      'Invalid configuration: DATABASE_ACQUIRE_TIMEOUT must be a duration like 50ms, 2s, 10m or 1h, got "5".',
+    ],
+    [
+      { DATABASE_STATEMENT_TIMEOUT: '0s' },
+      'Invalid configuration: DATABASE_STATEMENT_TIMEOUT must be a duration like 50ms, 2s, 10m or 1h, got "0s".',
+    ],
+    [
+      { DATABASE_LOCK_TIMEOUT: 'long' },
+      'Invalid configuration: DATABASE_LOCK_TIMEOUT must be a duration like 50ms, 2s, 10m or 1h, got "long".',
+    ],
+    [
+      { RATE_LIMIT_WRITE_PER_MIN: '0' },
+      'Invalid configuration: RATE_LIMIT_WRITE_PER_MIN must be an integer from 1 to 10000000, got "0".',
+    ],
     [{ TRUST_PROXY: 'maybe' }, 'Invalid configuration: TRUST_PROXY must be true or false, got "maybe".'],
-    [{ LOG_LEVEL: 'loud' }, 'Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud".'],
+    [
+      { LOG_LEVEL: 'loud' },
+      'Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud".',
+    ],
     [{ ADMIN_TOKEN: 'short' }, 'Invalid configuration: ADMIN_TOKEN must be at least 16 characters.'],
     [{ SMTP_URL: 'http://mail' }, 'Invalid configuration: SMTP_URL must be a URL starting with smtp:// or smtps://.'],
-    [{ HTTP_REQUEST_TIMEOUT: '0s' }, 'Invalid configuration: HTTP_REQUEST_TIMEOUT must be a duration like 50ms, 2s, 10m or 1h, got "0s".'],
-    [{ HTTP_HEADERS_TIMEOUT: '40s' }, 'Invalid configuration: HTTP_HEADERS_TIMEOUT must not be longer than HTTP_REQUEST_TIMEOUT (30000 ms), got 40000 ms.'],
-    [{ HTTP_MAX_CONNECTIONS_PER_IP: '-1' }, 'Invalid configuration: HTTP_MAX_CONNECTIONS_PER_IP must be an integer from 0 to 1000000, got "-1".'],
-    [{ HTTP_MAX_HEADER_SIZE: '100' }, 'Invalid configuration: HTTP_MAX_HEADER_SIZE must be an integer from 1024 to 1048576, got "100".'],
+    [
+      { HTTP_REQUEST_TIMEOUT: '0s' },
+      'Invalid configuration: HTTP_REQUEST_TIMEOUT must be a duration like 50ms, 2s, 10m or 1h, got "0s".',
+    ],
+    [
+      { HTTP_HEADERS_TIMEOUT: '40s' },
+      'Invalid configuration: HTTP_HEADERS_TIMEOUT must not be longer than HTTP_REQUEST_TIMEOUT (30000 ms), got 40000 ms.',
+    ],
+    [
+      { HTTP_MAX_CONNECTIONS_PER_IP: '-1' },
+      'Invalid configuration: HTTP_MAX_CONNECTIONS_PER_IP must be an integer from 0 to 1000000, got "-1".',
+    ],
+    [
+      { HTTP_MAX_HEADER_SIZE: '100' },
+      'Invalid configuration: HTTP_MAX_HEADER_SIZE must be an integer from 1024 to 1048576, got "100".',
+    ],
     [{ IDEMPOTENCY_LEASE: '500ms' }, 'Invalid configuration: IDEMPOTENCY_LEASE must be at least 1s, got "500ms".'],
-    [{ IDEMPOTENCY_LEASE: 'soon' }, 'Invalid configuration: IDEMPOTENCY_LEASE must be a duration like 50ms, 2s, 10m or 1h, got "soon".'],
-    [{ TEST_HOLD_IDEMPOTENT_REQUESTS: '30s' }, 'Invalid configuration: TEST_HOLD_IDEMPOTENT_REQUESTS is a test hook and is refused unless NODE_ENV=test.'],
-    [{ NODE_ENV: 'production', TEST_HOLD_IDEMPOTENT_REQUESTS: '30s' }, 'Invalid configuration: TEST_HOLD_IDEMPOTENT_REQUESTS is a test hook and is refused unless NODE_ENV=test.'],
-    [{ TEST_HOLD_IDEMPOTENT_REQUESTS: 'long', NODE_ENV: 'test' }, 'Invalid configuration: TEST_HOLD_IDEMPOTENT_REQUESTS must be a duration like 50ms, 2s, 10m or 1h, got "long".'],
+    [
+      { IDEMPOTENCY_LEASE: 'soon' },
+      'Invalid configuration: IDEMPOTENCY_LEASE must be a duration like 50ms, 2s, 10m or 1h, got "soon".',
+    ],
+    [
+      { TEST_HOLD_IDEMPOTENT_REQUESTS: '30s' },
+      'Invalid configuration: TEST_HOLD_IDEMPOTENT_REQUESTS is a test hook and is refused unless NODE_ENV=test.',
+    ],
+    [
+      { NODE_ENV: 'production', TEST_HOLD_IDEMPOTENT_REQUESTS: '30s' },
+      'Invalid configuration: TEST_HOLD_IDEMPOTENT_REQUESTS is a test hook and is refused unless NODE_ENV=test.',
+    ],
+    [
+      { TEST_HOLD_IDEMPOTENT_REQUESTS: 'long', NODE_ENV: 'test' },
+      'Invalid configuration: TEST_HOLD_IDEMPOTENT_REQUESTS must be a duration like 50ms, 2s, 10m or 1h, got "long".',
+    ],
   ];
   test('every invalid variable is reported at once, one line each', () => {
     assert.throws(
@@ -108,7 +209,10 @@ describe('configuration', () => {
 
   for (const [env, message] of invalid) {
     test(`rejects ${Object.keys(env)[0]}=${Object.values(env)[0]}`, () => {
-      assert.throws(() => loadConfig(env), (err: unknown) => err instanceof ConfigError && err.message === message);
+      assert.throws(
+        () => loadConfig(env),
+        (err: unknown) => err instanceof ConfigError && err.message === message,
+      );
     });
   }
 });

@@ -136,7 +136,9 @@ describe('data directory lock', () => {
     writeLock(dir, { pid: 4242, hostname: 'other-host', processStart: null });
     await assert.rejects(
       acquireDataDirLock(dir, { waitMs: 50, pollMs: 10 }),
-      (err: unknown) => err instanceof DataDirInUseError && err.message.startsWith(`DATA_DIR ${dir} is in use by process 4242 on host other-host (`),
+      (err: unknown) =>
+        err instanceof DataDirInUseError &&
+        err.message.startsWith(`DATA_DIR ${dir} is in use by process 4242 on host other-host (`),
     );
     const twoMinutesAgo = new Date(Date.now() - 120_000);
     utimesSync(path.join(dir, LOCK_FILE_NAME), twoMinutesAgo, twoMinutesAgo);
@@ -166,12 +168,17 @@ describe('data directory lock', () => {
     ].join('\n');
     const results = await Promise.all(
       Array.from({ length: 4 }, () => {
-        const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+        const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+          cwd: ROOT,
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
         sleepers.add(child);
         let out = '';
         child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
         // The answer, not the exit: the winner holds the lock a while longer.
-        return new Promise<string>((resolve) => child.stdout.on('data', () => out.includes('\n') && resolve(out.trim())));
+        return new Promise<string>((resolve) =>
+          child.stdout.on('data', () => out.includes('\n') && resolve(out.trim())),
+        );
       }),
     );
     assert.deepEqual(results.sort(), ['lost', 'lost', 'lost', 'won']);

@@ -16,14 +16,22 @@ describe('prepared statements', () => {
     const handle = await openDatabase(empty ? { databaseUrl: empty.url, poolSize: 1 } : {});
     try {
       for (const n of [1, 2, 3]) {
-        const marked = await sql<{ n: number; ids: string[] }>`${PREPARED} SELECT ${n}::int AS n, ${['a', 'b']}::text[] AS ids`.execute(handle.db);
+        const marked = await sql<{
+          n: number;
+          ids: string[];
+        }>`${PREPARED} SELECT ${n}::int AS n, ${['a', 'b']}::text[] AS ids`.execute(handle.db);
         assert.deepEqual(marked.rows, [{ n, ids: ['a', 'b'] }]);
         const plain = await sql<{ n: number }>`SELECT ${n}::int + 0 AS n`.execute(handle.db);
         assert.deepEqual(plain.rows, [{ n }]);
       }
       if (onPostgres) {
-        const prepared = await sql<{ name: string; statement: string }>`SELECT name, statement FROM pg_prepared_statements ORDER BY name`.execute(handle.db);
-        assert.deepEqual(prepared.rows, [{ name: 'marquee_1', statement: `${PREPARED_MARK} SELECT $1::int AS n, $2::text[] AS ids` }]);
+        const prepared = await sql<{
+          name: string;
+          statement: string;
+        }>`SELECT name, statement FROM pg_prepared_statements ORDER BY name`.execute(handle.db);
+        assert.deepEqual(prepared.rows, [
+          { name: 'marquee_1', statement: `${PREPARED_MARK} SELECT $1::int AS n, $2::text[] AS ids` },
+        ]);
       }
       // An error in a prepared statement leaves the connection and the statement usable.
       await assert.rejects(sql`${PREPARED} SELECT 1 / ${0}::int AS n`.execute(handle.db), /division by zero/);

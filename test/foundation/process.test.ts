@@ -37,7 +37,9 @@ describe('the service process', () => {
     const second = await start({ DATA_DIR: dataDir });
     assert.ok(!second.output().includes('mqk_'), 'the key is not printed again');
     assert.ok(!second.output().includes('Admin token'), 'the admin token is not printed again');
-    const again = await fetch(`${second.baseUrl}/admin/v1/organizers/${id}`, { headers: { authorization: `Bearer ${adminToken}` } });
+    const again = await fetch(`${second.baseUrl}/admin/v1/organizers/${id}`, {
+      headers: { authorization: `Bearer ${adminToken}` },
+    });
     assert.equal(again.status, 200);
     assert.equal(((await again.json()) as { name: string }).name, 'Survivor');
     const stillValid = await fetch(`${second.baseUrl}/v1/events`, { headers: { authorization: `Bearer ${key}` } });
@@ -58,19 +60,23 @@ describe('the service process', () => {
     assert.equal(stderr.trim(), 'Invalid configuration: PORT must be an integer from 0 to 65535, got "eighty".');
   });
 
-  test('two instances started at once on one empty PostgreSQL database both come up', { skip: !onPostgres && 'needs TEST_DATABASE_URL' }, async () => {
-    const empty = await createEmptyPostgresDatabase();
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'marquee-data-'));
-    const env = { DATABASE_URL: empty.url, DATA_DIR: dataDir, ADMIN_TOKEN: 'shared-admin-token-0123456789' };
-    const [a, b] = await Promise.all([start(env), start(env)]);
-    try {
-      const printed = [a, b].filter((r) => r.output().includes('Default organizer API key')).length;
-      assert.equal(printed, 1, 'exactly one instance created the Default organizer');
-      for (const r of [a, b]) assert.equal((await fetch(`${r.baseUrl}/readyz`)).status, 200);
-    } finally {
-      assert.equal(await stop(a), 0);
-      assert.equal(await stop(b), 0);
-      await empty.drop();
-    }
-  });
+  test(
+    'two instances started at once on one empty PostgreSQL database both come up',
+    { skip: !onPostgres && 'needs TEST_DATABASE_URL' },
+    async () => {
+      const empty = await createEmptyPostgresDatabase();
+      const dataDir = mkdtempSync(path.join(tmpdir(), 'marquee-data-'));
+      const env = { DATABASE_URL: empty.url, DATA_DIR: dataDir, ADMIN_TOKEN: 'shared-admin-token-0123456789' };
+      const [a, b] = await Promise.all([start(env), start(env)]);
+      try {
+        const printed = [a, b].filter((r) => r.output().includes('Default organizer API key')).length;
+        assert.equal(printed, 1, 'exactly one instance created the Default organizer');
+        for (const r of [a, b]) assert.equal((await fetch(`${r.baseUrl}/readyz`)).status, 200);
+      } finally {
+        assert.equal(await stop(a), 0);
+        assert.equal(await stop(b), 0);
+        await empty.drop();
+      }
+    },
+  );
 });

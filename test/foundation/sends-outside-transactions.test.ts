@@ -92,7 +92,10 @@ describe('worker sends hold no database connection', () => {
 
   test('a dozen webhooks waiting on their receivers', async () => {
     const org = await t.createOrganizer();
-    const created = await t.api(org.key, 'POST', '/v1/webhook_endpoints', { url: 'https://hooks.test.localhost/in', event_types: ['order.created'] });
+    const created = await t.api(org.key, 'POST', '/v1/webhook_endpoints', {
+      url: 'https://hooks.test.localhost/in',
+      event_types: ['order.created'],
+    });
     assert.equal(created.statusCode, 201, created.body);
     for (let i = 0; i < 12; i++) {
       assert.equal((await t.admin('POST', `/admin/v1/webhook_endpoints/${created.json().id}/test`)).statusCode, 201);

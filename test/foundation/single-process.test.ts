@@ -32,7 +32,9 @@ async function createOrganizer(service: RunningService, name: string): Promise<s
 }
 
 async function organizerName(service: RunningService, id: string): Promise<string> {
-  const response = await fetch(`${service.baseUrl}/admin/v1/organizers/${id}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  const response = await fetch(`${service.baseUrl}/admin/v1/organizers/${id}`, {
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
   assert.equal(response.status, 200);
   return ((await response.json()) as { name: string }).name;
 }
@@ -59,7 +61,10 @@ describe('one process per data directory', () => {
         `Marquee cannot start: DATA_DIR ${dataDir} is in use by process ${first.pid} (another Marquee, started ${startedAt}). ` +
           'Stop it or set DATA_DIR to another directory.\n',
       );
-      assert.match(second.stdout(), new RegExp(`"msg":"waiting for process ${first.pid} to release DATA_DIR ${dataDir}"`));
+      assert.match(
+        second.stdout(),
+        new RegExp(`"msg":"waiting for process ${first.pid} to release DATA_DIR ${dataDir}"`),
+      );
       assert.doesNotMatch(second.output(), /listening at/);
 
       assert.equal((await fetch(`${first.baseUrl}/healthz`)).status, 200);
@@ -111,7 +116,10 @@ describe('one process per data directory', () => {
     old.child.kill('SIGTERM');
     await until(() => old.output().includes('shutting down'), 'the old process to start draining');
     const successor = launch({ DATA_DIR: dataDir, ADMIN_TOKEN });
-    await until(() => successor.output().includes(`waiting for process ${old.pid} to release DATA_DIR`), 'the successor to wait');
+    await until(
+      () => successor.output().includes(`waiting for process ${old.pid} to release DATA_DIR`),
+      'the successor to wait',
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal(old.exitedAt(), undefined, 'the old process is still draining');
     assert.doesNotMatch(successor.output(), /listening at/, 'the successor does not run beside it');

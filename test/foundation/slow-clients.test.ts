@@ -17,7 +17,8 @@ const CHECK_INTERVAL_MS = 125;
 /** Scheduling slack on a shared machine, on top of a deadline and its check interval. */
 const SLACK_MS = 400;
 
-const timeoutDetail = 'The request did not arrive in time: headers are read for at most 500 ms, the whole request for at most 1 s.';
+const timeoutDetail =
+  'The request did not arrive in time: headers are read for at most 500 ms, the whole request for at most 1 s.';
 
 /** Writes `piece` every `everyMs` until the connection closes; gives up (closes it) after 5 s. */
 function trickle(conn: RawConnection, piece: string, everyMs: number): void {
@@ -36,7 +37,10 @@ function assert408(conn: RawConnection) {
   assert.match(res.headers['x-request-id']!, UUID_RE);
   assert.equal(res.headers['access-control-allow-origin'], '*');
   assert.equal(res.headers.connection, 'close');
-  assert.deepEqual(JSON.parse(res.body), { ...problemOf(408, timeoutDetail), title: 'Request Timeout' });
+  assert.deepEqual(JSON.parse(res.body), {
+    ...problemOf(408, timeoutDetail, 'request_timeout'),
+    title: 'Request Timeout',
+  });
 }
 
 describe('request deadlines over a real socket', () => {
@@ -54,10 +58,15 @@ describe('request deadlines over a real socket', () => {
 
   test('a body trickled one byte at a time is cut at the request deadline with a 408', async () => {
     const conn = await openRaw(port);
-    conn.write(`POST /admin/v1/organizers HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${ADMIN_TOKEN}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{`);
+    conn.write(
+      `POST /admin/v1/organizers HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${ADMIN_TOKEN}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{`,
+    );
     trickle(conn, ' ', 100);
     const closedAfter = await conn.closed;
-    assert.ok(closedAfter >= 900 && closedAfter < 1000 + CHECK_INTERVAL_MS + SLACK_MS, `closed after ${closedAfter.toFixed(0)} ms`);
+    assert.ok(
+      closedAfter >= 900 && closedAfter < 1000 + CHECK_INTERVAL_MS + SLACK_MS,
+      `closed after ${closedAfter.toFixed(0)} ms`,
+    );
     assert408(conn);
   });
 
@@ -66,7 +75,10 @@ describe('request deadlines over a real socket', () => {
     conn.write('GET /healthz HTTP/1.1\r\nhost: x\r\n');
     trickle(conn, 'x-slow: 1\r\n', 100);
     const closedAfter = await conn.closed;
-    assert.ok(closedAfter >= 450 && closedAfter < 500 + CHECK_INTERVAL_MS + SLACK_MS, `closed after ${closedAfter.toFixed(0)} ms`);
+    assert.ok(
+      closedAfter >= 450 && closedAfter < 500 + CHECK_INTERVAL_MS + SLACK_MS,
+      `closed after ${closedAfter.toFixed(0)} ms`,
+    );
     assert408(conn);
   });
 
@@ -75,7 +87,10 @@ describe('request deadlines over a real socket', () => {
     const giveUp = setTimeout(() => conn.socket.destroy(), 5000);
     void conn.closed.then(() => clearTimeout(giveUp));
     const closedAfter = await conn.closed;
-    assert.ok(closedAfter >= 450 && closedAfter < 500 + CHECK_INTERVAL_MS + SLACK_MS, `closed after ${closedAfter.toFixed(0)} ms`);
+    assert.ok(
+      closedAfter >= 450 && closedAfter < 500 + CHECK_INTERVAL_MS + SLACK_MS,
+      `closed after ${closedAfter.toFixed(0)} ms`,
+    );
   });
 
   test('an idle keep-alive connection is closed after the keep-alive timeout', async () => {
@@ -129,13 +144,16 @@ describe('connection caps over a real socket', () => {
       for (const conn of first) await get(conn);
 
       // A closed connection frees its place.
-      first[0]!.socket.end();
-      await first[0]!.closed;
+      first[0].socket.end();
+      await first[0].closed;
       let replacement: RawConnection | undefined;
       for (let attempt = 0; attempt < 20 && !replacement; attempt++) {
         await new Promise((resolve) => setTimeout(resolve, 20));
         const conn = await openRaw(port);
-        const outcome = await Promise.race([conn.closed.then(() => 'closed'), new Promise((resolve) => setTimeout(() => resolve('open'), 100))]);
+        const outcome = await Promise.race([
+          conn.closed.then(() => 'closed'),
+          new Promise((resolve) => setTimeout(() => resolve('open'), 100)),
+        ]);
         if (outcome === 'open') replacement = conn;
       }
       assert.ok(replacement, 'no connection was accepted after one of the three closed');

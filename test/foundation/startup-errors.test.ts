@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { closedPort } from '../helpers/ports.ts';
 import { ConfigError } from '../../src/config.ts';
 import { DataDirInUseError } from '../../src/lib/data-dir-lock.ts';
 import { pingRedis } from '../../src/startup-checks.ts';
@@ -38,15 +39,6 @@ function freshDir(): string {
   return mkdtempSync(path.join(tmpdir(), 'marquee-start-'));
 }
 
-/** A port on 127.0.0.1 that nothing listens on (bound, then released). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 describe('start-up error messages', () => {
   test('DATABASE_URL: refused, unknown host, timeout, refused by the server; never the password', () => {
     const url = 'postgres://marquee:s3cret-pw@db.internal:6432/tickets';
@@ -73,7 +65,10 @@ describe('start-up error messages', () => {
         'Marquee cannot start: DATABASE_URL: cannot connect to db.internal:6432 (timeout exceeded when trying to connect)',
       ],
       [
-        Object.assign(new Error('password authentication failed for user "marquee"'), { severity: 'FATAL', code: '28P01' }),
+        Object.assign(new Error('password authentication failed for user "marquee"'), {
+          severity: 'FATAL',
+          code: '28P01',
+        }),
         'Marquee cannot start: DATABASE_URL: the server at db.internal:6432 refused the connection: password authentication failed for user "marquee" (28P01)',
       ],
       [
@@ -84,7 +79,7 @@ describe('start-up error messages', () => {
     for (const [err, expected] of cases) {
       const message = line(databaseError(err, url));
       assert.equal(message, expected);
-      assert.ok(!message!.includes('s3cret-pw'));
+      assert.ok(!message.includes('s3cret-pw'));
     }
     assert.equal(
       line(databaseError(systemError('ECONNREFUSED', 'x'), 'postgres://postgres@127.0.0.1/x')),
@@ -95,11 +90,24 @@ describe('start-up error messages', () => {
 
   test('DATA_DIR: the path and the cause', () => {
     assert.equal(
-      line(dataDirError(systemError('ENOTDIR', "ENOTDIR: not a directory, mkdir '/srv/file/data'", { path: '/srv/file/data', syscall: 'mkdir' }), '/srv/file/data')),
+      line(
+        dataDirError(
+          systemError('ENOTDIR', "ENOTDIR: not a directory, mkdir '/srv/file/data'", {
+            path: '/srv/file/data',
+            syscall: 'mkdir',
+          }),
+          '/srv/file/data',
+        ),
+      ),
       'Marquee cannot start: DATA_DIR: cannot create or write /srv/file/data (ENOTDIR: a parent is not a directory)',
     );
     assert.equal(
-      line(dataDirError(systemError('EACCES', 'EACCES: permission denied', { path: '/srv/data/marquee.lock.1.tmp' }), '/srv/data')),
+      line(
+        dataDirError(
+          systemError('EACCES', 'EACCES: permission denied', { path: '/srv/data/marquee.lock.1.tmp' }),
+          '/srv/data',
+        ),
+      ),
       'Marquee cannot start: DATA_DIR: cannot create or write /srv/data/marquee.lock.1.tmp (EACCES: permission denied)',
     );
     assert.equal(
@@ -107,7 +115,13 @@ describe('start-up error messages', () => {
       'Marquee cannot start: DATA_DIR: ./data: Aborted(). Build with -sASSERTIONS for more info.',
       'the embedded database failing to open is blamed on DATA_DIR, first line only',
     );
-    const inUse = new DataDirInUseError('/srv/data', { pid: 12345, hostname: 'elsewhere', startedAt: '2026-06-01T12:00:00.000Z', processStart: null, nonce: 'n' });
+    const inUse = new DataDirInUseError('/srv/data', {
+      pid: 12345,
+      hostname: 'elsewhere',
+      startedAt: '2026-06-01T12:00:00.000Z',
+      processStart: null,
+      nonce: 'n',
+    });
     assert.equal(dataDirError(inUse, '/srv/data'), inUse);
     assert.equal(
       line(inUse),
@@ -122,7 +136,14 @@ describe('start-up error messages', () => {
       'Marquee cannot start: REDIS_URL: cannot connect to 127.0.0.1:1 (ECONNREFUSED: connection refused)',
     );
     assert.equal(
-      line(redisError(Object.assign(new Error('WRONGPASS invalid username-password pair or user is disabled.'), { name: 'ReplyError' }), 'redis://:pw@cache')),
+      line(
+        redisError(
+          Object.assign(new Error('WRONGPASS invalid username-password pair or user is disabled.'), {
+            name: 'ReplyError',
+          }),
+          'redis://:pw@cache',
+        ),
+      ),
       'Marquee cannot start: REDIS_URL: cannot use cache:6379 (WRONGPASS invalid username-password pair or user is disabled.)',
     );
     assert.equal(
@@ -144,7 +165,10 @@ describe('start-up error messages', () => {
       { variable: 'PORT', message: 'must be an integer from 0 to 65535, got "x".' },
       { variable: 'ROLE', message: 'must be api, worker or all, got "y".' },
     ]);
-    assert.equal(line(config), 'Invalid configuration:\n  PORT must be an integer from 0 to 65535, got "x".\n  ROLE must be api, worker or all, got "y".');
+    assert.equal(
+      line(config),
+      'Invalid configuration:\n  PORT must be an integer from 0 to 65535, got "x".\n  ROLE must be api, worker or all, got "y".',
+    );
     assert.equal(line(new StartupError('DATA_DIR', 'detail')), 'Marquee cannot start: DATA_DIR: detail');
     const bug = new TypeError("Cannot read properties of undefined (reading 'id')");
     assert.equal(line(bug), undefined);
@@ -154,7 +178,10 @@ describe('start-up error messages', () => {
 
   test('pingRedis rejects with the underlying cause, and resolves against a live Redis', async () => {
     const port = await closedPort();
-    await assert.rejects(pingRedis(`redis://127.0.0.1:${port}`, 1000), (err: unknown) => (err as { code?: string }).code === 'ECONNREFUSED');
+    await assert.rejects(
+      pingRedis(`redis://127.0.0.1:${port}`, 1000),
+      (err: unknown) => (err as { code?: string }).code === 'ECONNREFUSED',
+    );
     if (testRedisUrl) await pingRedis(testRedisUrl, 1000);
   });
 });

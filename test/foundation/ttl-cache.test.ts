@@ -47,10 +47,16 @@ describe('TtlCache', () => {
     assert.equal(c.get('a'), 'A'); // a is now the most recently used; b the least
     c.set('d', 'D');
     assert.equal(c.size, 3);
-    assert.deepEqual(['a', 'b', 'c', 'd'].map((k) => c.get(k)), ['A', undefined, 'C', 'D']);
+    assert.deepEqual(
+      ['a', 'b', 'c', 'd'].map((k) => c.get(k)),
+      ['A', undefined, 'C', 'D'],
+    );
     c.set('c', 'C2'); // storing again refreshes recency too
     c.set('e', 'E');
-    assert.deepEqual(['a', 'c', 'd', 'e'].map((k) => c.get(k)), [undefined, 'C2', 'D', 'E']);
+    assert.deepEqual(
+      ['a', 'c', 'd', 'e'].map((k) => c.get(k)),
+      [undefined, 'C2', 'D', 'E'],
+    );
   });
 
   test('a key read at least once per maxEntries/2 stores is never evicted', () => {
@@ -70,7 +76,10 @@ describe('TtlCache', () => {
     c.delete('a1');
     c.delete('missing');
     assert.equal(c.get('a1'), undefined);
-    assert.equal(c.deleteWhere((value) => value.startsWith('A')), 1);
+    assert.equal(
+      c.deleteWhere((value) => value.startsWith('A')),
+      1,
+    );
     assert.deepEqual([c.get('a2'), c.get('b1')], [undefined, 'B1']);
     c.clear();
     assert.equal(c.size, 0);

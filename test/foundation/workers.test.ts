@@ -23,7 +23,12 @@ describe('WORKER_JOBS: which jobs a worker process runs', () => {
   for (const [setting, expected] of cases) {
     test(`WORKER_JOBS=${setting ?? '(unset)'} starts ${expected.join(', ')}`, async () => {
       const config = loadConfig(setting === undefined ? {} : { WORKER_JOBS: setting });
-      const workers = startWorkers({ config, db: database.db, clock: new ManualClock(new Date()), logger: pino({ level: 'silent' }) });
+      const workers = startWorkers({
+        config,
+        db: database.db,
+        clock: new ManualClock(new Date()),
+        logger: pino({ level: 'silent' }),
+      });
       try {
         assert.deepEqual(workers.jobs, expected);
       } finally {

@@ -47,9 +47,18 @@ export interface GenerationContext {
 const MAX_GENERATED_LENGTH = 24;
 const MAX_GENERATED_ITEMS = 4;
 
-const TIME_ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Pacific/Chatham', 'Australia/Lord_Howe', 'America/St_Johns'];
+const TIME_ZONES = [
+  'UTC',
+  'Europe/Berlin',
+  'America/New_York',
+  'Asia/Kolkata',
+  'Pacific/Chatham',
+  'Australia/Lord_Howe',
+  'America/St_Johns',
+];
 
-const hasNulOrLoneSurrogate = (text: string) => /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
+const hasNulOrLoneSurrogate = (text: string) =>
+  text.includes('\u0000') || /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
 
 /** Free text in code points (the unit the schema lengths count), any script, no NUL. */
 function text(minLength: number, maxLength: number): fc.Arbitrary<string> {
@@ -57,22 +66,50 @@ function text(minLength: number, maxLength: number): fc.Arbitrary<string> {
   const chars = fc.oneof(
     { weight: 3, arbitrary: fc.string({ unit: 'grapheme-ascii', minLength, maxLength: max }) },
     { weight: 2, arbitrary: fc.string({ unit: 'binary', minLength, maxLength: max }) },
-    { weight: 1, arbitrary: fc.constantFrom('Gala 🎭', 'מופע ערב', 'Café', 'e\u0301', '<b>bold</b> & more', "O'Brien; DROP TABLE x", '   padded   ', 'ـــــ', '\u202eRTL') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        'Gala 🎭',
+        'מופע ערב',
+        'Café',
+        'e\u0301',
+        '<b>bold</b> & more',
+        "O'Brien; DROP TABLE x",
+        '   padded   ',
+        'ـــــ',
+        '\u202eRTL',
+      ),
+    },
   );
   return chars.filter((s) => !hasNulOrLoneSurrogate(s) && [...s].length >= minLength && [...s].length <= maxLength);
 }
 
 /** RFC 3339 date-times the API accepts, written in its various spellings. */
-export function dateTime(now: Date): fc.Arbitrary<string> {
+function dateTime(now: Date): fc.Arbitrary<string> {
   const base = now.getTime();
   const year = 365 * 24 * 3600 * 1000;
   const instant = fc.oneof(
     { weight: 6, arbitrary: fc.integer({ min: base - year, max: base + 3 * year }) },
-    { weight: 1, arbitrary: fc.constantFrom(0, Date.UTC(9999, 11, 31, 22, 0, 0), Date.UTC(2038, 0, 19, 3, 14, 8), Date.UTC(2032, 1, 29, 12, 0, 0)) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        0,
+        Date.UTC(9999, 11, 31, 22, 0, 0),
+        Date.UTC(2038, 0, 19, 3, 14, 8),
+        Date.UTC(2032, 1, 29, 12, 0, 0),
+      ),
+    },
   );
-  return fc.tuple(instant, fc.constantFrom('Z', 'z', '+02:00', '-09:30', '+14:00', '+00:00'), fc.constantFrom('', '.5', '.123', '.123456789'), fc.constantFrom('T', 't', ' '))
+  return fc
+    .tuple(
+      instant,
+      fc.constantFrom('Z', 'z', '+02:00', '-09:30', '+14:00', '+00:00'),
+      fc.constantFrom('', '.5', '.123', '.123456789'),
+      fc.constantFrom('T', 't', ' '),
+    )
     .map(([ms, zone, fraction, separator]) => {
-      const offsetMinutes = zone.length === 6 ? (zone[0] === '-' ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4))) : 0;
+      const offsetMinutes =
+        zone.length === 6 ? (zone[0] === '-' ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4))) : 0;
       const local = new Date(ms + offsetMinutes * 60_000).toISOString().slice(0, 19);
       return `${local.slice(0, 10)}${separator}${local.slice(11)}${fraction}${zone}`;
     })
@@ -100,7 +137,10 @@ export function pickFrom(pool: () => readonly string[]): fc.Arbitrary<string> {
 }
 
 function uuid(ctx: GenerationContext, name: string | undefined): fc.Arbitrary<string> {
-  return fc.oneof({ weight: 5, arbitrary: pickFrom(() => ctx.idsFor(name)) }, { weight: 1, arbitrary: fc.uuid({ version: [4, 7] }) });
+  return fc.oneof(
+    { weight: 5, arbitrary: pickFrom(() => ctx.idsFor(name)) },
+    { weight: 1, arbitrary: fc.uuid({ version: [4, 7] }) },
+  );
 }
 
 function stringOf(schema: JsonSchema, ctx: GenerationContext, name: string | undefined): fc.Arbitrary<string> {
@@ -119,9 +159,13 @@ function stringOf(schema: JsonSchema, ctx: GenerationContext, name: string | und
   }
   if (schema.pattern !== undefined) return fc.stringMatching(new RegExp(schema.pattern)).filter(fits);
   const known = ctx.valuesFor(name).filter(fits);
-  if (name === 'url') return fc.oneof(fc.constant('https://hooks.example.test/marquee'), fc.webUrl({ validSchemes: ['https', 'http'] })).filter(fits);
+  if (name === 'url')
+    return fc
+      .oneof(fc.constant('https://hooks.example.test/marquee'), fc.webUrl({ validSchemes: ['https', 'http'] }))
+      .filter(fits);
   if (name === 'timezone') return fc.oneof(fc.constantFrom(...TIME_ZONES), text(min, max));
-  if (known.length > 0) return fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...known) }, { weight: 1, arbitrary: text(min, max) });
+  if (known.length > 0)
+    return fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...known) }, { weight: 1, arbitrary: text(min, max) });
   return text(min, max);
 }
 
@@ -131,7 +175,11 @@ function numberOf(schema: JsonSchema, integer: boolean): fc.Arbitrary<number> {
   if (!integer) return fc.double({ min, max, noNaN: true, noDefaultInfinity: true });
   // Small values pass domain rules (capacity left, quantities) more often than huge ones.
   const small = fc.integer({ min, max: Math.min(max, Math.max(min, 0) + 5) });
-  return fc.oneof({ weight: 3, arbitrary: small }, { weight: 1, arbitrary: fc.integer({ min, max }) }, { weight: 1, arbitrary: fc.constantFrom(min, max) });
+  return fc.oneof(
+    { weight: 3, arbitrary: small },
+    { weight: 1, arbitrary: fc.integer({ min, max }) },
+    { weight: 1, arbitrary: fc.constantFrom(min, max) },
+  );
 }
 
 /** An arbitrary of values valid against `schema`; `name` is the field or parameter it is for. */
@@ -141,7 +189,8 @@ export function validValue(schema: JsonSchema, ctx: GenerationContext, name?: st
   const union = schema.anyOf ?? schema.oneOf;
   if (union !== undefined) return fc.oneof(...union.map((branch) => validValue(branch, ctx, name)));
   const type = Array.isArray(schema.type) ? schema.type : schema.type === undefined ? undefined : [schema.type];
-  if (type !== undefined && type.length > 1) return fc.oneof(...type.map((t) => validValue({ ...schema, type: t }, ctx, name)));
+  if (type !== undefined && type.length > 1)
+    return fc.oneof(...type.map((t) => validValue({ ...schema, type: t }, ctx, name)));
   switch (type?.[0]) {
     case 'object':
       return objectOf(schema, ctx);
@@ -166,7 +215,7 @@ function objectOf(schema: JsonSchema, ctx: GenerationContext): fc.Arbitrary<Reco
   const properties = schema.properties ?? {};
   const model: Record<string, fc.Arbitrary<unknown>> = {};
   for (const [key, property] of Object.entries(properties)) model[key] = validValue(property, ctx, key);
-  return fc.record(model, { requiredKeys: schema.required ?? [] }) as fc.Arbitrary<Record<string, unknown>>;
+  return fc.record(model, { requiredKeys: schema.required ?? [] });
 }
 
 function arrayOf(schema: JsonSchema, ctx: GenerationContext, name: string | undefined): fc.Arbitrary<unknown[]> {

@@ -8,10 +8,9 @@
 import type { LightMyRequestResponse } from 'fastify';
 import type { Resolver } from '../../src/domain/webhooks/url-vetting.ts';
 import { ADMIN_TOKEN, createTestApp, type TestApp, type TestOrganizer } from '../helpers/app.ts';
-import { createTestDatabase } from '../helpers/database.ts';
 
 /** Every host "resolves" at once to a public documentation address: no DNS, no traffic. */
-export const publicLookingResolver: Resolver = async () => [{ address: '93.184.216.34', family: 4 }];
+const publicLookingResolver: Resolver = async () => [{ address: '93.184.216.34', family: 4 }];
 
 export interface Fixtures {
   org: TestOrganizer;
@@ -26,25 +25,27 @@ export interface Fixtures {
 
 function expect2xx(res: LightMyRequestResponse, what: string): Record<string, unknown> {
   if (res.statusCode >= 300) throw new Error(`fuzz fixture: ${what} answered ${res.statusCode}: ${res.body}`);
-  return res.json() as Record<string, unknown>;
+  return res.json<Record<string, unknown>>();
 }
 
-/** createTestApp() on its own database with the instant resolver; closing drops the database. */
-export async function createFuzzApp(): Promise<TestApp> {
-  const database = await createTestDatabase();
-  const t = await createTestApp({ database, appOptions: { webhookResolver: publicLookingResolver } });
-  const close = t.close;
-  t.close = async () => {
-    await close();
-    await database.close();
-  };
-  return t;
+/** createTestApp() with the instant resolver (closing drops its database). */
+export function createFuzzApp(): Promise<TestApp> {
+  return createTestApp({ appOptions: { webhookResolver: publicLookingResolver } });
 }
 
 /** The pool of each response `object`: what a 2xx creates joins the ids later requests use. */
 const POOL_OF_OBJECT: Record<string, string> = {
-  event: 'events', performance: 'performances', order: 'orders', ticket: 'tickets', refund: 'refunds', hold: 'holds',
-  webhook_endpoint: 'webhook_endpoints', webhook_delivery: 'webhook_deliveries', api_key: 'api_keys', question: 'questions', organizer: 'organizers',
+  event: 'events',
+  performance: 'performances',
+  order: 'orders',
+  ticket: 'tickets',
+  refund: 'refunds',
+  hold: 'holds',
+  webhook_endpoint: 'webhook_endpoints',
+  webhook_delivery: 'webhook_deliveries',
+  api_key: 'api_keys',
+  question: 'questions',
+  organizer: 'organizers',
 };
 const MAX_POOL_SIZE = 40;
 
@@ -68,36 +69,81 @@ export function forgetDeleted(fixtures: Fixtures, body: unknown): void {
 export async function seedFixtures(t: TestApp): Promise<Fixtures> {
   const org = await t.createOrganizer({ box_office_fee_minor: 150, tax_rate_bps: 1900 });
   const ids: Record<string, string[]> = {
-    organizers: [org.id], events: [], performances: [], ticket_types: [], orders: [], tickets: [], refunds: [], holds: [],
-    webhook_endpoints: [], webhook_deliveries: [], api_keys: [], questions: [], venues: [],
+    organizers: [org.id],
+    events: [],
+    performances: [],
+    ticket_types: [],
+    orders: [],
+    tickets: [],
+    refunds: [],
+    holds: [],
+    webhook_endpoints: [],
+    webhook_deliveries: [],
+    api_keys: [],
+    questions: [],
+    venues: [],
   };
-  const values: Record<string, string[]> = { code: [], email: ['ada@example.test', 'grace@example.test'], field_key: ['diet'], ticket_no: ['1', '2'] };
+  const values: Record<string, string[]> = {
+    code: [],
+    email: ['ada@example.test', 'grace@example.test'],
+    field_key: ['diet'],
+    ticket_no: ['1', '2'],
+  };
   const api = (method: 'GET' | 'POST' | 'PATCH', url: string, body?: unknown) => t.api(org.key, method, url, body);
 
   const later = (days: number) => new Date(t.clock.now().getTime() + days * 86_400_000).toISOString();
-  const event = expect2xx(await api('POST', '/v1/events', {
-    title: 'Fuzz Gala',
-    venue: { name: 'Main Hall' },
-    performances: [{ starts_at: later(7), capacity: 100000 }, { starts_at: later(14), ends_at: later(14.1), capacity: 50 }],
-    ticket_types: [{ name: 'General', price_minor: 2500, quantity: null }, { name: 'Free', price_minor: 0, quantity: 100000 }],
-  }), 'event');
+  const event = expect2xx(
+    await api('POST', '/v1/events', {
+      title: 'Fuzz Gala',
+      venue: { name: 'Main Hall' },
+      performances: [
+        { starts_at: later(7), capacity: 100000 },
+        { starts_at: later(14), ends_at: later(14.1), capacity: 50 },
+      ],
+      ticket_types: [
+        { name: 'General', price_minor: 2500, quantity: null },
+        { name: 'Free', price_minor: 0, quantity: 100000 },
+      ],
+    }),
+    'event',
+  );
   ids.events!.push(event.id as string);
   ids.venues!.push(event.venue_id as string);
   const ticketTypes = event.ticket_types as Array<{ id: string; prices: Array<{ performance_id: string }> }>;
   ids.ticket_types!.push(...ticketTypes.map((tt) => tt.id));
   ids.performances!.push(...new Set(ticketTypes.flatMap((tt) => tt.prices.map((p) => p.performance_id))));
-  const draft = expect2xx(await api('POST', '/v1/events', {
-    title: 'Fuzz Draft', venue: 'online', publish: false,
-    performances: [{ starts_at: later(30), capacity: 10 }], ticket_types: [{ name: 'Seat', price_minor: 100 }],
-  }), 'draft event');
+  const draft = expect2xx(
+    await api('POST', '/v1/events', {
+      title: 'Fuzz Draft',
+      venue: 'online',
+      publish: false,
+      performances: [{ starts_at: later(30), capacity: 10 }],
+      ticket_types: [{ name: 'Seat', price_minor: 100 }],
+    }),
+    'draft event',
+  );
   ids.events!.push(draft.id as string);
 
-  const question = expect2xx(await t.admin('POST', `/admin/v1/events/${event.id as string}/questions`, { key: 'diet', label: 'Diet', type: 'text' }), 'question');
+  const question = expect2xx(
+    await t.admin('POST', `/admin/v1/events/${event.id as string}/questions`, {
+      key: 'diet',
+      label: 'Diet',
+      type: 'text',
+    }),
+    'question',
+  );
   ids.questions!.push(question.id as string);
 
   const item = { performance_id: ids.performances![0], ticket_type_id: ids.ticket_types![0], quantity: 2 };
   for (const tender of ['cash', 'pay_later', 'pay_later', 'cash']) {
-    const order = expect2xx(await api('POST', '/v1/orders', { items: [item], buyer: { first_name: 'Ada', email: 'ada@example.test' }, tender }), `order (${tender})`);
+    const order = expect2xx(
+      await api('POST', '/v1/orders', {
+        items: [item],
+        buyer: { first_name: 'Ada', email: 'ada@example.test' },
+        tender,
+      }),
+      `order (${tender})`,
+    );
     ids.orders!.push(order.id as string);
     const tickets = expect2xx(await api('GET', `/v1/tickets?order_id=${order.id as string}`), 'tickets');
     for (const ticket of tickets.data as Array<{ id: string; serial_no: string }>) {
@@ -105,15 +151,30 @@ export async function seedFixtures(t: TestApp): Promise<Fixtures> {
       values.code!.push(ticket.serial_no);
     }
   }
-  const refund = expect2xx(await t.admin('POST', `/admin/v1/orders/${ids.orders![0]!}/refund`, { ticket_ids: [ids.tickets![0]] }), 'refund');
+  const refund = expect2xx(
+    await t.admin('POST', `/admin/v1/orders/${ids.orders![0]!}/refund`, { ticket_ids: [ids.tickets![0]] }),
+    'refund',
+  );
   ids.refunds!.push(refund.id as string);
 
-  const hold = expect2xx(await t.admin('POST', `/admin/v1/performances/${ids.performances![0]!}/holds`, { kind: 'allocation', quantity: 3 }), 'hold');
+  const hold = expect2xx(
+    await t.admin('POST', `/admin/v1/performances/${ids.performances![0]!}/holds`, { kind: 'allocation', quantity: 3 }),
+    'hold',
+  );
   ids.holds!.push(hold.id as string);
 
-  const endpoint = expect2xx(await api('POST', '/v1/webhook_endpoints', { url: 'https://hooks.example.test/marquee', event_types: ['order.created'] }), 'webhook endpoint');
+  const endpoint = expect2xx(
+    await api('POST', '/v1/webhook_endpoints', {
+      url: 'https://hooks.example.test/marquee',
+      event_types: ['order.created'],
+    }),
+    'webhook endpoint',
+  );
   ids.webhook_endpoints!.push(endpoint.id as string);
-  const delivery = expect2xx(await t.admin('POST', `/admin/v1/webhook_endpoints/${endpoint.id as string}/test`), 'test delivery');
+  const delivery = expect2xx(
+    await t.admin('POST', `/admin/v1/webhook_endpoints/${endpoint.id as string}/test`),
+    'test delivery',
+  );
   ids.webhook_deliveries!.push(delivery.id as string);
 
   // Spare keys: the fuzzer may revoke these, never the key it sends with.

@@ -12,13 +12,14 @@
  *   every expansion it offers (unless the response was an idempotent replay of an earlier one).
  * A violation throws a FuzzViolation describing the request and the response.
  */
+import { ALL_ERROR_CODES, type ErrorCode } from '../../src/errors/codes.ts';
+import { ERROR_STATUS } from '../../src/http/errors.ts';
 import { STATUS_CODES } from 'node:http';
 import { Ajv, type ValidateFunction } from 'ajv';
-import type { LightMyRequestResponse } from 'fastify';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { addApiFormats } from '../../src/http/validation.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { createRowCounter } from '../helpers/row-counts.ts';
-import type { JsonSchema } from './arbitraries.ts';
 import { forgetDeleted, rememberCreated, type Fixtures } from './fixtures.ts';
 import type { FuzzRequest, Operation } from './requests.ts';
 import { operationsOf } from './requests.ts';
@@ -28,17 +29,23 @@ const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
 const JSON_TYPE = 'application/json; charset=utf-8';
 const IDEMPOTENCY_TABLE = 'idempotency_keys';
 
-export class FuzzViolation extends Error {
+class FuzzViolation extends Error {
   constructor(message: string, request: FuzzRequest, response: LightMyRequestResponse) {
     super(`${message}\n${describeExchange(request, response)}`);
     this.name = 'FuzzViolation';
   }
 }
 
-const clip = (text: string, max = 2000) => (text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text);
+const clip = (text: string, max = 2000) =>
+  text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
 
-export function describeExchange(request: FuzzRequest, response: LightMyRequestResponse): string {
-  const payload = request.payload === undefined ? '(none)' : Buffer.isBuffer(request.payload) ? `<bytes ${request.payload.toString('hex').slice(0, 200)}>` : clip(request.payload);
+function describeExchange(request: FuzzRequest, response: LightMyRequestResponse): string {
+  const payload =
+    request.payload === undefined
+      ? '(none)'
+      : Buffer.isBuffer(request.payload)
+        ? `<bytes ${request.payload.toString('hex').slice(0, 200)}>`
+        : clip(request.payload);
   return [
     `request:  ${request.method} ${clip(request.url, 500)}   [${request.operationId}]`,
     `  mutations: ${request.mutations.length > 0 ? request.mutations.join('; ') : '(none: valid by the schemas)'}`,
@@ -63,7 +70,8 @@ export interface FuzzTarget {
   countRows(): Promise<Record<string, number>>;
 }
 
-const withoutDescriptions = (schema: unknown) => JSON.stringify(schema, (key, value) => (key === 'description' ? undefined : value));
+const withoutDescriptions = (schema: unknown) =>
+  JSON.stringify(schema, (key, value) => (key === 'description' ? undefined : value));
 
 export async function createFuzzTarget(t: TestApp, fixtures: Fixtures): Promise<FuzzTarget> {
   const operations = operationsOf(t.app.swagger());
@@ -87,7 +95,7 @@ export async function createFuzzTarget(t: TestApp, fixtures: Fixtures): Promise<
       const key = `${op.operationId} ${status}`;
       let validate = validators.get(key);
       if (!validate) {
-        validate = ajv.compile(schema as JsonSchema);
+        validate = ajv.compile(schema);
         validators.set(key, validate);
       }
       return validate;
@@ -110,14 +118,18 @@ function expandAll(op: Operation): string {
 
 function send(target: FuzzTarget, request: FuzzRequest): Promise<LightMyRequestResponse> {
   return target.t.inject({
-    method: request.method as 'GET',
+    method: request.method as NonNullable<InjectOptions['method']>,
     url: request.url,
     headers: request.headers,
     ...(request.payload === undefined ? {} : { payload: request.payload }),
   });
 }
 
-function rowsChanged(before: Record<string, number>, after: Record<string, number>, hasIdempotencyKey: boolean): string[] {
+function rowsChanged(
+  before: Record<string, number>,
+  after: Record<string, number>,
+  hasIdempotencyKey: boolean,
+): string[] {
   const changed: string[] = [];
   for (const table of Object.keys(before)) {
     const delta = after[table]! - before[table]!;
@@ -140,11 +152,26 @@ function checkProblem(request: FuzzRequest, response: LightMyRequestResponse): v
     return fail('the problem body is not JSON');
   }
   const keys = Object.keys(problem).sort().join(',');
-  if (keys !== 'detail,status,title,type') fail(`the problem has keys ${keys}, not type, title, status and detail`);
-  if (problem.type !== 'about:blank' || problem.status !== response.statusCode || problem.title !== STATUS_CODES[response.statusCode]) fail('the problem type, title or status is wrong');
+  if (keys !== 'code,detail,status,title,type' && keys !== 'code,detail,param,status,title,type')
+    fail(`the problem has keys ${keys}, not type, title, status, detail, code and an optional param`);
+  if (
+    !(ALL_ERROR_CODES as unknown[]).includes(problem.code) ||
+    ERROR_STATUS[problem.code as ErrorCode] !== response.statusCode
+  )
+    fail(`the problem code ${String(problem.code)} is not a documented code of a ${response.statusCode}`);
+  if ('param' in problem && (typeof problem.param !== 'string' || problem.param === ''))
+    fail('the problem param is not a field path');
+  if (
+    problem.type !== 'about:blank' ||
+    problem.status !== response.statusCode ||
+    problem.title !== STATUS_CODES[response.statusCode]
+  )
+    fail('the problem type, title or status is wrong');
   const detail = problem.detail;
-  if (typeof detail !== 'string' || detail.trim().length < 8 || !/[.?!]$/.test(detail)) fail('the problem detail is not a sentence saying what was wrong');
-  if ((detail as string).startsWith('Internal server error') || detail === problem.title) fail('the problem detail is generic');
+  if (typeof detail !== 'string' || detail.trim().length < 8 || !/[.?!]$/.test(detail))
+    fail('the problem detail is not a sentence saying what was wrong');
+  if ((detail as string).startsWith('Internal server error') || detail === problem.title)
+    fail('the problem detail is generic');
 }
 
 /** Sends the request and checks every property; throws FuzzViolation on the first broken one. */
@@ -155,7 +182,10 @@ export async function runCase(target: FuzzTarget, request: FuzzRequest, op: Oper
   const fail = (why: string): never => {
     throw new FuzzViolation(why, request, response);
   };
-  target.stats.statuses.set(`${request.operationId} ${status}`, (target.stats.statuses.get(`${request.operationId} ${status}`) ?? 0) + 1);
+  target.stats.statuses.set(
+    `${request.operationId} ${status}`,
+    (target.stats.statuses.get(`${request.operationId} ${status}`) ?? 0) + 1,
+  );
 
   if (status >= 500) fail(`a ${status}`);
   if (status < 200 || (status >= 300 && status < 400)) fail(`an unexpected status ${status}`);
@@ -163,7 +193,7 @@ export async function runCase(target: FuzzTarget, request: FuzzRequest, op: Oper
 
   if (status >= 400) {
     checkProblem(request, response);
-    const detail = (response.json() as { detail: string }).detail;
+    const detail = response.json<{ detail: string }>().detail;
     target.stats.details.set(`${status} ${detail}`, (target.stats.details.get(`${status} ${detail}`) ?? 0) + 1);
     const changed = rowsChanged(before, await target.countRows(), request.headers['idempotency-key'] !== undefined);
     if (changed.length > 0) fail(`a ${status} changed the database: ${changed.join(', ')}`);
@@ -174,7 +204,8 @@ export async function runCase(target: FuzzTarget, request: FuzzRequest, op: Oper
   const validate = target.validatorFor(op, status);
   if (!validate) fail(`status ${status} is not documented for ${op.operationId}`);
   const body: unknown = response.json();
-  if (!validate!(body)) fail(`the ${status} body does not match its response schema: ${JSON.stringify(validate!.errors?.slice(0, 3))}`);
+  if (!validate!(body))
+    fail(`the ${status} body does not match its response schema: ${JSON.stringify(validate!.errors?.slice(0, 3))}`);
   if (op.method === 'POST') rememberCreated(target.fixtures, body);
   if (op.method === 'DELETE') forgetDeleted(target.fixtures, body);
 

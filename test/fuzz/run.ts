@@ -9,7 +9,7 @@ import { createFuzzApp, seedFixtures } from './fixtures.ts';
 import { createFuzzTarget, type FuzzTarget, runCase } from './harness.ts';
 import { generationContext, requestsFor, type FuzzRequest, type Operation } from './requests.ts';
 
-export interface FuzzOptions {
+interface FuzzOptions {
   runs: number;
   seed: number;
   /** Only operations whose operationId equals, or whose path contains, this text. */
@@ -18,7 +18,7 @@ export interface FuzzOptions {
   onProgress?: (done: number) => void;
 }
 
-export interface FuzzResult {
+interface FuzzResult {
   failed: boolean;
   /** fast-check's report: seed, path, shrunk counterexample and the violation. */
   report: string;
@@ -32,11 +32,17 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
   try {
     const fixtures = await seedFixtures(t);
     const target = await createFuzzTarget(t, fixtures);
-    const operations = target.operations.filter((op) => options.only === undefined || op.operationId === options.only || op.path.includes(options.only));
+    const operations = target.operations.filter(
+      (op) => options.only === undefined || op.operationId === options.only || op.path.includes(options.only),
+    );
     if (operations.length === 0) throw new Error(`no operation matches ${options.only}`);
     const byId = new Map<string, Operation>(operations.map((op) => [op.operationId, op]));
     const ctx = generationContext(fixtures, t.clock.now());
-    const credentials = { organizerKey: fixtures.org.key, readKey: fixtures.org.readKey, adminToken: fixtures.adminToken };
+    const credentials = {
+      organizerKey: fixtures.org.key,
+      readKey: fixtures.org.readKey,
+      adminToken: fixtures.adminToken,
+    };
     const requests = fc.oneof(...operations.map((op) => requestsFor(op, ctx, fixtures, credentials)));
     let cases = 0;
     const property = fc.asyncProperty(requests, async (request: FuzzRequest) => {

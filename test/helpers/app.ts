@@ -3,6 +3,8 @@
  * shortcuts for the calls every test makes (admin calls, an organizer with keys,
  * authenticated /v1 calls). Everything goes through HTTP via inject().
  */
+import { after, before } from 'node:test';
+import type { ErrorCode } from '../../src/errors/codes.ts';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp, type BuildAppOptions } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
@@ -27,7 +29,13 @@ export interface TestApp {
   clock: ManualClock;
   config: Readonly<Config>;
   /** An authenticated /v1 (or any) request with the given key. */
-  api(key: string, method: Method, url: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  api(
+    key: string,
+    method: Method,
+    url: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<LightMyRequestResponse>;
   /** An /admin/v1 request with the admin token. */
   admin(method: Method, url: string, body?: unknown): Promise<LightMyRequestResponse>;
   createOrganizer(settings?: Record<string, unknown>): Promise<TestOrganizer>;
@@ -70,7 +78,8 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     database,
     clock,
     config,
-    api: (key, method, url, body, headers = {}) => send(method, url, { authorization: `Bearer ${key}`, ...headers }, body),
+    api: (key, method, url, body, headers = {}) =>
+      send(method, url, { authorization: `Bearer ${key}`, ...headers }, body),
     admin: (method, url, body) => send(method, url, { authorization: `Bearer ${ADMIN_TOKEN}` }, body),
     inject: (o) => app.inject(o),
     async createOrganizer(settings = {}) {
@@ -96,11 +105,76 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
   return testApp;
 }
 
-/** The problem body every error answers with. */
-export function problemOf(status: number, detail: string) {
-  const titles: Record<number, string> = {
-    400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict',
-    413: 'Payload Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable',
+/**
+ * The shared setup of a test file or `describe` block: `createTestApp(opts)` in a
+ * `before` hook, closed in an `after` hook. The handle forwards to that app, so tests
+ * use it as the TestApp itself (`t.api(...)`); touching it before the hook ran throws.
+ */
+export function useTestApp(opts: TestAppOptions = {}): TestApp {
+  let current: TestApp | undefined;
+  before(async () => {
+    current = await createTestApp(opts);
+  });
+  after(async () => {
+    await current?.close();
+  });
+  return forwardTo(() => current, 'useTestApp');
+}
+
+/** An organizer of `t` with its keys, created in a `before` hook after the app's. */
+export function useOrganizer(t: TestApp, settings?: Record<string, unknown>): TestOrganizer {
+  let current: TestOrganizer | undefined;
+  before(async () => {
+    current = await t.createOrganizer(settings);
+  });
+  return forwardTo(() => current, 'useOrganizer');
+}
+
+/** A stand-in that reads every property from the value `get` returns at that moment. */
+function forwardTo<T extends object>(get: () => T | undefined, fixture: string): T {
+  const target = (): T => {
+    const value = get();
+    if (value === undefined) throw new Error(`${fixture}(): used before its before() hook ran`);
+    return value;
   };
-  return { type: 'about:blank', title: titles[status], status, detail };
+  return new Proxy({} as T, {
+    get(_stub, property) {
+      const value = target();
+      const member: unknown = Reflect.get(value, property, value);
+      return typeof member === 'function' ? (member as (...args: unknown[]) => unknown).bind(value) : member;
+    },
+    set(_stub, property, member) {
+      return Reflect.set(target(), property, member);
+    },
+    ownKeys: () => Reflect.ownKeys(target()),
+    getOwnPropertyDescriptor: (_stub, property) => {
+      const descriptor = Reflect.getOwnPropertyDescriptor(target(), property);
+      return descriptor && { ...descriptor, configurable: true };
+    },
+    has: (_stub, property) => Reflect.has(target(), property),
+  });
+}
+
+/** The problem body every error answers with: its code (docs/errors.md) and the field at fault. */
+export function problemOf(status: number, detail: string, code: ErrorCode, param?: string) {
+  const titles: Record<number, string> = {
+    400: 'Bad Request',
+    401: 'Unauthorized',
+    403: 'Forbidden',
+    404: 'Not Found',
+    409: 'Conflict',
+    413: 'Payload Too Large',
+    415: 'Unsupported Media Type',
+    429: 'Too Many Requests',
+    500: 'Internal Server Error',
+    503: 'Service Unavailable',
+  };
+  return {
+    type: 'about:blank',
+    title: titles[status],
+    status,
+    detail,
+    code,
+    ...(param === undefined ? {} : { param }),
+  };
 }

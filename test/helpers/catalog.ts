@@ -30,7 +30,13 @@ export interface CreatedEvent {
     description: string | null;
     sort_order: number;
     translations: { locale: string; name: string; description: string | null }[];
-    prices: { performance_id: string; seat_category_key: string; price_minor: number; limited_quantity: number | null; is_active: boolean }[];
+    prices: {
+      performance_id: string;
+      seat_category_key: string;
+      price_minor: number;
+      limited_quantity: number | null;
+      is_active: boolean;
+    }[];
   }[];
 }
 
@@ -48,10 +54,14 @@ export function eventBody(t: TestApp, overrides: Record<string, unknown> = {}): 
 }
 
 /** Creates an event through the API; throws unless it answers 201. */
-export async function createEvent(t: TestApp, key: string, overrides: Record<string, unknown> = {}): Promise<CreatedEvent> {
+export async function createEvent(
+  t: TestApp,
+  key: string,
+  overrides: Record<string, unknown> = {},
+): Promise<CreatedEvent> {
   const res = await t.api(key, 'POST', '/v1/events', eventBody(t, overrides));
   if (res.statusCode !== 201) throw new Error(`event create failed (${res.statusCode}): ${res.body}`);
-  return res.json() as CreatedEvent;
+  return res.json<CreatedEvent>();
 }
 
 /** The ids of the event's performances, in schedule order (from its first ticket type's prices). */

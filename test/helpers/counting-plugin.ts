@@ -3,7 +3,14 @@
  * handle whose every query (raw `sql` included) passes transformQuery once, whether the
  * database then answers or not.
  */
-import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
+import type {
+  KyselyPlugin,
+  PluginTransformQueryArgs,
+  PluginTransformResultArgs,
+  QueryResult,
+  RootOperationNode,
+  UnknownRow,
+} from 'kysely';
 
 export class CountingPlugin implements KyselyPlugin {
   queries = 0;

@@ -50,7 +50,7 @@ export async function createEmptyPostgresDatabase(): Promise<{ url: string; drop
   };
 }
 
-export interface TestDatabaseOptions {
+interface TestDatabaseOptions {
   poolSize?: number;
   /** DATABASE_ACQUIRE_TIMEOUT of this database (default 5 s). */
   acquireTimeoutMs?: number;

@@ -107,11 +107,23 @@ async function generateCertificate(): Promise<{ key: string; cert: string }> {
     const certPath = join(dir, 'cert.pem');
     // EC keys generate instantly; a one-day certificate is plenty for a test run.
     await run('openssl', [
-      'req', '-x509', '-nodes', '-days', '1',
-      '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1',
-      '-keyout', keyPath, '-out', certPath,
-      '-subj', '/CN=localhost',
-      '-addext', 'subjectAltName=DNS:localhost,DNS:hooks.test.localhost,IP:127.0.0.1,IP:::1',
+      'req',
+      '-x509',
+      '-nodes',
+      '-days',
+      '1',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-keyout',
+      keyPath,
+      '-out',
+      certPath,
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,DNS:hooks.test.localhost,IP:127.0.0.1,IP:::1',
     ]);
     return { key: await readFile(keyPath, 'utf8'), cert: await readFile(certPath, 'utf8') };
   } finally {

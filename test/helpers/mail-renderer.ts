@@ -3,7 +3,7 @@
  * subject is not where rendering runs (the worker always uses the thread pool).
  */
 import type { MailRenderer } from '../../src/mail/render-pool.ts';
-import { renderAndCompose } from '../../src/mail/render-task.ts';
+import renderAndCompose from '../../src/mail/render-task.ts';
 
 export function inThreadRenderer(from: string): MailRenderer {
   return {

@@ -2,21 +2,8 @@
  * Order test data: a published event to sell from, and POST /v1/orders shortcuts.
  */
 import type { LightMyRequestResponse } from 'fastify';
-import { createTestApp, type TestApp, type TestAppOptions, type TestOrganizer } from './app.ts';
+import type { TestApp, TestOrganizer } from './app.ts';
 import { createEvent, type CreatedEvent } from './catalog.ts';
-import { createTestDatabase } from './database.ts';
-
-/** createTestApp() on its own database (closed, then dropped, with the app). */
-export async function createOrdersTestApp(opts: Omit<TestAppOptions, 'database'> = {}): Promise<TestApp> {
-  const database = await createTestDatabase();
-  const t = await createTestApp({ ...opts, database });
-  const close = t.close;
-  t.close = async () => {
-    await close();
-    await database.close();
-  };
-  return t;
-}
 
 export interface Sale {
   org: TestOrganizer;
@@ -55,7 +42,12 @@ export function orderBody(sale: Sale, overrides: Record<string, unknown> = {}, q
   };
 }
 
-export function postOrder(t: TestApp, key: string, body: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse> {
+export function postOrder(
+  t: TestApp,
+  key: string,
+  body: unknown,
+  headers?: Record<string, string>,
+): Promise<LightMyRequestResponse> {
   return t.api(key, 'POST', '/v1/orders', body, headers);
 }
 
@@ -76,5 +68,5 @@ export async function eventsOfType(t: TestApp, organizerId: string, type: string
     .orderBy('created_at')
     .orderBy('id')
     .execute();
-  return rows.map((r) => r.data as Record<string, unknown>);
+  return rows.map((r) => r.data);
 }

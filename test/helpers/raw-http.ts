@@ -50,7 +50,8 @@ export async function openRaw(port: number): Promise<RawConnection> {
     async waitFor(expected, timeoutMs = 2000) {
       const deadline = performance.now() + timeoutMs;
       while (!text.includes(expected)) {
-        if (performance.now() > deadline || isClosed) throw new Error(`did not receive ${JSON.stringify(expected)}; got ${JSON.stringify(text)}`);
+        if (performance.now() > deadline || isClosed)
+          throw new Error(`did not receive ${JSON.stringify(expected)}; got ${JSON.stringify(text)}`);
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     },

@@ -23,7 +23,9 @@ export async function rowCounts(db: Db): Promise<Record<string, number>> {
  */
 export async function createRowCounter(db: Db): Promise<() => Promise<Record<string, number>>> {
   const tables = Object.keys(await rowCounts(db));
-  const counts = sql.join(tables.map((name) => sql`(SELECT count(*)::int FROM ${sql.table(name)}) AS ${sql.ref(name)}`));
+  const counts = sql.join(
+    tables.map((name) => sql`(SELECT count(*)::int FROM ${sql.table(name)}) AS ${sql.ref(name)}`),
+  );
   const query = sql<Record<string, number>>`SELECT ${counts}`;
   return async () => (await query.execute(db)).rows[0]!;
 }

@@ -10,7 +10,7 @@ import { after } from 'node:test';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-export interface ServiceProcess {
+interface ServiceProcess {
   child: ChildProcess;
   pid: number;
   /** stdout and stderr interleaved, as received. */
@@ -42,8 +42,12 @@ after(() => {
 });
 
 /** Spawns the service without waiting for anything. */
-export function launch(env: Record<string, string>): ServiceProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+/** How the service is started: from the TypeScript sources (default) or the compiled dist/. */
+const FROM_SOURCES = ['--import', 'tsx', 'src/main.ts'];
+export const FROM_BUILD = ['dist/main.js'];
+
+export function launch(env: Record<string, string>, args: string[] = FROM_SOURCES): ServiceProcess {
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -60,11 +64,11 @@ export function launch(env: Record<string, string>): ServiceProcess {
     if (listenedAt === undefined && LISTENING.test(output)) listenedAt = performance.now();
     for (const listener of listeners) listener();
   };
-  child.stdout!.on('data', (chunk: Buffer) => {
+  child.stdout.on('data', (chunk: Buffer) => {
     received(chunk);
     stdout += chunk.toString();
   });
-  child.stderr!.on('data', (chunk: Buffer) => {
+  child.stderr.on('data', (chunk: Buffer) => {
     received(chunk);
     stderr += chunk.toString();
   });
@@ -139,7 +143,10 @@ export async function stop(service: ServiceProcess): Promise<number | null> {
 }
 
 /** Runs the service until it exits by itself (a failed start). */
-export async function runToExit(env: Record<string, string>, timeoutMs = 30_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runToExit(
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const service = launch(env);
   const timer = setTimeout(() => service.child.kill('SIGKILL'), timeoutMs);
   const code = await service.exit;

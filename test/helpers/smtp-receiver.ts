@@ -8,7 +8,7 @@
 import { SMTPServer } from 'smtp-server';
 import type { AddressInfo } from 'node:net';
 
-export interface ReceivedMessage {
+interface ReceivedMessage {
   /** SMTP envelope sender (MAIL FROM). */
   from: string;
   /** SMTP envelope recipients (RCPT TO). */
@@ -29,7 +29,7 @@ export interface SmtpReceiver {
   close(): Promise<void>;
 }
 
-export interface SmtpReceiverOptions {
+interface SmtpReceiverOptions {
   /**
    * Advertise STARTTLS with smtp-server's built-in self-signed certificate, like many
    * local relays do. Off by default so clients never attempt the upgrade.
@@ -114,7 +114,7 @@ export async function startSmtpReceiver(options: SmtpReceiverOptions = {}): Prom
 // Minimal MIME reader
 // ---------------------------------------------------------------------------------------
 
-export interface MimePart {
+interface MimePart {
   /** Lower-cased header names; repeated headers keep the last value. */
   headers: Map<string, string>;
   /** Lower-cased media type without parameters, e.g. `text/plain`. */
@@ -128,7 +128,7 @@ export interface MimePart {
   filename?: string;
 }
 
-export interface ParsedMessage {
+interface ParsedMessage {
   headers: Map<string, string>;
   /** Leaf (non-multipart) parts in document order. */
   parts: MimePart[];
@@ -161,7 +161,8 @@ function leafParts(entityRaw: string): MimePart[] {
   const part: MimePart = { headers, contentType, content, text: content.toString('utf8') };
   const contentId = headers.get('content-id');
   if (contentId) part.cid = contentId.trim().replace(/^<|>$/g, '');
-  const filename = headerParam(headers.get('content-disposition') ?? '', 'filename') ?? headerParam(contentTypeHeader, 'name');
+  const filename =
+    headerParam(headers.get('content-disposition') ?? '', 'filename') ?? headerParam(contentTypeHeader, 'name');
   if (filename) part.filename = decodeEncodedWords(filename);
   return [part];
 }

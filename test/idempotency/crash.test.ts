@@ -31,10 +31,21 @@ interface Answer {
   body: string;
 }
 
-async function call(service: ServiceProcess, apiKey: string, method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+async function call(
+  service: ServiceProcess,
+  apiKey: string,
+  method: string,
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   const res = await fetch(`${service.baseUrl}${url}`, {
     method,
-    headers: { authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   return { status: res.status, headers: res.headers, body: await res.text() };
@@ -67,7 +78,11 @@ async function retryUntilFinal(service: ServiceProcess, apiKey: string, body: un
   let inFlight = 0;
   for (;;) {
     const res = await call(service, apiKey, 'POST', '/v1/orders', body, { 'idempotency-key': key });
-    if (res.status === 409 && JSON.parse(res.body).detail === IDEMPOTENCY_DETAILS.inFlight && Date.now() - since < RECOVERY_BOUND_MS) {
+    if (
+      res.status === 409 &&
+      JSON.parse(res.body).detail === IDEMPOTENCY_DETAILS.inFlight &&
+      Date.now() - since < RECOVERY_BOUND_MS
+    ) {
       inFlight++;
       await new Promise((resolve) => setTimeout(resolve, 200));
       continue;
@@ -88,81 +103,99 @@ describe('idempotency keys after a SIGKILL', () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
   });
 
-  test('killed mid-request, then after the 201: the retries execute anew or replay, within 10 s of the restart', { timeout: 240_000 }, async (t) => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'marquee-crash-'));
-    const env: Record<string, string> = { DATA_DIR: dataDir, ADMIN_TOKEN, NODE_ENV: 'test' };
-    let locker: pg.Client | undefined;
-    if (onPostgres) {
-      const database = await createEmptyPostgresDatabase();
-      cleanups.push(() => database.drop());
-      env.DATABASE_URL = database.url;
-      locker = new pg.Client({ connectionString: database.url });
-      await locker.connect();
-      cleanups.push(() => locker!.end());
-    }
+  test(
+    'killed mid-request, then after the 201: the retries execute anew or replay, within 10 s of the restart',
+    { timeout: 240_000 },
+    async (t) => {
+      const dataDir = mkdtempSync(path.join(tmpdir(), 'marquee-crash-'));
+      const env: Record<string, string> = { DATA_DIR: dataDir, ADMIN_TOKEN, NODE_ENV: 'test' };
+      let locker: pg.Client | undefined;
+      if (onPostgres) {
+        const database = await createEmptyPostgresDatabase();
+        cleanups.push(() => database.drop());
+        env.DATABASE_URL = database.url;
+        locker = new pg.Client({ connectionString: database.url });
+        await locker.connect();
+        cleanups.push(() => locker!.end());
+      }
 
-    // 1. Committed, then killed: the stored response survives the crash.
-    const first = await startService(env);
-    const apiKey = /Default organizer API key \(read, write\): (mqk_\S+)/.exec(first.output())?.[1];
-    assert.ok(apiKey, 'the Default key is printed at first start');
-    const sale = await saleOn(first, apiKey);
-    const committedKey = `crash-committed-${randomUUID()}`;
-    const committedBody = sale.orderBody('committed@example.test');
-    const committed = await call(first, apiKey, 'POST', '/v1/orders', committedBody, { 'idempotency-key': committedKey });
-    assert.equal(committed.status, 201, committed.body);
-    assert.equal(await first.kill(), 'SIGKILL');
+      // 1. Committed, then killed: the stored response survives the crash.
+      const first = await startService(env);
+      const apiKey = /Default organizer API key \(read, write\): (mqk_\S+)/.exec(first.output())?.[1];
+      assert.ok(apiKey, 'the Default key is printed at first start');
+      const sale = await saleOn(first, apiKey);
+      const committedKey = `crash-committed-${randomUUID()}`;
+      const committedBody = sale.orderBody('committed@example.test');
+      const committed = await call(first, apiKey, 'POST', '/v1/orders', committedBody, {
+        'idempotency-key': committedKey,
+      });
+      assert.equal(committed.status, 201, committed.body);
+      assert.equal(await first.kill(), 'SIGKILL');
 
-    // 2. Restarted (on PGlite holding every idempotent request mid-flight): the committed
-    // order replays; a new order claims its key and is killed before its work commits.
-    const second = await startService(onPostgres ? env : { ...env, TEST_HOLD_IDEMPOTENT_REQUESTS: '5m' });
-    const replayed = await call(second, apiKey, 'POST', '/v1/orders', committedBody, { 'idempotency-key': committedKey });
-    assert.equal(replayed.status, 201);
-    assert.equal(replayed.headers.get('idempotent-replayed'), 'true');
-    assert.equal(replayed.body, committed.body);
+      // 2. Restarted (on PGlite holding every idempotent request mid-flight): the committed
+      // order replays; a new order claims its key and is killed before its work commits.
+      const second = await startService(onPostgres ? env : { ...env, TEST_HOLD_IDEMPOTENT_REQUESTS: '5m' });
+      const replayed = await call(second, apiKey, 'POST', '/v1/orders', committedBody, {
+        'idempotency-key': committedKey,
+      });
+      assert.equal(replayed.status, 201);
+      assert.equal(replayed.headers.get('idempotent-replayed'), 'true');
+      assert.equal(replayed.body, committed.body);
 
-    const deadKey = `crash-mid-request-${randomUUID()}`;
-    const deadBody = sale.orderBody('mid-request@example.test');
-    if (locker) {
-      await locker.query('BEGIN');
-      await locker.query('SELECT 1 FROM performances WHERE id = $1 FOR UPDATE', [sale.performanceId]);
-    }
-    const interrupted = call(second, apiKey, 'POST', '/v1/orders', deadBody, { 'idempotency-key': deadKey }).then(
-      () => assert.fail('the killed request must not be answered'),
-      (err: unknown) => err,
-    );
-    if (locker) await waitUntilClaimedAndWaiting(locker, deadKey);
-    else await second.waitForOutput(/test hook: holding an idempotent request mid-flight/);
-    assert.equal(await second.kill(), 'SIGKILL');
-    assert.ok((await interrupted) instanceof Error, 'the client saw the connection drop');
-    // The orphaned backend (PostgreSQL) may take the lock now; it can never commit.
-    if (locker) await locker.query('ROLLBACK');
+      const deadKey = `crash-mid-request-${randomUUID()}`;
+      const deadBody = sale.orderBody('mid-request@example.test');
+      if (locker) {
+        await locker.query('BEGIN');
+        await locker.query('SELECT 1 FROM performances WHERE id = $1 FOR UPDATE', [sale.performanceId]);
+      }
+      const interrupted = call(second, apiKey, 'POST', '/v1/orders', deadBody, { 'idempotency-key': deadKey }).then(
+        () => assert.fail('the killed request must not be answered'),
+        (err: unknown) => err,
+      );
+      if (locker) await waitUntilClaimedAndWaiting(locker, deadKey);
+      else await second.waitForOutput(/test hook: holding an idempotent request mid-flight/);
+      assert.equal(await second.kill(), 'SIGKILL');
+      assert.ok((await interrupted) instanceof Error, 'the client saw the connection drop');
+      // The orphaned backend (PostgreSQL) may take the lock now; it can never commit.
+      if (locker) await locker.query('ROLLBACK');
 
-    // 3. Restarted again: the retry executes the order anew, once.
-    const third = await startService(env);
-    const listeningAt = Date.now();
-    const retry = await retryUntilFinal(third, apiKey, deadBody, deadKey, listeningAt);
-    assert.equal(retry.res.status, 201, retry.res.body);
-    assert.equal(retry.res.headers.get('idempotent-replayed'), null, 'a fresh execution, not a replay');
-    assert.ok(retry.afterMs < RECOVERY_BOUND_MS, `final answer ${retry.afterMs} ms after the restart`);
-    t.diagnostic(`final answer ${retry.afterMs} ms after the restart, after ${retry.inFlight} in-flight 409s`);
-    // PGlite frees a dead process's keys at once; PostgreSQL after at most one lease (5 s).
-    if (!onPostgres) assert.equal(retry.inFlight, 0, 'no in-flight 409 on PGlite after a restart');
-    const again = await call(third, apiKey, 'POST', '/v1/orders', deadBody, { 'idempotency-key': deadKey });
-    assert.equal(again.status, 201);
-    assert.equal(again.headers.get('idempotent-replayed'), 'true');
-    assert.equal(again.body, retry.res.body);
-    assert.equal(await ordersOf(third, apiKey, 'mid-request@example.test'), 1, 'exactly one order for the killed request');
-    assert.equal(await ordersOf(third, apiKey, 'committed@example.test'), 1, 'exactly one order for the committed request');
-    third.child.kill('SIGTERM');
-    assert.equal(await third.exit, 0);
-  });
+      // 3. Restarted again: the retry executes the order anew, once.
+      const third = await startService(env);
+      const listeningAt = Date.now();
+      const retry = await retryUntilFinal(third, apiKey, deadBody, deadKey, listeningAt);
+      assert.equal(retry.res.status, 201, retry.res.body);
+      assert.equal(retry.res.headers.get('idempotent-replayed'), null, 'a fresh execution, not a replay');
+      assert.ok(retry.afterMs < RECOVERY_BOUND_MS, `final answer ${retry.afterMs} ms after the restart`);
+      t.diagnostic(`final answer ${retry.afterMs} ms after the restart, after ${retry.inFlight} in-flight 409s`);
+      // PGlite frees a dead process's keys at once; PostgreSQL after at most one lease (5 s).
+      if (!onPostgres) assert.equal(retry.inFlight, 0, 'no in-flight 409 on PGlite after a restart');
+      const again = await call(third, apiKey, 'POST', '/v1/orders', deadBody, { 'idempotency-key': deadKey });
+      assert.equal(again.status, 201);
+      assert.equal(again.headers.get('idempotent-replayed'), 'true');
+      assert.equal(again.body, retry.res.body);
+      assert.equal(
+        await ordersOf(third, apiKey, 'mid-request@example.test'),
+        1,
+        'exactly one order for the killed request',
+      );
+      assert.equal(
+        await ordersOf(third, apiKey, 'committed@example.test'),
+        1,
+        'exactly one order for the committed request',
+      );
+      third.child.kill('SIGTERM');
+      assert.equal(await third.exit, 0);
+    },
+  );
 });
 
 /** PostgreSQL: the order's key is claimed and its transaction waits on the test's row lock. */
 async function waitUntilClaimedAndWaiting(locker: pg.Client, key: string): Promise<void> {
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const claimed = await locker.query("SELECT 1 FROM idempotency_keys WHERE key = $1 AND status = 'in_progress'", [key]);
+    const claimed = await locker.query("SELECT 1 FROM idempotency_keys WHERE key = $1 AND status = 'in_progress'", [
+      key,
+    ]);
     const waiting = await locker.query(
       "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
     );

@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { hashApiKey } from '../../src/domain/auth/api-keys.ts';
 import type { TestApp } from '../helpers/app.ts';
-import { createEvent, performanceIdsOf } from '../helpers/catalog.ts';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 export const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
@@ -13,27 +12,25 @@ export const withKey = (key: string) => ({ 'idempotency-key': key });
 
 /** The id of an API key, from its raw value (what the request hash includes). */
 export async function apiKeyIdOf(t: TestApp, rawKey: string): Promise<string> {
-  const row = await t.database.db.selectFrom('api_keys').select('id').where('key_hash', '=', hashApiKey(rawKey)).executeTakeFirstOrThrow();
+  const row = await t.database.db
+    .selectFrom('api_keys')
+    .select('id')
+    .where('key_hash', '=', hashApiKey(rawKey))
+    .executeTakeFirstOrThrow();
   return row.id;
 }
 
-export async function countRows(t: TestApp, table: 'events' | 'orders' | 'idempotency_keys' | 'webhook_endpoints', organizerId: string): Promise<number> {
+export async function countRows(
+  t: TestApp,
+  table: 'events' | 'orders' | 'idempotency_keys' | 'webhook_endpoints',
+  organizerId: string,
+): Promise<number> {
   const row = await t.database.db
     .selectFrom(table)
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('organizer_id', '=', organizerId)
     .executeTakeFirstOrThrow();
   return Number(row.n);
-}
-
-/** A published event with one performance and ticket type, and a POST /v1/orders body for it. */
-export async function orderBodyFor(t: TestApp, key: string, quantity = 1): Promise<Record<string, unknown>> {
-  const event = await createEvent(t, key);
-  return {
-    items: [{ performance_id: performanceIdsOf(event)[0], ticket_type_id: event.ticket_types[0]!.id, quantity }],
-    buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' },
-    tender: 'cash',
-  };
 }
 
 /** The replay contract: same status, byte-identical body, same content type, flagged. */

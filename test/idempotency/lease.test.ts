@@ -41,16 +41,31 @@ describe('idempotency leases and retention', () => {
   after(() => t.close());
 
   const keyRow = (key: string) =>
-    t.database.db.selectFrom('idempotency_keys').selectAll().where('organizer_id', '=', org.id).where('key', '=', key).executeTakeFirst();
+    t.database.db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('organizer_id', '=', org.id)
+      .where('key', '=', key)
+      .executeTakeFirst();
 
   /** What a process that died mid-request leaves behind: an in_progress row under its lease. */
   async function leftBehind(key: string, body: unknown, lockedUntil: Date) {
     const apiKeyId = await apiKeyIdOf(t, org.key);
-    await t.database.db.insertInto('idempotency_keys').values({
-      organizer_id: org.id, key, request_hash: requestHash(apiKeyId, 'POST', '/v1/events', body), api_key_id: apiKeyId,
-      method: 'POST', path: '/v1/events', status: 'in_progress', lease_token: randomUUID(), locked_until: lockedUntil,
-      created_at: new Date(lockedUntil.getTime() - LEASE_MS),
-    }).execute();
+    await t.database.db
+      .insertInto('idempotency_keys')
+      .values({
+        organizer_id: org.id,
+        key,
+        request_hash: requestHash(apiKeyId, 'POST', '/v1/events', body),
+        api_key_id: apiKeyId,
+        method: 'POST',
+        path: '/v1/events',
+        status: 'in_progress',
+        lease_token: randomUUID(),
+        locked_until: lockedUntil,
+        created_at: new Date(lockedUntil.getTime() - LEASE_MS),
+      })
+      .execute();
   }
 
   test('the default lease is 5 seconds and the retention 24 hours', () => {
@@ -75,32 +90,40 @@ describe('idempotency leases and retention', () => {
     assert.equal(isReplayOf(await t.api(org.key, 'POST', '/v1/events', body, withKey(key)), retry), undefined);
   });
 
-  test('PGlite: a key left in progress by another process (one that died) is taken over at once', { skip: onPostgres }, async () => {
-    // The embedded database belongs to one process: a lease this process does not hold
-    // was left by a process that died, however far its locked_until lies ahead.
-    const key = newKey();
-    const body = eventBody(t);
-    await leftBehind(key, body, new Date(t.clock.now().getTime() + LEASE_MS));
-    const retry = await t.api(org.key, 'POST', '/v1/events', body, withKey(key));
-    assert.equal(retry.statusCode, 201);
-    assert.equal(retry.headers['idempotent-replayed'], undefined);
-    assert.equal((await keyRow(key))?.response_body, retry.body);
-  });
+  test(
+    'PGlite: a key left in progress by another process (one that died) is taken over at once',
+    { skip: onPostgres },
+    async () => {
+      // The embedded database belongs to one process: a lease this process does not hold
+      // was left by a process that died, however far its locked_until lies ahead.
+      const key = newKey();
+      const body = eventBody(t);
+      await leftBehind(key, body, new Date(t.clock.now().getTime() + LEASE_MS));
+      const retry = await t.api(org.key, 'POST', '/v1/events', body, withKey(key));
+      assert.equal(retry.statusCode, 201);
+      assert.equal(retry.headers['idempotent-replayed'], undefined);
+      assert.equal((await keyRow(key))?.response_body, retry.body);
+    },
+  );
 
-  test('PostgreSQL: while the lease runs a retry answers 409; from the instant it ends the retry executes', { skip: !onPostgres }, async () => {
-    const key = newKey();
-    const body = eventBody(t);
-    const lockedUntil = new Date(t.clock.now().getTime() + LEASE_MS);
-    await leftBehind(key, body, lockedUntil);
-    const inFlight = await t.api(org.key, 'POST', '/v1/events', body, withKey(key));
-    assert.deepEqual(inFlight.json(), problemOf(409, IDEMPOTENCY_DETAILS.inFlight));
-    t.clock.advance(LEASE_MS - 1);
-    assert.equal((await t.api(org.key, 'POST', '/v1/events', body, withKey(key))).statusCode, 409);
-    t.clock.advance(1);
-    const taken = await t.api(org.key, 'POST', '/v1/events', body, withKey(key));
-    assert.equal(taken.statusCode, 201);
-    assert.equal(taken.headers['idempotent-replayed'], undefined);
-  });
+  test(
+    'PostgreSQL: while the lease runs a retry answers 409; from the instant it ends the retry executes',
+    { skip: !onPostgres },
+    async () => {
+      const key = newKey();
+      const body = eventBody(t);
+      const lockedUntil = new Date(t.clock.now().getTime() + LEASE_MS);
+      await leftBehind(key, body, lockedUntil);
+      const inFlight = await t.api(org.key, 'POST', '/v1/events', body, withKey(key));
+      assert.deepEqual(inFlight.json(), problemOf(409, IDEMPOTENCY_DETAILS.inFlight, 'idempotency_key_in_flight'));
+      t.clock.advance(LEASE_MS - 1);
+      assert.equal((await t.api(org.key, 'POST', '/v1/events', body, withKey(key))).statusCode, 409);
+      t.clock.advance(1);
+      const taken = await t.api(org.key, 'POST', '/v1/events', body, withKey(key));
+      assert.equal(taken.statusCode, 201);
+      assert.equal(taken.headers['idempotent-replayed'], undefined);
+    },
+  );
 
   test('a take-over never makes a second change: the request that outlived its lease rolls back', async () => {
     const key = newKey();
@@ -134,7 +157,7 @@ describe('idempotency leases and retention', () => {
         holdSecond.open();
         const b = await second;
         assert.equal(a.statusCode, 409);
-        assert.deepEqual(a.json(), problemOf(409, IDEMPOTENCY_DETAILS.leaseLost));
+        assert.deepEqual(a.json(), problemOf(409, IDEMPOTENCY_DETAILS.leaseLost, 'idempotency_key_lease_lost'));
         assert.equal(b.statusCode, 201);
         assert.equal(b.headers['idempotent-replayed'], undefined);
         assert.equal((await keyRow(key))?.response_body, b.body);
@@ -182,7 +205,12 @@ describe('idempotency leases and retention', () => {
     const key = newKey();
     await t.api(org.key, 'POST', '/v1/events', eventBody(t), withKey(key));
     t.clock.advance(DAY_MS + 1);
-    const job = idempotencyPurgeJob({ config: t.config, db: t.database.db, clock: t.clock, logger: pino({ level: 'silent' }) });
+    const job = idempotencyPurgeJob({
+      config: t.config,
+      db: t.database.db,
+      clock: t.clock,
+      logger: pino({ level: 'silent' }),
+    });
     assert.equal(job.name, 'idempotency-purge');
     await job.stop(); // waits for the pass started at start
     assert.equal(await keyRow(key), undefined);
@@ -196,51 +224,63 @@ describe('a running request keeps its key (rule 5) however long it runs', () => 
   let org: TestOrganizer;
   let hook: (() => Promise<void>) | undefined;
   before(async () => {
-    t = await createTestApp({ appOptions: { idempotency: { leaseMs: SHORT_LEASE_MS, beforeExecute: async () => hook?.() } } });
+    t = await createTestApp({
+      appOptions: { idempotency: { leaseMs: SHORT_LEASE_MS, beforeExecute: async () => hook?.() } },
+    });
     org = await t.createOrganizer();
   });
   after(() => t.close());
 
   const lockedUntil = async (key: string) =>
-    (await t.database.db.selectFrom('idempotency_keys').select('locked_until').where('organizer_id', '=', org.id).where('key', '=', key).executeTakeFirstOrThrow())
-      .locked_until;
+    (
+      await t.database.db
+        .selectFrom('idempotency_keys')
+        .select('locked_until')
+        .where('organizer_id', '=', org.id)
+        .where('key', '=', key)
+        .executeTakeFirstOrThrow()
+    ).locked_until;
 
-  test('PostgreSQL: held for 5 lease periods, the first keeps renewing; every retry answers 409; then it completes and replays', { skip: !onPostgres }, async () => {
-    const key = newKey();
-    const body = eventBody(t);
-    const before = await countRows(t, 'events', org.id);
-    const entered = gate();
-    const release = gate();
-    hook = async () => {
-      entered.open();
-      await release.opened;
-    };
-    try {
-      const first = t.api(org.key, 'POST', '/v1/events', body, withKey(key));
-      await entered.opened;
-      for (let period = 0; period < 5; period++) {
-        // A whole lease passes: without a renewal the key would be free from now on.
-        t.clock.advance(SHORT_LEASE_MS);
-        const deadline = Date.now() + 2_000;
-        while ((await lockedUntil(key))!.getTime() <= t.clock.now().getTime()) {
-          assert.ok(Date.now() < deadline, `period ${period}: the heartbeat did not renew the lease`);
-          await new Promise((resolve) => setTimeout(resolve, 20));
+  test(
+    'PostgreSQL: held for 5 lease periods, the first keeps renewing; every retry answers 409; then it completes and replays',
+    { skip: !onPostgres },
+    async () => {
+      const key = newKey();
+      const body = eventBody(t);
+      const before = await countRows(t, 'events', org.id);
+      const entered = gate();
+      const release = gate();
+      hook = async () => {
+        entered.open();
+        await release.opened;
+      };
+      try {
+        const first = t.api(org.key, 'POST', '/v1/events', body, withKey(key));
+        await entered.opened;
+        for (let period = 0; period < 5; period++) {
+          // A whole lease passes: without a renewal the key would be free from now on.
+          t.clock.advance(SHORT_LEASE_MS);
+          const deadline = Date.now() + 2_000;
+          while ((await lockedUntil(key))!.getTime() <= t.clock.now().getTime()) {
+            assert.ok(Date.now() < deadline, `period ${period}: the heartbeat did not renew the lease`);
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+          const retry = await t.api(org.key, 'POST', '/v1/events', body, withKey(key));
+          assert.equal(retry.statusCode, 409, `period ${period}`);
+          assert.deepEqual(retry.json(), problemOf(409, IDEMPOTENCY_DETAILS.inFlight, 'idempotency_key_in_flight'));
         }
-        const retry = await t.api(org.key, 'POST', '/v1/events', body, withKey(key));
-        assert.equal(retry.statusCode, 409, `period ${period}`);
-        assert.deepEqual(retry.json(), problemOf(409, IDEMPOTENCY_DETAILS.inFlight));
+        release.open();
+        const done = await first;
+        assert.equal(done.statusCode, 201);
+        assert.equal(done.headers['idempotent-replayed'], undefined);
+        assert.equal(isReplayOf(await t.api(org.key, 'POST', '/v1/events', body, withKey(key)), done), undefined);
+      } finally {
+        hook = undefined;
+        release.open();
       }
-      release.open();
-      const done = await first;
-      assert.equal(done.statusCode, 201);
-      assert.equal(done.headers['idempotent-replayed'], undefined);
-      assert.equal(isReplayOf(await t.api(org.key, 'POST', '/v1/events', body, withKey(key)), done), undefined);
-    } finally {
-      hook = undefined;
-      release.open();
-    }
-    assert.equal(await countRows(t, 'events', org.id), before + 1, 'exactly one event');
-  });
+      assert.equal(await countRows(t, 'events', org.id), before + 1, 'exactly one event');
+    },
+  );
 
   test('a completed request stops renewing: its key row keeps no lease', async () => {
     const key = newKey();
@@ -248,32 +288,41 @@ describe('a running request keeps its key (rule 5) however long it runs', () => 
     assert.equal(res.statusCode, 201);
     // Several heartbeat periods later, nothing has put a lease back on the completed key.
     await new Promise((resolve) => setTimeout(resolve, SHORT_LEASE_MS));
-    const row = await t.database.db.selectFrom('idempotency_keys').selectAll().where('organizer_id', '=', org.id).where('key', '=', key).executeTakeFirstOrThrow();
+    const row = await t.database.db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('organizer_id', '=', org.id)
+      .where('key', '=', key)
+      .executeTakeFirstOrThrow();
     assert.deepEqual([row.status, row.lease_token, row.locked_until], ['completed', null, null]);
   });
 
-  test('PGlite: a retry queued behind the running request never takes it over, however far the clock moves; it replays', { skip: onPostgres }, async () => {
-    const key = newKey();
-    const body = eventBody(t);
-    const entered = gate();
-    const release = gate();
-    hook = async () => {
-      entered.open();
-      await release.opened;
-    };
-    try {
-      const first = t.api(org.key, 'POST', '/v1/events', body, withKey(key));
-      await entered.opened;
-      t.clock.advance(10 * SHORT_LEASE_MS);
-      const retry = t.api(org.key, 'POST', '/v1/events', body, withKey(key));
-      await new Promise((resolve) => setTimeout(resolve, 2 * SHORT_LEASE_MS));
-      release.open();
-      const [a, b] = await Promise.all([first, retry]);
-      assert.equal(a.statusCode, 201);
-      assert.equal(isReplayOf(b, a), undefined);
-    } finally {
-      hook = undefined;
-      release.open();
-    }
-  });
+  test(
+    'PGlite: a retry queued behind the running request never takes it over, however far the clock moves; it replays',
+    { skip: onPostgres },
+    async () => {
+      const key = newKey();
+      const body = eventBody(t);
+      const entered = gate();
+      const release = gate();
+      hook = async () => {
+        entered.open();
+        await release.opened;
+      };
+      try {
+        const first = t.api(org.key, 'POST', '/v1/events', body, withKey(key));
+        await entered.opened;
+        t.clock.advance(10 * SHORT_LEASE_MS);
+        const retry = t.api(org.key, 'POST', '/v1/events', body, withKey(key));
+        await new Promise((resolve) => setTimeout(resolve, 2 * SHORT_LEASE_MS));
+        release.open();
+        const [a, b] = await Promise.all([first, retry]);
+        assert.equal(a.statusCode, 201);
+        assert.equal(isReplayOf(b, a), undefined);
+      } finally {
+        hook = undefined;
+        release.open();
+      }
+    },
+  );
 });

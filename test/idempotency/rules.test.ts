@@ -1,5 +1,5 @@
 /**
- * The ten rules of the spec's Idempotency section, each with its own test, on real
+ * The ten rules of docs/idempotency.md, each with its own test, on real
  * routes: POST /v1/events, PATCH /v1/events/{id}, POST /v1/orders, POST and DELETE
  * /v1/webhook_endpoints.
  */
@@ -8,12 +8,13 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { problemOf, type TestApp, type TestOrganizer } from '../helpers/app.ts';
+import { orderBody, setupSale } from '../helpers/orders.ts';
 import { createEvent, eventBody } from '../helpers/catalog.ts';
 import { createWebhookTestApp } from '../webhooks/helpers.ts';
 import { IDEMPOTENCY_DETAILS, requestHash } from '../../src/http/plugins/idempotency.ts';
 import { HeldLease } from '../../src/http/plugins/idempotency-lease.ts';
 import { onPostgres } from '../helpers/database.ts';
-import { apiKeyIdOf, countRows, isReplayOf, JSON_TYPE, newKey, orderBodyFor, PROBLEM_TYPE, withKey } from './helpers.ts';
+import { apiKeyIdOf, countRows, isReplayOf, JSON_TYPE, newKey, PROBLEM_TYPE, withKey } from './helpers.ts';
 
 const HOOK_URL = 'https://hooks.test.localhost/marquee';
 
@@ -50,7 +51,11 @@ describe('idempotency rules', () => {
     const retry = await t.api(a.key, 'POST', '/v1/events', body, withKey(key));
     assert.equal(isReplayOf(retry, first), undefined);
     assert.equal(await countRows(t, 'events', a.id), before + 1);
-    assert.notEqual(retry.headers['x-request-id'], first.headers['x-request-id'], 'the replay is a new response with its own request id');
+    assert.notEqual(
+      retry.headers['x-request-id'],
+      first.headers['x-request-id'],
+      'the replay is a new response with its own request id',
+    );
   });
 
   test('rule 1: a PATCH retried with the same key replays, even after the resource changed since', async () => {
@@ -69,13 +74,31 @@ describe('idempotency rules', () => {
   });
 
   test('rule 1: POSTs without a body (rotate_secret) are idempotent too', async () => {
-    const endpoint = (await t.api(a.key, 'POST', '/v1/webhook_endpoints', { url: HOOK_URL, event_types: ['order.created'] })).json();
+    const endpoint = (
+      await t.api(a.key, 'POST', '/v1/webhook_endpoints', { url: HOOK_URL, event_types: ['order.created'] })
+    ).json();
     const key = newKey();
-    const first = await t.api(a.key, 'POST', `/v1/webhook_endpoints/${endpoint.id}/rotate_secret`, undefined, withKey(key));
+    const first = await t.api(
+      a.key,
+      'POST',
+      `/v1/webhook_endpoints/${endpoint.id}/rotate_secret`,
+      undefined,
+      withKey(key),
+    );
     assert.equal(first.statusCode, 200, first.body);
-    const retry = await t.api(a.key, 'POST', `/v1/webhook_endpoints/${endpoint.id}/rotate_secret`, undefined, withKey(key));
+    const retry = await t.api(
+      a.key,
+      'POST',
+      `/v1/webhook_endpoints/${endpoint.id}/rotate_secret`,
+      undefined,
+      withKey(key),
+    );
     assert.equal(isReplayOf(retry, first), undefined);
-    const stored = await t.database.db.selectFrom('webhook_endpoints').select('secret').where('id', '=', endpoint.id).executeTakeFirstOrThrow();
+    const stored = await t.database.db
+      .selectFrom('webhook_endpoints')
+      .select('secret')
+      .where('id', '=', endpoint.id)
+      .executeTakeFirstOrThrow();
     assert.equal(stored.secret, first.json().secret, 'rotated once: the replayed secret is the live one');
   });
 
@@ -90,7 +113,9 @@ describe('idempotency rules', () => {
   });
 
   test('rule 1: DELETE ignores the header: each call executes (200, then 404) and nothing is stored', async () => {
-    const endpoint = (await t.api(a.key, 'POST', '/v1/webhook_endpoints', { url: HOOK_URL, event_types: ['order.created'] })).json();
+    const endpoint = (
+      await t.api(a.key, 'POST', '/v1/webhook_endpoints', { url: HOOK_URL, event_types: ['order.created'] })
+    ).json();
     const before = await countRows(t, 'idempotency_keys', a.id);
     const key = 'd'.repeat(300);
     const first = await t.api(a.key, 'DELETE', `/v1/webhook_endpoints/${endpoint.id}`, undefined, withKey(key));
@@ -106,7 +131,10 @@ describe('idempotency rules', () => {
     const key = newKey();
     const first = await t.api(a.key, 'POST', '/v1/events', { title: 'No venue' }, withKey(key));
     assert.equal(first.statusCode, 400);
-    assert.deepEqual(first.json(), problemOf(400, 'Missing required field `venue` in body.'));
+    assert.deepEqual(
+      first.json(),
+      problemOf(400, 'Missing required field `venue` in body.', 'parameter_missing', 'venue'),
+    );
     const retry = await t.api(a.key, 'POST', '/v1/events', { title: 'No venue' }, withKey(key));
     assert.equal(isReplayOf(retry, first), undefined);
   });
@@ -116,7 +144,10 @@ describe('idempotency rules', () => {
     const key404 = newKey();
     const first404 = await t.api(a.key, 'PATCH', `/v1/events/${missing}`, { description: 'x' }, withKey(key404));
     assert.equal(first404.statusCode, 404);
-    assert.equal(isReplayOf(await t.api(a.key, 'PATCH', `/v1/events/${missing}`, { description: 'x' }, withKey(key404)), first404), undefined);
+    assert.equal(
+      isReplayOf(await t.api(a.key, 'PATCH', `/v1/events/${missing}`, { description: 'x' }, withKey(key404)), first404),
+      undefined,
+    );
 
     const taken = await createEvent(t, a.key);
     const key409 = newKey();
@@ -134,7 +165,14 @@ describe('idempotency rules', () => {
     const first = await t.api(a.key, 'POST', '/v1/events', body, withKey(key));
     assert.equal(first.statusCode, 500);
     assert.equal(first.headers['content-type'], PROBLEM_TYPE);
-    assert.deepEqual(first.json(), problemOf(500, `Internal server error. Quote request id ${first.headers['x-request-id']} to support.`));
+    assert.deepEqual(
+      first.json(),
+      problemOf(
+        500,
+        `Internal server error. Quote request id ${String(first.headers['x-request-id'])} to support.`,
+        'internal_error',
+      ),
+    );
     // The failure is gone, but the same key still answers the stored 500, byte for byte
     // (its detail quotes the first request's id).
     const retry = await t.api(a.key, 'POST', '/v1/events', body, withKey(key));
@@ -159,7 +197,12 @@ describe('idempotency rules', () => {
     assert.equal(retry.headers['content-type'], JSON_TYPE);
     assert.equal(retry.headers['content-length'], first.headers['content-length']);
     assert.equal(retry.headers['idempotent-replayed'], 'true');
-    const row = await t.database.db.selectFrom('idempotency_keys').selectAll().where('organizer_id', '=', a.id).where('key', '=', key).executeTakeFirstOrThrow();
+    const row = await t.database.db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('organizer_id', '=', a.id)
+      .where('key', '=', key)
+      .executeTakeFirstOrThrow();
     assert.equal(row.status, 'completed');
     assert.equal(row.response_status, 201);
     assert.equal(row.response_body, first.body);
@@ -180,20 +223,29 @@ describe('idempotency rules', () => {
     const body = eventBody(t);
     assert.equal((await t.api(a.key, 'POST', '/v1/events', body, withKey(key))).statusCode, 201);
     const before = await countRows(t, 'events', a.id);
-    const res = await t.api(a.key, 'POST', '/v1/events', { ...body, title: `${body.title as string} (2)` }, withKey(key));
+    const res = await t.api(
+      a.key,
+      'POST',
+      '/v1/events',
+      { ...body, title: `${body.title as string} (2)` },
+      withKey(key),
+    );
     assert.equal(res.statusCode, 409);
     assert.equal(res.headers['content-type'], PROBLEM_TYPE);
-    assert.deepEqual(res.json(), problemOf(409, IDEMPOTENCY_DETAILS.otherRequest));
+    assert.deepEqual(res.json(), problemOf(409, IDEMPOTENCY_DETAILS.otherRequest, 'idempotency_key_reused'));
     assert.equal(await countRows(t, 'events', a.id), before);
     // A different route or path with the same key and body is a different request too.
     const event = await createEvent(t, a.key);
     const other = await createEvent(t, a.key);
     const patchKey = newKey();
-    assert.equal((await t.api(a.key, 'PATCH', `/v1/events/${event.id}`, { description: 'x' }, withKey(patchKey))).statusCode, 200);
+    assert.equal(
+      (await t.api(a.key, 'PATCH', `/v1/events/${event.id}`, { description: 'x' }, withKey(patchKey))).statusCode,
+      200,
+    );
     const otherPath = await t.api(a.key, 'PATCH', `/v1/events/${other.id}`, { description: 'x' }, withKey(patchKey));
-    assert.deepEqual(otherPath.json(), problemOf(409, IDEMPOTENCY_DETAILS.otherRequest));
+    assert.deepEqual(otherPath.json(), problemOf(409, IDEMPOTENCY_DETAILS.otherRequest, 'idempotency_key_reused'));
     const otherRoute = await t.api(a.key, 'POST', '/v1/webhook_endpoints', { description: 'x' }, withKey(patchKey));
-    assert.deepEqual(otherRoute.json(), problemOf(409, IDEMPOTENCY_DETAILS.otherRequest));
+    assert.deepEqual(otherRoute.json(), problemOf(409, IDEMPOTENCY_DETAILS.otherRequest, 'idempotency_key_reused'));
   });
 
   test('rule 5: the same key while the first request is still in flight answers 409', async () => {
@@ -205,28 +257,56 @@ describe('idempotency rules', () => {
     const apiKeyId = await apiKeyIdOf(t, a.key);
     const now = t.clock.now();
     const leaseToken = randomUUID();
-    await t.database.db.insertInto('idempotency_keys').values({
-      organizer_id: a.id, key, request_hash: requestHash(apiKeyId, 'POST', '/v1/events', body), api_key_id: apiKeyId,
-      method: 'POST', path: '/v1/events', status: 'in_progress', lease_token: leaseToken,
-      locked_until: new Date(now.getTime() + 30_000), created_at: now,
-    }).execute();
+    await t.database.db
+      .insertInto('idempotency_keys')
+      .values({
+        organizer_id: a.id,
+        key,
+        request_hash: requestHash(apiKeyId, 'POST', '/v1/events', body),
+        api_key_id: apiKeyId,
+        method: 'POST',
+        path: '/v1/events',
+        status: 'in_progress',
+        lease_token: leaseToken,
+        locked_until: new Date(now.getTime() + 30_000),
+        created_at: now,
+      })
+      .execute();
     const held = onPostgres
       ? undefined
-      : new HeldLease({ engine: 'pglite', db: t.database.db, clock: t.clock, leaseMs: 30_000, organizerId: a.id, key, leaseToken, log: t.app.log });
+      : new HeldLease({
+          engine: 'pglite',
+          db: t.database.db,
+          clock: t.clock,
+          leaseMs: 30_000,
+          organizerId: a.id,
+          key,
+          leaseToken,
+          log: t.app.log,
+        });
     try {
       const before = await countRows(t, 'events', a.id);
       const res = await t.api(a.key, 'POST', '/v1/events', body, withKey(key));
       assert.equal(res.statusCode, 409);
-      assert.deepEqual(res.json(), problemOf(409, IDEMPOTENCY_DETAILS.inFlight));
+      assert.deepEqual(res.json(), problemOf(409, IDEMPOTENCY_DETAILS.inFlight, 'idempotency_key_in_flight'));
       assert.equal(await countRows(t, 'events', a.id), before);
-      const row = await t.database.db.selectFrom('idempotency_keys').select(['status', 'locked_until']).where('organizer_id', '=', a.id).where('key', '=', key).executeTakeFirstOrThrow();
-      assert.deepEqual(row, { status: 'in_progress', locked_until: new Date(now.getTime() + 30_000) }, 'the 409 left the lease alone');
+      const row = await t.database.db
+        .selectFrom('idempotency_keys')
+        .select(['status', 'locked_until'])
+        .where('organizer_id', '=', a.id)
+        .where('key', '=', key)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(
+        row,
+        { status: 'in_progress', locked_until: new Date(now.getTime() + 30_000) },
+        'the 409 left the lease alone',
+      );
     } finally {
       held?.end();
     }
   });
 
-  test('rule 6: keys are scoped to the organizer: B may use A\'s key string independently', async () => {
+  test("rule 6: keys are scoped to the organizer: B may use A's key string independently", async () => {
     const key = newKey();
     const bodyA = eventBody(t);
     const bodyB = eventBody(t);
@@ -256,7 +336,10 @@ describe('idempotency rules', () => {
     assert.equal(reused.headers['idempotent-replayed'], undefined);
     // From now on the key belongs to the new request.
     assert.equal(isReplayOf(await t.api(a.key, 'POST', '/v1/events', newBody, withKey(key)), reused), undefined);
-    assert.deepEqual((await t.api(a.key, 'POST', '/v1/events', body, withKey(key))).json(), problemOf(409, IDEMPOTENCY_DETAILS.otherRequest));
+    assert.deepEqual(
+      (await t.api(a.key, 'POST', '/v1/events', body, withKey(key))).json(),
+      problemOf(409, IDEMPOTENCY_DETAILS.otherRequest, 'idempotency_key_reused'),
+    );
   });
 
   test('rule 7: an identical retry from another API key of the same organizer answers 409', async () => {
@@ -266,7 +349,7 @@ describe('idempotency rules', () => {
     const before = await countRows(t, 'events', a.id);
     const res = await t.api(a.writeKey, 'POST', '/v1/events', body, withKey(key));
     assert.equal(res.statusCode, 409);
-    assert.deepEqual(res.json(), problemOf(409, IDEMPOTENCY_DETAILS.otherApiKey));
+    assert.deepEqual(res.json(), problemOf(409, IDEMPOTENCY_DETAILS.otherApiKey, 'idempotency_key_reused'));
     assert.equal(await countRows(t, 'events', a.id), before);
     // The original key still replays.
     assert.equal((await t.api(a.key, 'POST', '/v1/events', body, withKey(key))).headers['idempotent-replayed'], 'true');
@@ -278,25 +361,42 @@ describe('idempotency rules', () => {
     const tooLong = await t.api(a.key, 'POST', '/v1/events', eventBody(t), withKey('k'.repeat(256)));
     assert.equal(tooLong.statusCode, 400);
     assert.equal(tooLong.headers['content-type'], PROBLEM_TYPE);
-    assert.deepEqual(tooLong.json(), problemOf(400, 'Idempotency-Key must be at most 255 characters; this one has 256.'));
+    assert.deepEqual(
+      tooLong.json(),
+      problemOf(400, 'Idempotency-Key must be at most 255 characters; this one has 256.', 'idempotency_key_invalid'),
+    );
     assert.equal(await countRows(t, 'events', a.id), before);
     assert.equal(await countRows(t, 'idempotency_keys', a.id), keysBefore);
-    const patchTooLong = await t.api(a.key, 'PATCH', `/v1/events/${(await createEvent(t, a.key)).id}`, { description: 'x' }, withKey('p'.repeat(1000)));
-    assert.deepEqual(patchTooLong.json(), problemOf(400, 'Idempotency-Key must be at most 255 characters; this one has 1000.'));
+    const patchTooLong = await t.api(
+      a.key,
+      'PATCH',
+      `/v1/events/${(await createEvent(t, a.key)).id}`,
+      { description: 'x' },
+      withKey('p'.repeat(1000)),
+    );
+    assert.deepEqual(
+      patchTooLong.json(),
+      problemOf(400, 'Idempotency-Key must be at most 255 characters; this one has 1000.', 'idempotency_key_invalid'),
+    );
 
     const longest = 'k'.repeat(255);
     const body = eventBody(t);
     const ok = await t.api(a.key, 'POST', '/v1/events', body, withKey(longest));
     assert.equal(ok.statusCode, 201);
     assert.equal(isReplayOf(await t.api(a.key, 'POST', '/v1/events', body, withKey(longest)), ok), undefined);
-    const row = await t.database.db.selectFrom('idempotency_keys').select('key').where('organizer_id', '=', a.id).where('key', '=', longest).executeTakeFirst();
+    const row = await t.database.db
+      .selectFrom('idempotency_keys')
+      .select('key')
+      .where('organizer_id', '=', a.id)
+      .where('key', '=', longest)
+      .executeTakeFirst();
     assert.equal(row?.key, longest);
   });
 
   test('rule 8 (decision): an empty key answers 400', async () => {
     const res = await t.api(a.key, 'POST', '/v1/events', eventBody(t), withKey(''));
     assert.equal(res.statusCode, 400);
-    assert.deepEqual(res.json(), problemOf(400, IDEMPOTENCY_DETAILS.empty));
+    assert.deepEqual(res.json(), problemOf(400, IDEMPOTENCY_DETAILS.empty, 'idempotency_key_invalid'));
   });
 
   test('rule 9: replayed errors keep their problem body and application/problem+json; successes are application/json', async () => {
@@ -308,7 +408,10 @@ describe('idempotency rules', () => {
     const replay = await t.api(a.key, 'POST', '/v1/events', body, withKey(key2));
     assert.equal(replay.statusCode, 400);
     assert.equal(replay.headers['content-type'], PROBLEM_TYPE);
-    assert.deepEqual(replay.json(), problemOf(400, 'Unknown field `unknown_field` in body.'));
+    assert.deepEqual(
+      replay.json(),
+      problemOf(400, 'Unknown field `unknown_field` in body.', 'parameter_unknown', 'unknown_field'),
+    );
     assert.equal(replay.body, err.body);
     assert.equal(replay.headers['idempotent-replayed'], 'true');
 
@@ -319,7 +422,7 @@ describe('idempotency rules', () => {
   });
 
   test('rule 10: without a key, every identical POST /v1/orders mints a new order', async () => {
-    const body = await orderBodyFor(t, a.key);
+    const body = orderBody(await setupSale(t, { org: a }));
     const before = await countRows(t, 'orders', a.id);
     const first = await t.api(a.key, 'POST', '/v1/orders', body);
     const second = await t.api(a.key, 'POST', '/v1/orders', body);
@@ -336,7 +439,7 @@ describe('idempotency rules', () => {
   });
 
   test('rule 10, with a key: one order, and the retry replays the same order', async () => {
-    const body = await orderBodyFor(t, a.key);
+    const body = orderBody(await setupSale(t, { org: a }));
     const before = await countRows(t, 'orders', a.id);
     const key = newKey();
     const first = await t.api(a.key, 'POST', '/v1/orders', body, withKey(key));
@@ -347,7 +450,7 @@ describe('idempotency rules', () => {
   });
 
   test('atomicity: if the commit fails, the response is a 500, no order exists and nothing is stored; a retry executes', async () => {
-    const body = await orderBodyFor(t, a.key);
+    const body = orderBody(await setupSale(t, { org: a }));
     const before = await countRows(t, 'orders', a.id);
     const key = newKey();
     // A deferred foreign key violated inside the request's transaction fails its COMMIT.
@@ -355,19 +458,33 @@ describe('idempotency rules', () => {
     t.app.deps.idempotency.beforeExecute = async (request) => {
       t.app.deps.idempotency.beforeExecute = original;
       await sql`CREATE TEMP TABLE commit_breaker_parent (id int PRIMARY KEY)`.execute(request.db);
-      await sql`CREATE TEMP TABLE commit_breaker_child (pid int REFERENCES commit_breaker_parent DEFERRABLE INITIALLY DEFERRED)`.execute(request.db);
+      await sql`CREATE TEMP TABLE commit_breaker_child (pid int REFERENCES commit_breaker_parent DEFERRABLE INITIALLY DEFERRED)`.execute(
+        request.db,
+      );
       await sql`INSERT INTO commit_breaker_child VALUES (1)`.execute(request.db);
     };
     try {
       const res = await t.api(a.key, 'POST', '/v1/orders', body, withKey(key));
       assert.equal(res.statusCode, 500);
       assert.equal(res.headers['content-type'], PROBLEM_TYPE);
-      assert.deepEqual(res.json(), problemOf(500, `Internal server error. Quote request id ${res.headers['x-request-id']} to support.`));
+      assert.deepEqual(
+        res.json(),
+        problemOf(
+          500,
+          `Internal server error. Quote request id ${String(res.headers['x-request-id'])} to support.`,
+          'internal_error',
+        ),
+      );
     } finally {
       t.app.deps.idempotency.beforeExecute = original;
     }
     assert.equal(await countRows(t, 'orders', a.id), before, 'no order without its stored response');
-    const row = await t.database.db.selectFrom('idempotency_keys').select('status').where('organizer_id', '=', a.id).where('key', '=', key).executeTakeFirst();
+    const row = await t.database.db
+      .selectFrom('idempotency_keys')
+      .select('status')
+      .where('organizer_id', '=', a.id)
+      .where('key', '=', key)
+      .executeTakeFirst();
     assert.equal(row, undefined, 'nothing stored: the key was released');
     const retry = await t.api(a.key, 'POST', '/v1/orders', body, withKey(key));
     assert.equal(retry.statusCode, 201);
@@ -376,8 +493,14 @@ describe('idempotency rules', () => {
   });
 
   test('atomicity: a stored success always has its change: each completed 201 row names an existing order', async () => {
-    const rows = await t.database.db.selectFrom('idempotency_keys').select(['response_body', 'path'])
-      .where('organizer_id', '=', a.id).where('status', '=', 'completed').where('response_status', '=', 201).where('path', '=', '/v1/orders').execute();
+    const rows = await t.database.db
+      .selectFrom('idempotency_keys')
+      .select(['response_body', 'path'])
+      .where('organizer_id', '=', a.id)
+      .where('status', '=', 'completed')
+      .where('response_status', '=', 201)
+      .where('path', '=', '/v1/orders')
+      .execute();
     assert.ok(rows.length >= 2);
     for (const row of rows) {
       const id = JSON.parse(row.response_body!).id as string;

@@ -1,4 +1,5 @@
 import { after, before, describe, test } from 'node:test';
+import { closedPort } from '../helpers/ports.ts';
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
@@ -67,14 +68,6 @@ function eTicketInput(overrides: Partial<ETicketInput> = {}): ETicketInput {
 }
 
 /** A port nothing listens on: bind an ephemeral port, then release it. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 describe('formatMoney', () => {
   test('uses the minor-unit digits of each currency', () => {
     assert.equal(formatMoney(1250, 'EUR'), '€12.50');
@@ -174,7 +167,7 @@ describe('renderETickets', () => {
       assert.equal(attachment.contentType, 'image/png');
       assert.equal(attachment.filename, `ticket-${ticket.ticketNo}.png`);
       assert.deepEqual(attachment.content.subarray(0, 8), PNG_SIGNATURE);
-      assert.deepEqual(attachment.content, await qrCodePng(ticket.serialNo));
+      assert.deepEqual(attachment.content, qrCodePng(ticket.serialNo));
       assert.ok(attachment.cid);
       cids.add(attachment.cid);
       assert.ok(mail.html.includes(`<img src="cid:${attachment.cid}"`));
@@ -191,7 +184,13 @@ describe('renderETickets', () => {
       eTicketInput({
         tickets: [
           { ...base, performanceStartsAt: new Date('2026-10-24T17:30:00Z'), eventTimeZone: 'Europe/Berlin' },
-          { ...base, performanceStartsAt: new Date('2026-10-25T18:30:00Z'), eventTimeZone: 'Europe/Berlin', ticketNo: 'T-0002', serialNo: 'SER-2' },
+          {
+            ...base,
+            performanceStartsAt: new Date('2026-10-25T18:30:00Z'),
+            eventTimeZone: 'Europe/Berlin',
+            ticketNo: 'T-0002',
+            serialNo: 'SER-2',
+          },
         ],
       }),
     );
@@ -291,7 +290,7 @@ describe('SMTP mailer', () => {
         assert.ok(html.text.includes(ticket.ticketNo));
         const png = pngs[i]!;
         assert.deepEqual(png.content.subarray(0, 8), PNG_SIGNATURE);
-        assert.deepEqual(png.content, await qrCodePng(ticket.serialNo));
+        assert.deepEqual(png.content, qrCodePng(ticket.serialNo));
         assert.equal(png.filename, `ticket-${ticket.ticketNo}.png`);
         assert.ok(png.cid, 'inline image has a Content-ID');
         assert.ok(html.text.includes(`src="cid:${png.cid}"`), 'HTML references the inline image');

@@ -26,7 +26,7 @@ interface PngChunk {
 function pngChunks(png: Buffer): PngChunk[] {
   assert.deepEqual(png.subarray(0, 8), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
   const chunks: PngChunk[] = [];
-  for (let at = 8; at < png.length; ) {
+  for (let at = 8; at < png.length;) {
     const length = png.readUInt32BE(at);
     const typeAndData = png.subarray(at + 4, at + 8 + length);
     assert.equal(png.readUInt32BE(at + 8 + length), crc32(typeAndData), 'chunk CRC');
@@ -57,7 +57,10 @@ function eTickets(count: number): ETicketInput {
 describe('qrCodePng', () => {
   test('a 1-bit greyscale PNG that is, pixel for pixel, the level-M symbol of the serial with its quiet zone', () => {
     const chunks = pngChunks(qrCodePng(SERIAL));
-    assert.deepEqual(chunks.map((c) => c.type), ['IHDR', 'IDAT', 'IEND']);
+    assert.deepEqual(
+      chunks.map((c) => c.type),
+      ['IHDR', 'IDAT', 'IEND'],
+    );
     const { modules } = QRCode.create(SERIAL, { errorCorrectionLevel: 'M' });
     assert.equal(modules.size, 25, 'version 2');
     const side = (modules.size + 2 * QR_QUIET_ZONE_MODULES) * QR_MODULE_PX;
@@ -74,7 +77,8 @@ describe('qrCodePng', () => {
       for (let x = 0; x < side; x++) {
         const row = Math.floor(y / QR_MODULE_PX) - QR_QUIET_ZONE_MODULES;
         const col = Math.floor(x / QR_MODULE_PX) - QR_QUIET_ZONE_MODULES;
-        const expectDark: boolean = row >= 0 && col >= 0 && row < modules.size && col < modules.size && modules.get(row, col) === 1;
+        const expectDark: boolean =
+          row >= 0 && col >= 0 && row < modules.size && col < modules.size && modules.get(row, col) === 1;
         const isDark = ((pixels[y * rowBytes + 1 + (x >> 3)]! >> (7 - (x & 7))) & 1) === 0;
         if (isDark !== expectDark) assert.fail(`pixel ${x},${y}: ${isDark ? 'dark' : 'light'}`);
         if (isDark) dark++;
@@ -117,7 +121,10 @@ describe('render pool', () => {
     clearInterval(ticker);
     // Rendered on this thread, the longest gap would be the whole render.
     assert.ok(maxGapMs < elapsedMs / 4, `longest gap ${maxGapMs.toFixed(1)} ms of a ${elapsedMs.toFixed(0)} ms render`);
-    assert.ok(delay.percentile(99) / 1e6 < elapsedMs / 4, `event-loop delay p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms`);
+    assert.ok(
+      delay.percentile(99) / 1e6 < elapsedMs / 4,
+      `event-loop delay p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms`,
+    );
 
     assert.deepEqual(mail.envelope, { from: 'no-reply@localhost', to: ['ada@example.test'] });
     const parsed = parseMime(mail.raw.toString('latin1'));

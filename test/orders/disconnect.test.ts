@@ -7,8 +7,9 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { createTestApp } from '../helpers/app.ts';
 import type { TestApp } from '../helpers/app.ts';
-import { createOrdersTestApp, orderBody, setupSale, type Sale } from '../helpers/orders.ts';
+import { orderBody, setupSale, type Sale } from '../helpers/orders.ts';
 
 /** Sends a raw HTTP/1.1 request (or the first `cutAt` bytes of it) and hangs up at once. */
 function sendAndHangUp(port: number, key: string, body: string, cutAt?: number): Promise<void> {
@@ -33,7 +34,7 @@ describe('clients that disconnect mid-request', () => {
   let port: number;
 
   before(async () => {
-    t = await createOrdersTestApp();
+    t = await createTestApp();
     sale = await setupSale(t);
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     port = (t.app.server.address() as AddressInfo).port;
@@ -44,15 +45,30 @@ describe('clients that disconnect mid-request', () => {
 
   async function state() {
     const db = t.database.db;
-    const perf = await db.selectFrom('performances').select('sold_count').where('id', '=', sale.performanceId).executeTakeFirstOrThrow();
-    const tickets = await db.selectFrom('tickets').select((eb) => eb.fn.countAll<number>().as('n')).where('performance_id', '=', sale.performanceId).executeTakeFirstOrThrow();
+    const perf = await db
+      .selectFrom('performances')
+      .select('sold_count')
+      .where('id', '=', sale.performanceId)
+      .executeTakeFirstOrThrow();
+    const tickets = await db
+      .selectFrom('tickets')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('performance_id', '=', sale.performanceId)
+      .executeTakeFirstOrThrow();
     const orders = await db.selectFrom('orders').select(['id']).execute();
     const withoutTickets = await db
       .selectFrom('orders')
       .select('orders.id')
-      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('tickets').select('tickets.id').whereRef('tickets.order_id', '=', 'orders.id'))))
+      .where((eb) =>
+        eb.not(eb.exists(eb.selectFrom('tickets').select('tickets.id').whereRef('tickets.order_id', '=', 'orders.id'))),
+      )
       .execute();
-    return { sold: Number(perf.sold_count), tickets: Number(tickets.n), orders: orders.length, withoutTickets: withoutTickets.length };
+    return {
+      sold: Number(perf.sold_count),
+      tickets: Number(tickets.n),
+      orders: orders.length,
+      withoutTickets: withoutTickets.length,
+    };
   }
 
   /** Waits until the server has finished what the hung-up requests started. */

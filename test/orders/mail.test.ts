@@ -5,26 +5,18 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { closedPort } from '../helpers/ports.ts';
 import { EMAIL_RETRY_DELAYS_MS, runEmailJobsOnce } from '../../src/domain/mail/email-jobs.ts';
 import { createRenderPool, type MailRenderer } from '../../src/mail/render-pool.ts';
 import { createMailer, type Mailer } from '../../src/mail/transport.ts';
-import { problemOf, type TestApp } from '../helpers/app.ts';
-import { createOrdersTestApp, eventsOfType, placeOrder, postOrder, orderBody, setupSale, type Sale } from '../helpers/orders.ts';
+import { createTestApp, problemOf, type TestApp } from '../helpers/app.ts';
+import { eventsOfType, placeOrder, postOrder, orderBody, setupSale, type Sale } from '../helpers/orders.ts';
 import { header, parseMime, startSmtpReceiver, type SmtpReceiver } from '../helpers/smtp-receiver.ts';
 
 const FROM = 'Marquee <no-reply@localhost>';
-
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('order e-mails', () => {
   let t: TestApp;
@@ -35,7 +27,7 @@ describe('order e-mails', () => {
   let sale: Sale;
   before(async () => {
     smtp = await startSmtpReceiver();
-    t = await createOrdersTestApp({ env: { SMTP_URL: smtp.url } });
+    t = await createTestApp({ env: { SMTP_URL: smtp.url } });
     mailer = createMailer({ smtpUrl: smtp.url, from: FROM, outboxDir: '/nonexistent' });
     // The worker's own pool: mails render in a worker thread, as in production.
     renderer = createRenderPool({ from: FROM, threads: 1 });
@@ -75,15 +67,24 @@ describe('order e-mails', () => {
       assert.match(text, new RegExp(`Serial: ${ticket.serial_no}`));
     }
     const images = e.parts.filter((p) => p.contentType === 'image/png');
-    assert.deepEqual(images.map((p) => p.filename), tickets.map((x: any) => `ticket-${x.ticket_no}.png`));
+    assert.deepEqual(
+      images.map((p) => p.filename),
+      tickets.map((x: any) => `ticket-${x.ticket_no}.png`),
+    );
     for (const image of images) assert.ok(image.content.subarray(0, 4).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47])));
 
     const sentAt = t.clock.now().toISOString();
     const detail = (await t.api(sale.org.key, 'GET', `/v1/orders/${order.id}`)).json();
     assert.equal(detail.etickets_sent_at, sentAt);
     assert.equal(detail.status, 'fulfilled');
-    assert.deepEqual((await eventsOfType(t, sale.org.id, 'ticket.issued')), [
-      { order_id: order.id, order_no: order.order_no, ticket_ids: tickets.map((x: any) => x.id), ticket_ids_truncated: false, ticket_count: 2 },
+    assert.deepEqual(await eventsOfType(t, sale.org.id, 'ticket.issued'), [
+      {
+        order_id: order.id,
+        order_no: order.order_no,
+        ticket_ids: tickets.map((x: any) => x.id),
+        ticket_ids_truncated: false,
+        ticket_count: 2,
+      },
     ]);
     // A fulfilled order's tickets still check in.
     assert.equal((await t.api(sale.org.key, 'POST', `/v1/tickets/${tickets[0].id}/check_in`)).statusCode, 200);
@@ -92,15 +93,47 @@ describe('order e-mails', () => {
     assert.equal(log.statusCode, 200);
     const created = new Date(order.created_at).getTime();
     assert.deepEqual(log.json(), {
-      object: 'list', has_more: false,
+      object: 'list',
+      has_more: false,
       data: [
-        { id: log.json().data[0].id, object: 'email', order_id: order.id, kind: 'etickets', recipient: 'ada@example.test', subject: `Your tickets for order ${order.order_no}`, status: 'sent', attempts: 1, last_error: null, next_attempt_at: null, sent_at: sentAt, created_at: new Date(created + 1).toISOString(), updated_at: sentAt },
-        { id: log.json().data[1].id, object: 'email', order_id: order.id, kind: 'receipt', recipient: 'ada@example.test', subject: `Your receipt for order ${order.order_no}`, status: 'sent', attempts: 1, last_error: null, next_attempt_at: null, sent_at: sentAt, created_at: order.created_at, updated_at: sentAt },
+        {
+          id: log.json().data[0].id,
+          object: 'email',
+          order_id: order.id,
+          kind: 'etickets',
+          recipient: 'ada@example.test',
+          subject: `Your tickets for order ${order.order_no}`,
+          status: 'sent',
+          attempts: 1,
+          last_error: null,
+          next_attempt_at: null,
+          sent_at: sentAt,
+          created_at: new Date(created + 1).toISOString(),
+          updated_at: sentAt,
+        },
+        {
+          id: log.json().data[1].id,
+          object: 'email',
+          order_id: order.id,
+          kind: 'receipt',
+          recipient: 'ada@example.test',
+          subject: `Your receipt for order ${order.order_no}`,
+          status: 'sent',
+          attempts: 1,
+          last_error: null,
+          next_attempt_at: null,
+          sent_at: sentAt,
+          created_at: order.created_at,
+          updated_at: sentAt,
+        },
       ],
     });
     const page = (await t.admin('GET', `/admin/v1/organizers/${sale.org.id}/emails?limit=1`)).json();
     assert.deepEqual([page.data.length, page.has_more], [1, true]);
-    assert.deepEqual((await t.admin('GET', '/admin/v1/organizers/00000000-0000-4000-8000-000000000000/emails')).json(), problemOf(404, 'Organizer not found.'));
+    assert.deepEqual(
+      (await t.admin('GET', '/admin/v1/organizers/00000000-0000-4000-8000-000000000000/emails')).json(),
+      problemOf(404, 'Organizer not found.', 'resource_not_found'),
+    );
     assert.equal(await run(), 0, 'nothing left to send');
   });
 
@@ -108,11 +141,19 @@ describe('order e-mails', () => {
     const s = await setupSale(t);
     const res = await postOrder(t, s.org.key, orderBody(s, { tender: 'pay_later' }));
     assert.equal(res.statusCode, 201);
-    const broken = createMailer({ smtpUrl: `smtp://127.0.0.1:${await closedPort()}`, from: FROM, outboxDir: '/nonexistent' });
+    const broken = createMailer({
+      smtpUrl: `smtp://127.0.0.1:${await closedPort()}`,
+      from: FROM,
+      outboxDir: '/nonexistent',
+    });
     try {
       for (let attempt = 1; attempt <= EMAIL_RETRY_DELAYS_MS.length + 1; attempt++) {
         assert.equal(await run(broken), 1, `attempt ${attempt} claims the job`);
-        const job = await t.database.db.selectFrom('email_jobs').selectAll().where('order_id', '=', res.json().id).executeTakeFirstOrThrow();
+        const job = await t.database.db
+          .selectFrom('email_jobs')
+          .selectAll()
+          .where('order_id', '=', res.json().id)
+          .executeTakeFirstOrThrow();
         assert.equal(job.attempts, attempt);
         assert.match(job.last_error ?? '', /ECONNREFUSED|connect/i);
         if (attempt <= EMAIL_RETRY_DELAYS_MS.length) {
@@ -137,7 +178,9 @@ describe('order e-mails', () => {
     for (let i = 0; i < 4; i++) orders.push(await placeOrder(t, s));
     const before = smtp.messages.length;
     assert.equal(await runEmailJobsOnce({ db: t.database.db, mailer, renderer, clock: t.clock, concurrency: 3 }), 8);
-    const subjects = (await smtp.waitFor(before + 8)).slice(before).map((m) => header(parseMime(m.raw).headers, 'subject'));
+    const subjects = (await smtp.waitFor(before + 8))
+      .slice(before)
+      .map((m) => header(parseMime(m.raw).headers, 'subject'));
     for (const order of orders) {
       const receipt = subjects.indexOf(`Your receipt for order ${order.order_no}`);
       const etickets = subjects.indexOf(`Your tickets for order ${order.order_no}`);
@@ -148,33 +191,62 @@ describe('order e-mails', () => {
   test('a job whose lease ran out (dead worker) is claimed again', async () => {
     const s = await setupSale(t);
     const order = await placeOrder(t, s, { tender: 'pay_later' });
-    await t.database.db.updateTable('email_jobs').set({ status: 'sending', attempts: 1, locked_until: new Date(t.clock.now().getTime() + 60_000) }).where('order_id', '=', order.id).execute();
+    await t.database.db
+      .updateTable('email_jobs')
+      .set({ status: 'sending', attempts: 1, locked_until: new Date(t.clock.now().getTime() + 60_000) })
+      .where('order_id', '=', order.id)
+      .execute();
     assert.equal(await run(), 0);
     t.clock.advance(60_000);
     assert.equal(await run(), 1);
-    const job = await t.database.db.selectFrom('email_jobs').select(['status', 'attempts']).where('order_id', '=', order.id).executeTakeFirstOrThrow();
+    const job = await t.database.db
+      .selectFrom('email_jobs')
+      .select(['status', 'attempts'])
+      .where('order_id', '=', order.id)
+      .executeTakeFirstOrThrow();
     assert.deepEqual(job, { status: 'sent', attempts: 2 });
   });
 
   test("mails show a show's time in its event's zone, not the organizer's", async () => {
     // The organizer keeps its default zone (UTC); the event plays in Berlin at 19:30 local.
-    const s = await setupSale(t, { event: { timezone: 'Europe/Berlin', performances: [{ starts_at: '2027-07-01T17:30:00Z', capacity: 10 }] } });
+    const s = await setupSale(t, {
+      event: { timezone: 'Europe/Berlin', performances: [{ starts_at: '2027-07-01T17:30:00Z', capacity: 10 }] },
+    });
     const before = smtp.messages.length;
     await placeOrder(t, s);
     assert.equal(await run(), 2);
-    const mails = (await smtp.waitFor(before + 2)).slice(before).map((m) => parseMime(m.raw).parts.find((p) => p.contentType === 'text/plain')!.text);
+    const mails = (await smtp.waitFor(before + 2))
+      .slice(before)
+      .map((m) => parseMime(m.raw).parts.find((p) => p.contentType === 'text/plain')!.text);
     for (const text of mails) assert.match(text, /Thursday, July 1, 2027 at 7:30\sPM\sGMT\+2 \(Europe\/Berlin\)/);
   });
 
   test('ticket.issued caps ticket_ids at 100 and reports the real count (150 tickets, .eml outbox)', async () => {
-    const s = await setupSale(t, { event: { performances: [{ starts_at: '2027-07-01T19:00:00Z', capacity: 200 }], ticket_types: [{ name: 'Aa', price_minor: 100 }, { name: 'Bb', price_minor: 200 }, { name: 'Cc', price_minor: 300 }] } });
-    const order = await placeOrder(t, s, { items: s.ticketTypeIds.map((id) => ({ performance_id: s.performanceId, ticket_type_id: id, quantity: 50 })) });
+    const s = await setupSale(t, {
+      event: {
+        performances: [{ starts_at: '2027-07-01T19:00:00Z', capacity: 200 }],
+        ticket_types: [
+          { name: 'Aa', price_minor: 100 },
+          { name: 'Bb', price_minor: 200 },
+          { name: 'Cc', price_minor: 300 },
+        ],
+      },
+    });
+    const order = await placeOrder(t, s, {
+      items: s.ticketTypeIds.map((id) => ({ performance_id: s.performanceId, ticket_type_id: id, quantity: 50 })),
+    });
     const outboxMailer = createMailer({ from: FROM, outboxDir: outbox, clock: t.clock });
     assert.equal(await run(outboxMailer), 2);
     outboxMailer.close();
     assert.equal((await readdir(outbox)).filter((f) => f.endsWith('.eml')).length, 2);
     const [issued] = await eventsOfType(t, s.org.id, 'ticket.issued');
     const ids = order.transactions[0].items.map((x: any) => x.id);
-    assert.deepEqual(issued, { order_id: order.id, order_no: order.order_no, ticket_ids: ids.slice(0, 100), ticket_ids_truncated: true, ticket_count: 150 });
+    assert.deepEqual(issued, {
+      order_id: order.id,
+      order_no: order.order_no,
+      ticket_ids: ids.slice(0, 100),
+      ticket_ids_truncated: true,
+      ticket_count: 150,
+    });
   });
 });

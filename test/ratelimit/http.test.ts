@@ -1,17 +1,28 @@
 /**
- * Rate limits over HTTP (spec: Limits, Errors 5): pre-auth per client IP, read and write
+ * Rate limits over HTTP (docs/rate-limits.md): pre-auth per client IP, read and write
  * per API key, 429 with retry-after: 60 and no work done, draft-10 RateLimit headers.
  * Counters are in-process here; test/ratelimit/redis.test.ts covers the shared store.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { ADMIN_TOKEN, createTestApp, problemOf, type Method, type TestApp, type TestOrganizer } from '../helpers/app.ts';
+import {
+  ADMIN_TOKEN,
+  createTestApp,
+  type Method,
+  problemOf,
+  type TestApp,
+  type TestOrganizer,
+  useOrganizer,
+  useTestApp,
+} from '../helpers/app.ts';
 import { createEvent, eventBody } from '../helpers/catalog.ts';
 
 const PROBLEM = 'application/problem+json; charset=utf-8';
-const PREAUTH_DETAIL = (n: number) => `Rate limit exceeded: at most ${n} requests per minute from one client IP address. Retry after 60 seconds.`;
-const READ_DETAIL = (n: number) => `Rate limit exceeded: at most ${n} read requests (GET) per minute per API key. Retry after 60 seconds.`;
+const PREAUTH_DETAIL = (n: number) =>
+  `Rate limit exceeded: at most ${n} requests per minute from one client IP address. Retry after 60 seconds.`;
+const READ_DETAIL = (n: number) =>
+  `Rate limit exceeded: at most ${n} read requests (GET) per minute per API key. Retry after 60 seconds.`;
 const WRITE_DETAIL = (n: number) =>
   `Rate limit exceeded: at most ${n} write requests (POST, PATCH, DELETE) per minute per API key. Retry after 60 seconds.`;
 
@@ -33,11 +44,19 @@ function assert429(res: LightMyRequestResponse, bucket: string, limit: number, d
   assert.equal(res.headers['access-control-allow-origin'], '*');
   assert.match(String(res.headers['x-request-id']), /^[0-9a-f-]{36}$/);
   assertHeaders(res, bucket, limit, 0);
-  assert.deepEqual(JSON.parse(res.body), problemOf(429, detail));
+  assert.deepEqual(JSON.parse(res.body), problemOf(429, detail, 'rate_limited'));
 }
 
 /** A request from a given client address (inject's default is 127.0.0.1, shared by setup calls). */
-function from(t: TestApp, ip: string, method: Method, url: string, key?: string, body?: unknown, headers: Record<string, string> = {}) {
+function from(
+  t: TestApp,
+  ip: string,
+  method: Method,
+  url: string,
+  key?: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
   return t.inject({
     method,
     url,
@@ -77,7 +96,10 @@ describe('pre-auth limit per client IP', () => {
       await from(t, ip, 'GET', '/v1/no-such-thing'), // unknown path
       await from(t, ip, 'GET', `/admin/v1/organizers/${org.id}`, ADMIN_TOKEN), // admin API
     ];
-    assert.deepEqual(responses.map((r) => r.statusCode), [200, 401, 404, 200]);
+    assert.deepEqual(
+      responses.map((r) => r.statusCode),
+      [200, 401, 404, 200],
+    );
     // Authenticated /v1 responses carry the per-key bucket; the others carry the pre-auth one.
     assertHeaders(responses[0]!, 'read', 1_000_000, 999_999);
     responses.slice(1).forEach((res, i) => assertHeaders(res, 'preauth', 4, 2 - i));
@@ -89,12 +111,18 @@ describe('pre-auth limit per client IP', () => {
       ['GET', '/admin/v1/organizers/' + org.id, ADMIN_TOKEN],
       ['GET', '/docs', undefined],
     ] as const) {
-      assert429(await from(t, ip, method, url, key, method === 'POST' ? eventBody(t) : undefined), 'preauth', 4, PREAUTH_DETAIL(4));
+      assert429(
+        await from(t, ip, method, url, key, method === 'POST' ? eventBody(t) : undefined),
+        'preauth',
+        4,
+        PREAUTH_DETAIL(4),
+      );
     }
 
     // CORS preflights are answered by the CORS layer before the limiter (documented).
     const preflight = await from(t, ip, 'OPTIONS', '/v1/events', undefined, undefined, {
-      origin: 'https://box-office.example', 'access-control-request-method': 'POST',
+      origin: 'https://box-office.example',
+      'access-control-request-method': 'POST',
     });
     assert.equal(preflight.statusCode, 204);
   });
@@ -127,9 +155,13 @@ describe('pre-auth limit per client IP', () => {
 
   test('without TRUST_PROXY, x-forwarded-for is ignored: a spoofed header does not evade the limit', async () => {
     for (let i = 0; i < 4; i++) {
-      await from(t, '203.0.113.6', 'GET', '/v1/nothing', undefined, undefined, { 'x-forwarded-for': `198.51.100.${i}` });
+      await from(t, '203.0.113.6', 'GET', '/v1/nothing', undefined, undefined, {
+        'x-forwarded-for': `198.51.100.${i}`,
+      });
     }
-    const res = await from(t, '203.0.113.6', 'GET', '/v1/nothing', undefined, undefined, { 'x-forwarded-for': '198.51.100.99' });
+    const res = await from(t, '203.0.113.6', 'GET', '/v1/nothing', undefined, undefined, {
+      'x-forwarded-for': '198.51.100.99',
+    });
     assert.equal(res.statusCode, 429);
   });
 
@@ -146,17 +178,22 @@ describe('pre-auth limit per client IP', () => {
 });
 
 describe('pre-auth limit behind a proxy (TRUST_PROXY=true)', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await createTestApp({ env: { RATE_LIMIT_PREAUTH_PER_MIN: '2', TRUST_PROXY: 'true' } });
-  });
-  after(() => t.close());
+  const t = useTestApp({ env: { RATE_LIMIT_PREAUTH_PER_MIN: '2', TRUST_PROXY: 'true' } });
 
   test('the client IP comes from x-forwarded-for: clients behind one balancer are counted apart', async () => {
     const balancer = '10.0.0.1';
     const xff = (client: string) => ({ 'x-forwarded-for': client });
-    for (let i = 0; i < 2; i++) assert.equal((await from(t, balancer, 'GET', '/v1/x', undefined, undefined, xff('198.51.100.1'))).statusCode, 404);
-    assert429(await from(t, balancer, 'GET', '/v1/x', undefined, undefined, xff('198.51.100.1')), 'preauth', 2, PREAUTH_DETAIL(2));
+    for (let i = 0; i < 2; i++)
+      assert.equal(
+        (await from(t, balancer, 'GET', '/v1/x', undefined, undefined, xff('198.51.100.1'))).statusCode,
+        404,
+      );
+    assert429(
+      await from(t, balancer, 'GET', '/v1/x', undefined, undefined, xff('198.51.100.1')),
+      'preauth',
+      2,
+      PREAUTH_DETAIL(2),
+    );
     const other = await from(t, balancer, 'GET', '/v1/x', undefined, undefined, xff('198.51.100.2'));
     assert.equal(other.statusCode, 404);
     assertHeaders(other, 'preauth', 2, 1);
@@ -211,12 +248,26 @@ describe('per-key read and write limits', () => {
     const before = await countEvents(t, org.id);
     const body = eventBody(t);
     assert429(await t.api(key, 'POST', '/v1/events', body), 'write', 3, WRITE_DETAIL(3));
-    assert429(await t.api(key, 'PATCH', `/v1/events/${eventId}`, { description: 'changed' }), 'write', 3, WRITE_DETAIL(3));
+    assert429(
+      await t.api(key, 'PATCH', `/v1/events/${eventId}`, { description: 'changed' }),
+      'write',
+      3,
+      WRITE_DETAIL(3),
+    );
     assert.equal(await countEvents(t, org.id), before, 'the rate-limited POST created nothing');
     const event = await t.api(org.readKey, 'GET', `/v1/events/${eventId}`);
     assert.equal(event.json().description, 'Doors at 7', 'the rate-limited PATCH changed nothing');
-    assert429(await t.api(key, 'DELETE', '/v1/webhook_endpoints/00000000-0000-4000-8000-000000000000'), 'write', 3, WRITE_DETAIL(3));
-    const titles = await t.database.db.selectFrom('events').select('title').where('title', '=', body.title as string).execute();
+    assert429(
+      await t.api(key, 'DELETE', '/v1/webhook_endpoints/00000000-0000-4000-8000-000000000000'),
+      'write',
+      3,
+      WRITE_DETAIL(3),
+    );
+    const titles = await t.database.db
+      .selectFrom('events')
+      .select('title')
+      .where('title', '=', body.title as string)
+      .execute();
     assert.deepEqual(titles, []);
   });
 
@@ -257,7 +308,12 @@ describe('per-key read and write limits', () => {
   test('the count is per key id, not per token text: the limit does not reset with a new connection or header form', async () => {
     const key = await freshKey(org);
     for (let i = 0; i < 3; i++) await t.api(key, 'GET', '/v1/events');
-    const res = await t.inject({ method: 'GET', url: '/v1/events', remoteAddress: '198.51.100.77', headers: { authorization: `bearer  ${key}` } });
+    const res = await t.inject({
+      method: 'GET',
+      url: '/v1/events',
+      remoteAddress: '198.51.100.77',
+      headers: { authorization: `bearer  ${key}` },
+    });
     assert.equal(res.statusCode, 429);
   });
 
@@ -275,18 +331,17 @@ describe('per-key read and write limits', () => {
       assert.equal(res.statusCode, 200);
       assert.equal(res.headers['ratelimit-policy'], '"preauth";q=1000000;w=60');
     }
-    for (let i = 0; i < 5; i++) assert.equal((await t.admin('PATCH', `/admin/v1/organizers/${org.id}`, { name: `Renamed ${i}` })).statusCode, 200);
+    for (let i = 0; i < 5; i++)
+      assert.equal(
+        (await t.admin('PATCH', `/admin/v1/organizers/${org.id}`, { name: `Renamed ${i}` })).statusCode,
+        200,
+      );
   });
 });
 
 describe('rate limits and idempotency', () => {
-  let t: TestApp;
-  let org: TestOrganizer;
-  before(async () => {
-    t = await createTestApp({ env: { RATE_LIMIT_WRITE_PER_MIN: '2' } });
-    org = await t.createOrganizer();
-  });
-  after(() => t.close());
+  const t = useTestApp({ env: { RATE_LIMIT_WRITE_PER_MIN: '2' } });
+  const org = useOrganizer(t);
 
   test('a rate-limited request claims no idempotency key; replays count as writes', async () => {
     const body = eventBody(t);
@@ -295,8 +350,17 @@ describe('rate limits and idempotency', () => {
     const replay = await t.api(org.key, 'POST', '/v1/events', body, { 'idempotency-key': 'rl-1' });
     assert.equal(replay.headers['idempotent-replayed'], 'true');
     assertHeaders(replay, 'write', 2, 0);
-    assert429(await t.api(org.key, 'POST', '/v1/events', eventBody(t), { 'idempotency-key': 'rl-2' }), 'write', 2, WRITE_DETAIL(2));
-    const keys = await t.database.db.selectFrom('idempotency_keys').select('key').where('organizer_id', '=', org.id).execute();
+    assert429(
+      await t.api(org.key, 'POST', '/v1/events', eventBody(t), { 'idempotency-key': 'rl-2' }),
+      'write',
+      2,
+      WRITE_DETAIL(2),
+    );
+    const keys = await t.database.db
+      .selectFrom('idempotency_keys')
+      .select('key')
+      .where('organizer_id', '=', org.id)
+      .execute();
     assert.deepEqual(keys, [{ key: 'rl-1' }]);
   });
 });

@@ -144,7 +144,10 @@ test('memory store: decides synchronously, and forgets keys whose window is over
 
 test('createRateLimiter rejects a limit that is not a positive integer', () => {
   const logger = captureLogger().logger;
-  assert.throws(() => createRateLimiter({ limits: { ...LIMITS, read: 0 }, logger }), /"read" must be a positive integer/);
+  assert.throws(
+    () => createRateLimiter({ limits: { ...LIMITS, read: 0 }, logger }),
+    /"read" must be a positive integer/,
+  );
   assert.throws(() => createRateLimiter({ limits: { ...LIMITS, write: 1.5 }, logger }), /"write"/);
 });
 
@@ -158,10 +161,14 @@ test('rateLimitHeaders: exact draft-10 structured fields', () => {
     ratelimit: '"write";r=0;t=17',
     'retry-after': '60',
   });
-  assert.deepEqual(rateLimitHeaders('preauth', { allowed: true, limit: 600, remaining: 0, resetSeconds: 3 }), {
-    'ratelimit-policy': '"preauth";q=600;w=60',
-    ratelimit: '"preauth";r=0;t=3',
-  }, 'the request that uses the last unit is allowed: no retry-after');
+  assert.deepEqual(
+    rateLimitHeaders('preauth', { allowed: true, limit: 600, remaining: 0, resetSeconds: 3 }),
+    {
+      'ratelimit-policy': '"preauth";q=600;w=60',
+      ratelimit: '"preauth";r=0;t=3',
+    },
+    'the request that uses the last unit is allowed: no retry-after',
+  );
 });
 
 test('redis: two limiters with separate clients share one count per key', async (t) => {
@@ -201,13 +208,22 @@ test('redis: two limiters with separate clients share one count per key', async 
 
 test('redis unreachable: every bucket is enforced per process, one warning for the whole outage, no hang', async () => {
   const { warns, logger } = captureLogger();
-  const limiter = createRateLimiter({ limits: LIMITS, redisUrl: 'redis://127.0.0.1:1', keyPrefix: uniqueKeyPrefix(), logger });
+  const limiter = createRateLimiter({
+    limits: LIMITS,
+    redisUrl: 'redis://127.0.0.1:1',
+    keyPrefix: uniqueKeyPrefix(),
+    logger,
+  });
   try {
     for (const bucket of BUCKETS) {
       const limit = LIMITS[bucket];
       for (let i = 1; i <= limit + 2; i++) {
         const { value, ms } = await timed(limiter.consume(bucket, 'k'));
-        assert.deepEqual([value.allowed, value.limit, value.remaining], [i <= limit, limit, Math.max(0, limit - i)], `${bucket} request ${i}`);
+        assert.deepEqual(
+          [value.allowed, value.limit, value.remaining],
+          [i <= limit, limit, Math.max(0, limit - i)],
+          `${bucket} request ${i}`,
+        );
         assert.ok(value.resetSeconds > 0 && value.resetSeconds <= 60);
         assert.ok(ms < 1_000, `consume took ${ms.toFixed(0)} ms`);
       }
@@ -216,7 +232,7 @@ test('redis unreachable: every bucket is enforced per process, one warning for t
     await new Promise((resolve) => setTimeout(resolve, 300));
     await limiter.consume('read', 'k');
     assert.equal(warns.length, 1, JSON.stringify(warns.map((w) => w.msg)));
-    assert.equal(warns[0].msg, RATE_LIMIT_STORE_MESSAGES.unreachable);
+    assert.equal(warns[0]?.msg, RATE_LIMIT_STORE_MESSAGES.unreachable);
   } finally {
     await limiter.close();
   }
@@ -229,7 +245,12 @@ test('redis outage and recovery: per-process counts during it, warn once when it
   }
   const proxy = await startTcpProxy(Number(new URL(REDIS_URL).port || 6379));
   const { warns, infos, logger } = captureLogger();
-  const limiter: RateLimiter = createRateLimiter({ limits: LIMITS, redisUrl: `redis://127.0.0.1:${proxy.port}`, keyPrefix: uniqueKeyPrefix(), logger });
+  const limiter: RateLimiter = createRateLimiter({
+    limits: LIMITS,
+    redisUrl: `redis://127.0.0.1:${proxy.port}`,
+    keyPrefix: uniqueKeyPrefix(),
+    logger,
+  });
   try {
     assert.equal((await limiter.consume('read', 'k')).remaining, LIMITS.read - 1, 'counted in redis');
 
@@ -241,9 +262,15 @@ test('redis outage and recovery: per-process counts during it, warn once when it
       during.push([value.allowed, value.remaining]);
       assert.ok(ms < 1_000, `consume took ${ms.toFixed(0)} ms`);
     }
-    assert.deepEqual(during, [[true, 2], [true, 1], [true, 0], [false, 0], [false, 0]]);
+    assert.deepEqual(during, [
+      [true, 2],
+      [true, 1],
+      [true, 0],
+      [false, 0],
+      [false, 0],
+    ]);
     assert.equal(warns.length, 1);
-    assert.equal(warns[0].msg, RATE_LIMIT_STORE_MESSAGES.unreachable);
+    assert.equal(warns[0]?.msg, RATE_LIMIT_STORE_MESSAGES.unreachable);
 
     await proxy.restore();
     // ioredis reconnects in the background; its 'ready' logs the recovery.
@@ -254,7 +281,7 @@ test('redis outage and recovery: per-process counts during it, warn once when it
     assert.deepEqual([decision.allowed, decision.remaining], [true, LIMITS.read - 2]);
     assert.equal(warns.length, 1, 'still a single warning');
     assert.equal(infos.length, 1, 'one recovery message');
-    assert.equal(infos[0][1], RATE_LIMIT_STORE_MESSAGES.reachable);
+    assert.equal(infos[0]?.[1], RATE_LIMIT_STORE_MESSAGES.reachable);
   } finally {
     await limiter.close();
     await proxy.close();

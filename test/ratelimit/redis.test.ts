@@ -23,7 +23,12 @@ describe('two instances against one Redis', () => {
   let org: TestOrganizer;
   before(async () => {
     const rateLimitKeyPrefix = uniquePrefix();
-    const env = { REDIS_URL, RATE_LIMIT_WRITE_PER_MIN: '3', RATE_LIMIT_READ_PER_MIN: '4', RATE_LIMIT_PREAUTH_PER_MIN: '1000' };
+    const env = {
+      REDIS_URL,
+      RATE_LIMIT_WRITE_PER_MIN: '3',
+      RATE_LIMIT_READ_PER_MIN: '4',
+      RATE_LIMIT_PREAUTH_PER_MIN: '1000',
+    };
     a = await createTestApp({ env, appOptions: { rateLimitKeyPrefix } });
     // Same database (so the same API keys work), same Redis namespace, separate limiter and client.
     b = await createTestApp({ env, database: a.database, appOptions: { rateLimitKeyPrefix } });
@@ -51,16 +56,24 @@ describe('two instances against one Redis', () => {
     const send = (t: TestApp) => t.inject({ method: 'GET', url: '/v1/nothing', remoteAddress: ip });
     const first = await send(a);
     assert.equal(first.headers['ratelimit'] !== undefined, true);
-    const remaining = (res: { headers: Record<string, unknown> }) => Number(/r=(\d+)/.exec(String(res.headers['ratelimit']))![1]);
+    const remaining = (res: { headers: Record<string, unknown> }) =>
+      Number(/r=(\d+)/.exec(String(res.headers['ratelimit']))![1]);
     assert.equal(remaining(first), 999);
     assert.equal(remaining(await send(b)), 998);
     assert.equal(remaining(await send(a)), 997);
   });
 
   test('reads: 4 spread over both instances, then 429 on either', async () => {
-    const res = [await a.api(org.readKey, 'GET', '/v1/events'), await b.api(org.readKey, 'GET', '/v1/events'),
-      await a.api(org.readKey, 'GET', '/v1/events'), await b.api(org.readKey, 'GET', '/v1/events')];
-    assert.deepEqual(res.map((r) => r.statusCode), [200, 200, 200, 200]);
+    const res = [
+      await a.api(org.readKey, 'GET', '/v1/events'),
+      await b.api(org.readKey, 'GET', '/v1/events'),
+      await a.api(org.readKey, 'GET', '/v1/events'),
+      await b.api(org.readKey, 'GET', '/v1/events'),
+    ];
+    assert.deepEqual(
+      res.map((r) => r.statusCode),
+      [200, 200, 200, 200],
+    );
     assert.equal((await a.api(org.readKey, 'GET', '/v1/events')).statusCode, 429);
     assert.equal((await b.api(org.readKey, 'GET', '/v1/events')).statusCode, 429);
   });
@@ -93,16 +106,32 @@ describe('Redis unreachable from the start', () => {
     const answers = [];
     for (let i = 0; i < 4; i++) answers.push(await t.inject({ method: 'GET', url: '/v1/nothing', remoteAddress: ip }));
     assert.ok(performance.now() - started < 5000, 'an unreachable store does not hang requests');
-    assert.deepEqual(answers.map((a) => a.statusCode), [404, 404, 404, 429]);
     assert.deepEqual(
-      answers.map((a) => ({ 'ratelimit-policy': a.headers['ratelimit-policy'], remaining: Number(/^"preauth";r=(\d+);t=\d+$/.exec(String(a.headers['ratelimit']))?.[1]) })),
+      answers.map((a) => a.statusCode),
+      [404, 404, 404, 429],
+    );
+    assert.deepEqual(
+      answers.map((a) => ({
+        'ratelimit-policy': a.headers['ratelimit-policy'],
+        remaining: Number(/^"preauth";r=(\d+);t=\d+$/.exec(String(a.headers['ratelimit']))?.[1]),
+      })),
       [PREAUTH_HEADERS_AT(2), PREAUTH_HEADERS_AT(1), PREAUTH_HEADERS_AT(0), PREAUTH_HEADERS_AT(0)],
     );
     const denied = answers[3]!;
     assert.equal(denied.headers['retry-after'], '60');
-    assert.deepEqual(denied.json(), problemOf(429, 'Rate limit exceeded: at most 3 requests per minute from one client IP address. Retry after 60 seconds.'));
+    assert.deepEqual(
+      denied.json(),
+      problemOf(
+        429,
+        'Rate limit exceeded: at most 3 requests per minute from one client IP address. Retry after 60 seconds.',
+        'rate_limited',
+      ),
+    );
     // Another client IP has its own count.
-    assert.equal((await t.inject({ method: 'GET', url: '/v1/nothing', remoteAddress: '198.51.100.32' })).statusCode, 404);
+    assert.equal(
+      (await t.inject({ method: 'GET', url: '/v1/nothing', remoteAddress: '198.51.100.32' })).statusCode,
+      404,
+    );
     const warnings = lines.filter((l) => l.msg === RATE_LIMIT_STORE_MESSAGES.unreachable);
     assert.equal(warnings.length, 1);
     assert.equal(warnings[0]!.level, 40); // pino's warn
@@ -110,63 +139,81 @@ describe('Redis unreachable from the start', () => {
   });
 });
 
-describe('Redis cut mid-run and restored (loopback TCP proxy)', { skip: !process.env.TEST_REDIS_URL && 'needs TEST_REDIS_URL' }, () => {
-  const logA = capturingLogger();
-  const logB = capturingLogger();
-  let proxy: TcpProxy;
-  let a: TestApp;
-  let b: TestApp;
-  let org: TestOrganizer;
-  before(async () => {
-    proxy = await startTcpProxy(Number(new URL(REDIS_URL).port || 6379));
-    const rateLimitKeyPrefix = uniquePrefix();
-    const env = { REDIS_URL: `redis://127.0.0.1:${proxy.port}`, RATE_LIMIT_READ_PER_MIN: '3', RATE_LIMIT_PREAUTH_PER_MIN: '1000' };
-    a = await createTestApp({ env, appOptions: { logger: logA.logger, rateLimitKeyPrefix } });
-    b = await createTestApp({ env, database: a.database, appOptions: { logger: logB.logger, rateLimitKeyPrefix } });
-    org = await a.createOrganizer();
-  });
-  after(async () => {
-    await b.close();
-    await a.close();
-    await proxy.close();
-  });
+describe(
+  'Redis cut mid-run and restored (loopback TCP proxy)',
+  { skip: !process.env.TEST_REDIS_URL && 'needs TEST_REDIS_URL' },
+  () => {
+    const logA = capturingLogger();
+    const logB = capturingLogger();
+    let proxy: TcpProxy;
+    let a: TestApp;
+    let b: TestApp;
+    let org: TestOrganizer;
+    before(async () => {
+      proxy = await startTcpProxy(Number(new URL(REDIS_URL).port || 6379));
+      const rateLimitKeyPrefix = uniquePrefix();
+      const env = {
+        REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+        RATE_LIMIT_READ_PER_MIN: '3',
+        RATE_LIMIT_PREAUTH_PER_MIN: '1000',
+      };
+      a = await createTestApp({ env, appOptions: { logger: logA.logger, rateLimitKeyPrefix } });
+      b = await createTestApp({ env, database: a.database, appOptions: { logger: logB.logger, rateLimitKeyPrefix } });
+      org = await a.createOrganizer();
+    });
+    after(async () => {
+      await b.close();
+      await a.close();
+      await proxy.close();
+    });
 
-  const read = async (t: TestApp) => {
-    const res = await t.api(org.readKey, 'GET', '/v1/events');
-    return [res.statusCode, res.headers['ratelimit']] as const;
-  };
-  const messages = (lines: Array<Record<string, unknown>>) =>
-    lines.filter((l) => l.store === 'redis').map((l) => [l.level, l.msg]);
+    const read = async (t: TestApp) => {
+      const res = await t.api(org.readKey, 'GET', '/v1/events');
+      return [res.statusCode, res.headers['ratelimit']] as const;
+    };
+    const messages = (lines: Array<Record<string, unknown>>) =>
+      lines.filter((l) => l.store === 'redis').map((l) => [l.level, l.msg]);
 
-  test('shared before, per-process during the cut (one warning each), shared again after (one info each)', async () => {
-    // Shared: one count across both instances.
-    assert.deepEqual((await read(a))[0], 200);
-    assert.match(String((await read(b))[1]), /^"read";r=1;t=\d+$/);
+    test('shared before, per-process during the cut (one warning each), shared again after (one info each)', async () => {
+      // Shared: one count across both instances.
+      assert.deepEqual((await read(a))[0], 200);
+      assert.match(String((await read(b))[1]), /^"read";r=1;t=\d+$/);
 
-    await proxy.cut();
-    // Each instance now counts on its own, from a fresh window: A allows 3, then 429.
-    const onA = [await read(a), await read(a), await read(a), await read(a)];
-    assert.deepEqual(onA.map(([status]) => status), [200, 200, 200, 429]);
-    assert.deepEqual(onA.map(([, header]) => /r=(\d+)/.exec(String(header))?.[1]), ['2', '1', '0', '0']);
-    const onB = await read(b);
-    assert.equal(onB[0], 200, 'B has its own per-process count');
-    assert.match(String(onB[1]), /^"read";r=2;t=\d+$/);
-    for (const log of [logA, logB]) assert.deepEqual(messages(log.lines), [[40, RATE_LIMIT_STORE_MESSAGES.unreachable]]);
+      await proxy.cut();
+      // Each instance now counts on its own, from a fresh window: A allows 3, then 429.
+      const onA = [await read(a), await read(a), await read(a), await read(a)];
+      assert.deepEqual(
+        onA.map(([status]) => status),
+        [200, 200, 200, 429],
+      );
+      assert.deepEqual(
+        onA.map(([, header]) => /r=(\d+)/.exec(String(header))?.[1]),
+        ['2', '1', '0', '0'],
+      );
+      const onB = await read(b);
+      assert.equal(onB[0], 200, 'B has its own per-process count');
+      assert.match(String(onB[1]), /^"read";r=2;t=\d+$/);
+      for (const log of [logA, logB])
+        assert.deepEqual(messages(log.lines), [[40, RATE_LIMIT_STORE_MESSAGES.unreachable]]);
 
-    await proxy.restore();
-    const deadline = Date.now() + 10_000;
-    while (messages(logA.lines).length < 2 || messages(logB.lines).length < 2) {
-      assert.ok(Date.now() < deadline, 'both instances reconnect');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    for (const log of [logA, logB]) {
-      assert.deepEqual(messages(log.lines), [[40, RATE_LIMIT_STORE_MESSAGES.unreachable], [30, RATE_LIMIT_STORE_MESSAGES.reachable]]);
-    }
-    // Shared again: Redis still holds the 2 counted before the cut (none of the cut's), so
-    // the 3rd goes through on A and the 4th, on B, is denied.
-    const third = await read(a);
-    assert.equal(third[0], 200);
-    assert.match(String(third[1]), /^"read";r=0;t=\d+$/);
-    assert.equal((await read(b))[0], 429);
-  });
-});
+      await proxy.restore();
+      const deadline = Date.now() + 10_000;
+      while (messages(logA.lines).length < 2 || messages(logB.lines).length < 2) {
+        assert.ok(Date.now() < deadline, 'both instances reconnect');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      for (const log of [logA, logB]) {
+        assert.deepEqual(messages(log.lines), [
+          [40, RATE_LIMIT_STORE_MESSAGES.unreachable],
+          [30, RATE_LIMIT_STORE_MESSAGES.reachable],
+        ]);
+      }
+      // Shared again: Redis still holds the 2 counted before the cut (none of the cut's), so
+      // the 3rd goes through on A and the 4th, on B, is denied.
+      const third = await read(a);
+      assert.equal(third[0], 200);
+      assert.match(String(third[1]), /^"read";r=0;t=\d+$/);
+      assert.equal((await read(b))[0], 429);
+    });
+  },
+);

@@ -33,7 +33,7 @@ async function createAndReplay(url: string, body: unknown) {
   const replay = await t.api(sale.org.key, 'POST', url, body, headers);
   assert.equal(replay.headers['idempotent-replayed'], 'true');
   assert.equal(replay.body, created.body);
-  return created.json() as Record<string, unknown> & { id: string };
+  return created.json<Record<string, unknown> & { id: string }>();
 }
 
 describe('strings round-trip exactly', () => {
@@ -56,34 +56,44 @@ describe('strings round-trip exactly', () => {
     assert.equal(fetched.statusCode, 200);
     assert.deepEqual(fetched.json(), created);
     const performances = await t.api(sale.org.key, 'GET', `/v1/events/${created.id}/performances`);
-    assert.equal((performances.json() as { data: { title: string }[] }).data[0]!.title, MIXED);
+    assert.equal(performances.json<{ data: { title: string }[] }>().data[0]!.title, MIXED);
   });
 
   test('one code point over a maximum is refused', async () => {
     const res = await t.api(sale.org.key, 'POST', '/v1/events', eventBody(t, { title: astral(513) }));
     assert.equal(res.statusCode, 400);
-    assert.equal((res.json() as { detail: string }).detail, '`title` must be at most 512 characters.');
+    assert.equal(res.json<{ detail: string }>().detail, '`title` must be at most 512 characters.');
+    assert.equal(res.json<{ code: string }>().code, 'parameter_invalid');
   });
 
   test('PATCHed text and order text come back as sent', async () => {
     const patched = await t.api(sale.org.key, 'PATCH', `/v1/events/${sale.event.id}`, { title: MIXED });
     assert.equal(patched.statusCode, 200, patched.body);
-    assert.equal((patched.json() as { title: string }).title, MIXED);
+    assert.equal(patched.json<{ title: string }>().title, MIXED);
     const fetched = await t.api(sale.org.key, 'GET', `/v1/events/${sale.event.id}`);
     assert.equal(fetched.body, patched.body);
 
-    const order = await createAndReplay('/v1/orders', orderBody(sale, { buyer: { first_name: MIXED, last_name: astral(100), email: 'ada@example.test', phone: '+44 𝟘𝟙' } }));
+    const order = await createAndReplay(
+      '/v1/orders',
+      orderBody(sale, {
+        buyer: { first_name: MIXED, last_name: astral(100), email: 'ada@example.test', phone: '+44 𝟘𝟙' },
+      }),
+    );
     const detail = await t.api(sale.org.key, 'GET', `/v1/orders/${order.id}`);
     assert.equal(detail.statusCode, 200);
     const expected = { first_name: MIXED, last_name: astral(100), email: 'ada@example.test', phone: '+44 𝟘𝟙' };
     assert.deepEqual(order.buyer, expected);
-    assert.deepEqual((detail.json() as { buyer: unknown }).buyer, expected);
+    assert.deepEqual(detail.json<{ buyer: unknown }>().buyer, expected);
   });
 
   test('a webhook endpoint description', async () => {
-    const created = await createAndReplay('/v1/webhook_endpoints', { url: 'https://127.0.0.1:9/hooks', description: MIXED, event_types: ['order.created'] });
+    const created = await createAndReplay('/v1/webhook_endpoints', {
+      url: 'https://127.0.0.1:9/hooks',
+      description: MIXED,
+      event_types: ['order.created'],
+    });
     assert.equal(created.description, MIXED);
     const fetched = await t.api(sale.org.key, 'GET', `/v1/webhook_endpoints/${created.id}`);
-    assert.equal((fetched.json() as { description: string }).description, MIXED);
+    assert.equal(fetched.json<{ description: string }>().description, MIXED);
   });
 });

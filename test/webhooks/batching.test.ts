@@ -12,10 +12,16 @@ import { createWebhookSender } from '../../src/domain/webhooks/sender.ts';
 import { vettedUrlCache, type Resolver } from '../../src/domain/webhooks/url-vetting.ts';
 import { emitDomainEvent } from '../../src/outbox/emit.ts';
 import type { WorkerDeps } from '../../src/workers/index.ts';
-import { DeliveryPump, MAX_IN_FLIGHT, RECORD_MARGIN_MS, createSenderFor, deliverDue } from '../../src/workers/webhook-delivery.ts';
+import {
+  DeliveryPump,
+  MAX_IN_FLIGHT,
+  RECORD_MARGIN_MS,
+  createSenderFor,
+  deliverDue,
+} from '../../src/workers/webhook-delivery.ts';
 import type { TestApp, TestOrganizer } from '../helpers/app.ts';
 import { startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver.ts';
-import { attemptLogOf, fakeResolver, silentLogger, useWebhookFixture } from './helpers.ts';
+import { attemptLogOf, silentLogger, useWebhookFixture } from './helpers.ts';
 
 const SECOND = 1000;
 
@@ -31,25 +37,40 @@ describe('webhook delivery in batches', () => {
   });
 
   async function endpoint(path: string) {
-    const res = await t.api(org.key, 'POST', '/v1/webhook_endpoints', { url: receiver.url(path), event_types: ['order.created'] });
+    const res = await t.api(org.key, 'POST', '/v1/webhook_endpoints', {
+      url: receiver.url(path),
+      event_types: ['order.created'],
+    });
     assert.equal(res.statusCode, 201, res.body);
-    return res.json() as { id: string; secret: string };
+    return res.json<{ id: string; secret: string }>();
   }
 
   async function emit(count: number) {
     const ids: string[] = [];
     for (let i = 0; i < count; i++) {
-      ids.push(await emitDomainEvent(t.database.db, { organizerId: org.id, type: 'order.created', data: { order_id: `o${i}` }, at: t.clock.now() }));
+      ids.push(
+        await emitDomainEvent(t.database.db, {
+          organizerId: org.id,
+          type: 'order.created',
+          data: { order_id: `o${i}` },
+          at: t.clock.now(),
+        }),
+      );
     }
     return ids;
   }
 
   const rowsOf = (endpointId: string) =>
-    t.database.db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId).orderBy('id').execute();
+    t.database.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('endpoint_id', '=', endpointId)
+      .orderBy('id')
+      .execute();
 
   const attemptsOf = (deliveryId: string) => attemptLogOf(t.database.db, deliveryId);
 
-  test('a batch with mixed outcomes records each row by its own outcome, and a 410 hands back the endpoint\'s queued rows', async () => {
+  test("a batch with mixed outcomes records each row by its own outcome, and a 410 hands back the endpoint's queued rows", async () => {
     receiver.setHandler((req, res) => {
       const status = req.path === '/ok' ? 200 : req.path === '/fail' ? 503 : 410;
       // The 410s answer last, so the other outcomes are in hand when the endpoint goes.
@@ -71,28 +92,41 @@ describe('webhook delivery in batches', () => {
         [row.status, row.attempt, row.response_status, row.error, row.next_retry_at, row.locked_until, row.updated_at],
         ['success', 1, 200, null, null, null, now],
       );
-      assert.deepEqual((await attemptsOf(row.id)).map((a) => [a.attempt, a.response_status, a.error, a.at]), [[1, 200, null, now]]);
+      assert.deepEqual(
+        (await attemptsOf(row.id)).map((a) => [a.attempt, a.response_status, a.error, a.at]),
+        [[1, 200, null, now]],
+      );
     }
     for (const row of await rowsOf(fail.id)) {
       assert.deepEqual(
         [row.status, row.attempt, row.response_status, row.error, row.next_retry_at, row.locked_until],
         ['failed', 1, 503, 'HTTP 503', new Date(now.getTime() + 30 * SECOND), null],
       );
-      assert.deepEqual((await attemptsOf(row.id)).map((a) => [a.attempt, a.response_status, a.error]), [[1, 503, 'HTTP 503']]);
+      assert.deepEqual(
+        (await attemptsOf(row.id)).map((a) => [a.attempt, a.response_status, a.error]),
+        [[1, 503, 'HTTP 503']],
+      );
     }
     const goneRows = await rowsOf(gone.id);
     const sent = goneRows.filter((r) => r.attempt === 1);
     const handedBack = goneRows.filter((r) => r.attempt === 0);
     assert.equal(sent.length, 4);
-    assert.ok(sent.every((r) => r.status === 'failed' && r.response_status === 410 && r.next_retry_at === null && r.locked_until === null));
+    assert.ok(
+      sent.every(
+        (r) =>
+          r.status === 'failed' && r.response_status === 410 && r.next_retry_at === null && r.locked_until === null,
+      ),
+    );
     assert.equal(handedBack.length, 2);
     assert.ok(handedBack.every((r) => r.status === 'pending' && r.response_status === null && r.locked_until === null));
     for (const r of handedBack) assert.deepEqual(await attemptsOf(r.id), []);
     assert.equal(receiver.requests.filter((r) => r.path === '/gone').length, 4);
 
     const shown = async (id: string) => (await t.api(org.key, 'GET', `/v1/webhook_endpoints/${id}`)).json();
-    assert.deepEqual([(await shown(gone.id)).status, (await shown(gone.id)).disabled_reason],
-      ['auto_disabled', `Endpoint answered 410 Gone on ${now.toISOString()}.`]);
+    assert.deepEqual(
+      [(await shown(gone.id)).status, (await shown(gone.id)).disabled_reason],
+      ['auto_disabled', `Endpoint answered 410 Gone on ${now.toISOString()}.`],
+    );
     assert.equal((await shown(ok.id)).status, 'enabled');
     assert.equal((await shown(fail.id)).status, 'enabled');
     // The handed-back rows wait while the endpoint is disabled.
@@ -106,7 +140,11 @@ describe('webhook delivery in batches', () => {
     receiver.setHandler(async (req, res) => {
       if (req.headers['webhook-id'] === stolenEvent) {
         // Another worker took this row over (as after an expired lease) while we were sending.
-        await t.database.db.updateTable('webhook_deliveries').set({ locked_until: stolenLease }).where('event_id', '=', stolenEvent!).execute();
+        await t.database.db
+          .updateTable('webhook_deliveries')
+          .set({ locked_until: stolenLease })
+          .where('event_id', '=', stolenEvent!)
+          .execute();
       }
       res.writeHead(200).end();
     });
@@ -133,7 +171,12 @@ describe('webhook delivery in batches', () => {
     t.clock.advance(SECOND);
     const quiet = await endpoint('/quiet');
     // Due after every row of the busy endpoint.
-    await emitDomainEvent(t.database.db, { organizerId: org.id, type: 'order.created', data: { order_id: 'late' }, at: t.clock.now() });
+    await emitDomainEvent(t.database.db, {
+      organizerId: org.id,
+      type: 'order.created',
+      data: { order_id: 'late' },
+      at: t.clock.now(),
+    });
     const sender = createSenderFor(deps);
     try {
       const ctx = { db: deps.db, clock: deps.clock, config: deps.config, sender };
@@ -159,20 +202,43 @@ describe('webhook delivery in batches', () => {
     const busy = await endpoint('/busy');
     await emit(20); // 20 rows of the busy endpoint, due first
     t.clock.advance(SECOND);
-    await t.database.db.updateTable('webhook_endpoints').set({ event_types: ['order.paid'] }).where('id', '=', busy.id).execute();
+    await t.database.db
+      .updateTable('webhook_endpoints')
+      .set({ event_types: ['order.paid'] })
+      .where('id', '=', busy.id)
+      .execute();
     const quiet = await endpoint('/quiet');
     await emit(1); // one row of the quiet endpoint, due after all of them
     const leaseUntil = () => new Date(t.clock.now().getTime() + leaseMs(deps.config));
     // limit 2; cap 2 per endpoint.
-    const claim = () => claimDueDeliveries(t.database.db, { now: t.clock.now(), leaseUntil: leaseUntil(), limit: 2, perEndpointCap: 2 });
+    const claim = () =>
+      claimDueDeliveries(t.database.db, {
+        now: t.clock.now(),
+        leaseUntil: leaseUntil(),
+        limit: 2,
+        perEndpointCap: 2,
+        perOrganizerClaim: 100,
+      });
     const first = await claim();
-    assert.deepEqual(first.map((r) => r.endpoint_id), [busy.id, busy.id]);
+    assert.deepEqual(
+      first.map((r) => r.endpoint_id),
+      [busy.id, busy.id],
+    );
     // The busy endpoint is at its cap: its 18 remaining rows, ahead in due order, are skipped.
-    assert.deepEqual((await claim()).map((r) => r.endpoint_id), [quiet.id]);
+    assert.deepEqual(
+      (await claim()).map((r) => r.endpoint_id),
+      [quiet.id],
+    );
     assert.deepEqual(await claim(), []);
     // One lease handed back: that same row is the one taken again, and the cap still holds.
-    assert.equal(await releaseDeliveries(t.database.db, [{ id: first[0]!.id, lockedUntil: first[0]!.locked_until }]), 1);
-    assert.deepEqual((await claim()).map((r) => r.id), [first[0]!.id]);
+    assert.equal(
+      await releaseDeliveries(t.database.db, [{ id: first[0]!.id, lockedUntil: first[0]!.locked_until }]),
+      1,
+    );
+    assert.deepEqual(
+      (await claim()).map((r) => r.id),
+      [first[0]!.id],
+    );
     assert.deepEqual(await claim(), []);
   });
 
@@ -197,7 +263,10 @@ describe('webhook delivery in batches', () => {
     assert.ok((await rowsOf(ep.id)).every((r) => r.status === 'pending' && r.attempt === 0 && r.locked_until === null));
     // Handed back, so claimable again at once (no waiting for the lease to run out).
     const outcomes = await deliverDue(deps);
-    assert.deepEqual(outcomes.map((o) => o.status), ['success', 'success']);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['success', 'success'],
+    );
   });
 });
 
@@ -210,14 +279,20 @@ describe('webhook sender: DNS reuse for the pre-send vetting', () => {
     await receiver.close();
   });
 
-  test('the pre-send vetting reuses a URL\'s verdict within the TTL; new connections resolve afresh', async () => {
+  test("the pre-send vetting reuses a URL's verdict within the TTL; new connections resolve afresh", async () => {
     const lookups: string[] = [];
     let answer = '127.0.0.1';
     const resolver: Resolver = async (host) => {
       lookups.push(host);
       return [{ address: answer, family: 4 }];
     };
-    const sender = createWebhookSender({ allowLoopback: true, resolver, timeoutMs: 5000, ca: receiver.ca, dnsCacheMs: 200 });
+    const sender = createWebhookSender({
+      allowLoopback: true,
+      resolver,
+      timeoutMs: 5000,
+      ca: receiver.ca,
+      dnsCacheMs: 200,
+    });
     try {
       const post = () => sender.send({ url: receiver.url('/dns'), headers: {}, body: '{}' });
       assert.equal((await post()).ok, true);
@@ -230,7 +305,10 @@ describe('webhook sender: DNS reuse for the pre-send vetting', () => {
       answer = '10.0.0.1';
       const refused = await post();
       assert.equal(lookups.length, 3);
-      assert.equal(refused.error, 'Webhook URL host localhost resolves to 10.0.0.1, a private address; only public addresses are allowed.');
+      assert.equal(
+        refused.error,
+        'Webhook URL host localhost resolves to 10.0.0.1, a private address; only public addresses are allowed.',
+      );
     } finally {
       await sender.close();
     }
@@ -245,7 +323,9 @@ describe('webhook sender: DNS reuse for the pre-send vetting', () => {
       return [{ address: '93.184.216.34', family: 4 }];
     };
     const vetted = vettedUrlCache({ allowLoopback: false, resolver: base }, 60_000);
-    await assert.rejects(Promise.resolve(vetted('https://a.test/x')), { message: 'Webhook URL host could not be resolved.' });
+    await assert.rejects(Promise.resolve(vetted('https://a.test/x')), {
+      message: 'Webhook URL host could not be resolved.',
+    });
     fail = false;
     const [x, y] = await Promise.all([vetted('https://a.test/x'), vetted('https://a.test/x')]);
     assert.equal(String(x), 'https://a.test/x');

@@ -17,9 +17,11 @@ const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-const respond = (status: number, headers: Record<string, string> = {}): ReceiverHandler => (_req, res) => {
-  res.writeHead(status, headers).end();
-};
+const respond =
+  (status: number, headers: Record<string, string> = {}): ReceiverHandler =>
+  (_req, res) => {
+    res.writeHead(status, headers).end();
+  };
 
 describe('webhook delivery', () => {
   let t: TestApp;
@@ -39,17 +41,29 @@ describe('webhook delivery', () => {
       event_types: opts.types ?? ['order.created'],
     });
     assert.equal(res.statusCode, 201, res.body);
-    return res.json() as { id: string; secret: string };
+    return res.json<{ id: string; secret: string }>();
   }
 
-  function emit(type: DomainEventType = 'order.created', data: Record<string, unknown> = { order_id: 'o1' }, organizerId = org.id) {
-    return t.database.db.transaction().execute((trx) => emitDomainEvent(trx, { organizerId, type, data, at: t.clock.now() }));
+  function emit(
+    type: DomainEventType = 'order.created',
+    data: Record<string, unknown> = { order_id: 'o1' },
+    organizerId = org.id,
+  ) {
+    return t.database.db
+      .transaction()
+      .execute((trx) => emitDomainEvent(trx, { organizerId, type, data, at: t.clock.now() }));
   }
 
   const deliveryRows = (endpointId: string) =>
-    t.database.db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId).orderBy('created_at').orderBy('id').execute();
+    t.database.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('endpoint_id', '=', endpointId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
 
-  test('fan-out: one pending delivery per enabled endpoint subscribed to the type, in the event\'s transaction', async () => {
+  test("fan-out: one pending delivery per enabled endpoint subscribed to the type, in the event's transaction", async () => {
     const other = await t.createOrganizer();
     const subscribed = await endpoint({ types: ['order.created', 'order.paid'] });
     const alsoSubscribed = await endpoint({ types: ['order.created'] });
@@ -57,11 +71,19 @@ describe('webhook delivery', () => {
     const disabled = await endpoint();
     await t.api(org.key, 'PATCH', `/v1/webhook_endpoints/${disabled.id}`, { status: 'disabled' });
     const autoDisabled = await endpoint();
-    await t.database.db.updateTable('webhook_endpoints').set({ status: 'auto_disabled' }).where('id', '=', autoDisabled.id).execute();
+    await t.database.db
+      .updateTable('webhook_endpoints')
+      .set({ status: 'auto_disabled' })
+      .where('id', '=', autoDisabled.id)
+      .execute();
     const foreign = await endpoint({ org: other });
 
     const eventId = await emit();
-    const rows = await t.database.db.selectFrom('webhook_deliveries').selectAll().where('event_id', '=', eventId).execute();
+    const rows = await t.database.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('event_id', '=', eventId)
+      .execute();
     assert.deepEqual(rows.map((r) => r.endpoint_id).sort(), [subscribed.id, alsoSubscribed.id].sort());
     for (const row of rows) {
       assert.equal(row.status, 'pending');
@@ -72,19 +94,29 @@ describe('webhook delivery', () => {
       assert.equal(row.next_retry_at, null);
       assert.equal(row.locked_until, null);
     }
-    for (const ep of [unsubscribed, disabled, autoDisabled, foreign]) assert.equal((await deliveryRows(ep.id)).length, 0);
+    for (const ep of [unsubscribed, disabled, autoDisabled, foreign])
+      assert.equal((await deliveryRows(ep.id)).length, 0);
 
     // A rolled-back change queues nothing.
-    await assert.rejects(t.database.db.transaction().execute(async (trx) => {
-      await emitDomainEvent(trx, { organizerId: org.id, type: 'order.created', data: {}, at: t.clock.now() });
-      throw new Error('rollback');
-    }));
+    await assert.rejects(
+      t.database.db.transaction().execute(async (trx) => {
+        await emitDomainEvent(trx, { organizerId: org.id, type: 'order.created', data: {}, at: t.clock.now() });
+        throw new Error('rollback');
+      }),
+    );
     assert.equal((await deliveryRows(subscribed.id)).length, 1);
   });
 
   test('delivery contract: signed POST of {type, timestamp, data}, verified with standardwebhooks', async () => {
     const ep = await endpoint();
-    const data = { order_id: 'b3c1', order_no: 'M-1001', status: 'placed', total_minor: 4200, currency: 'EUR', channel: 'boxOffice' };
+    const data = {
+      order_id: 'b3c1',
+      order_no: 'M-1001',
+      status: 'placed',
+      total_minor: 4200,
+      currency: 'EUR',
+      channel: 'boxOffice',
+    };
     const eventAt = t.clock.now();
     const eventId = await emit('order.created', data);
     t.clock.advance(2 * SECOND);
@@ -118,16 +150,32 @@ describe('webhook delivery', () => {
     const list = await t.api(org.key, 'GET', `/v1/webhook_endpoints/${ep.id}/deliveries`);
     assert.equal(list.statusCode, 200);
     assert.deepEqual(list.json(), {
-      object: 'list', has_more: false,
-      data: [{
-        id: row!.id, object: 'webhook_delivery', endpoint_id: ep.id, event_id: eventId, event_type: 'order.created',
-        status: 'success', attempt: 1, response_status: 200, response_ms: row!.response_ms, error: null, next_retry_at: null,
-        created_at: eventAt.toISOString(), updated_at: t.clock.now().toISOString(),
-      }],
+      object: 'list',
+      has_more: false,
+      data: [
+        {
+          id: row!.id,
+          object: 'webhook_delivery',
+          endpoint_id: ep.id,
+          event_id: eventId,
+          event_type: 'order.created',
+          status: 'success',
+          attempt: 1,
+          response_status: 200,
+          response_ms: row!.response_ms,
+          error: null,
+          next_retry_at: null,
+          created_at: eventAt.toISOString(),
+          updated_at: t.clock.now().toISOString(),
+        },
+      ],
     });
     assert.ok(Number.isInteger(row!.response_ms) && row!.response_ms! >= 0);
     const attempts = await attemptLogOf(t.database.db, row!.id);
-    assert.deepEqual(attempts.map((a) => [a.attempt, a.response_status, a.error, a.at]), [[1, 200, null, t.clock.now()]]);
+    assert.deepEqual(
+      attempts.map((a) => [a.attempt, a.response_status, a.error, a.at]),
+      [[1, 200, null, t.clock.now()]],
+    );
     assert.equal(typeof attempts[0]!.response_ms, 'number');
     // Nothing more is due.
     assert.deepEqual(await deliverDue(deps), []);
@@ -142,7 +190,10 @@ describe('webhook delivery', () => {
       const [outcome] = await deliverDue(deps);
       assert.equal(outcome!.status, 'success', String(status));
     }
-    assert.deepEqual((await deliveryRows(ep.id)).map((r) => r.response_status), [201, 202, 204, 299]);
+    assert.deepEqual(
+      (await deliveryRows(ep.id)).map((r) => r.response_status),
+      [201, 202, 204, 299],
+    );
   });
 
   test('rotate_secret: the old secret stops verifying at once, the new one verifies', async () => {
@@ -192,7 +243,10 @@ describe('webhook delivery', () => {
     assert.deepEqual(await deliverDue(deps), []);
     assert.equal(receiver.requests.length, 7);
     const attempts = await attemptLogOf(t.database.db, (await deliveryRows(ep.id))[0]!.id);
-    assert.deepEqual(attempts.map((a) => a.attempt), [1, 2, 3, 4, 5, 6, 7]);
+    assert.deepEqual(
+      attempts.map((a) => a.attempt),
+      [1, 2, 3, 4, 5, 6, 7],
+    );
   });
 
   test('a 3xx is a failure and is never followed', async () => {
@@ -204,7 +258,10 @@ describe('webhook delivery', () => {
     await emit();
     const [outcome] = await deliverDue(deps);
     assert.equal(outcome!.status, 'failed');
-    assert.deepEqual(receiver.requests.map((r) => r.path), ['/hook']);
+    assert.deepEqual(
+      receiver.requests.map((r) => r.path),
+      ['/hook'],
+    );
     const [row] = await deliveryRows(ep.id);
     assert.equal(row!.response_status, 302);
     assert.equal(row!.error, 'HTTP 302: redirects are not followed');
@@ -212,7 +269,9 @@ describe('webhook delivery', () => {
   });
 
   test('a timeout (WEBHOOK_TIMEOUT) is a failure and is retried', async () => {
-    receiver.setHandler(() => { /* never answers */ });
+    receiver.setHandler(() => {
+      /* never answers */
+    });
     const ep = await endpoint();
     await emit();
     const started = performance.now();
@@ -245,13 +304,17 @@ describe('webhook delivery', () => {
   test('the URL is vetted again at send: a host now resolving to a private address is never contacted', async () => {
     const ep = await endpoint({ url: receiver.url('/hook').replace('localhost', 'hooks.test.localhost') });
     await emit();
-    const rebound: Resolver = async (host) => (host === 'hooks.test.localhost' ? [{ address: '10.1.2.3', family: 4 }] : fakeResolver(host));
+    const rebound: Resolver = async (host) =>
+      host === 'hooks.test.localhost' ? [{ address: '10.1.2.3', family: 4 }] : fakeResolver(host);
     const connections = receiver.connectionCount();
     const [outcome] = await deliverDue({ ...deps, webhookResolver: rebound });
     assert.equal(outcome!.status, 'failed');
     assert.equal(receiver.connectionCount(), connections);
     const [row] = await deliveryRows(ep.id);
-    assert.equal(row!.error, 'Webhook URL host hooks.test.localhost resolves to 10.1.2.3, a private address; only public addresses are allowed.');
+    assert.equal(
+      row!.error,
+      'Webhook URL host hooks.test.localhost resolves to 10.1.2.3, a private address; only public addresses are allowed.',
+    );
     // With loopback no longer allowed, the same endpoint is refused too.
     t.clock.advance(30 * SECOND);
     const [again] = await deliverDue({ ...deps, config: { ...deps.config, webhookAllowLoopback: false } });
@@ -285,7 +348,10 @@ describe('webhook delivery', () => {
     const reenabled = (await t.api(org.key, 'PATCH', `/v1/webhook_endpoints/${ep.id}`, { status: 'enabled' })).json();
     assert.deepEqual([reenabled.status, reenabled.disabled_reason], ['enabled', null]);
     const resumed = await deliverDue(deps);
-    assert.deepEqual(resumed.map((o) => o.status), ['success']);
+    assert.deepEqual(
+      resumed.map((o) => o.status),
+      ['success'],
+    );
   });
 
   test('sustained failure: the last 20 deliveries all failed over at least 3 days auto-disables', async () => {
@@ -302,8 +368,10 @@ describe('webhook delivery', () => {
     }
     const shown = await show();
     assert.equal(shown.status, 'auto_disabled');
-    assert.equal(shown.disabled_reason,
-      `The last 20 deliveries all failed, from ${firstAt.toISOString()} to ${t.clock.now().toISOString()}.`);
+    assert.equal(
+      shown.disabled_reason,
+      `The last 20 deliveries all failed, from ${firstAt.toISOString()} to ${t.clock.now().toISOString()}.`,
+    );
 
     // Re-enabled, it gets a fresh window: one more failure does not disable it again.
     await t.api(org.key, 'PATCH', `/v1/webhook_endpoints/${ep.id}`, { status: 'enabled' });
@@ -350,24 +418,41 @@ describe('webhook delivery', () => {
     assert.equal(res.statusCode, 201);
     const ping = res.json();
     assert.deepEqual(ping, {
-      id: ping.id, object: 'webhook_delivery', endpoint_id: ep.id, event_id: ping.event_id, event_type: 'test.ping',
-      status: 'pending', attempt: 0, response_status: null, response_ms: null, error: null, next_retry_at: null,
-      created_at: t.clock.now().toISOString(), updated_at: t.clock.now().toISOString(),
+      id: ping.id,
+      object: 'webhook_delivery',
+      endpoint_id: ep.id,
+      event_id: ping.event_id,
+      event_type: 'test.ping',
+      status: 'pending',
+      attempt: 0,
+      response_status: null,
+      response_ms: null,
+      error: null,
+      next_retry_at: null,
+      created_at: t.clock.now().toISOString(),
+      updated_at: t.clock.now().toISOString(),
     });
     const outcomes = await deliverDue(deps);
-    assert.deepEqual(outcomes.map((o) => [o.deliveryId, o.status]), [[ping.id, 'success']]);
+    assert.deepEqual(
+      outcomes.map((o) => [o.deliveryId, o.status]),
+      [[ping.id, 'success']],
+    );
     assert.equal(receiver.requests.length, 1);
     const req = receiver.requests[0]!;
     assert.equal(req.headers['webhook-id'], ping.event_id);
     assert.deepEqual(verifyDelivery(ep.secret, req), {
-      type: 'test.ping', timestamp: t.clock.now().toISOString(),
+      type: 'test.ping',
+      timestamp: t.clock.now().toISOString(),
       data: { message: 'This is a test event from Marquee.', endpoint_id: ep.id },
     });
 
     const missing = await t.admin('POST', '/admin/v1/webhook_endpoints/00000000-0000-4000-8000-000000000000/test');
-    assert.deepEqual(missing.json(), problemOf(404, 'Webhook endpoint not found.'));
+    assert.deepEqual(missing.json(), problemOf(404, 'Webhook endpoint not found.', 'resource_not_found'));
     assert.equal((await t.admin('POST', '/admin/v1/webhook_endpoints/x/test')).statusCode, 404);
-    assert.equal((await t.inject({ method: 'POST', url: `/admin/v1/webhook_endpoints/${ep.id}/test` })).statusCode, 401);
+    assert.equal(
+      (await t.inject({ method: 'POST', url: `/admin/v1/webhook_endpoints/${ep.id}/test` })).statusCode,
+      401,
+    );
   });
 
   test('redeliver: a new row with attempt 0 and a fresh budget, same webhook-id, the original untouched', async () => {
@@ -389,24 +474,55 @@ describe('webhook delivery', () => {
     const fresh = res.json();
     assert.notEqual(fresh.id, original!.id);
     assert.deepEqual(fresh, {
-      id: fresh.id, object: 'webhook_delivery', endpoint_id: ep.id, event_id: eventId, event_type: 'order.created',
-      status: 'pending', attempt: 0, response_status: null, response_ms: null, error: null, next_retry_at: null,
-      created_at: t.clock.now().toISOString(), updated_at: t.clock.now().toISOString(),
+      id: fresh.id,
+      object: 'webhook_delivery',
+      endpoint_id: ep.id,
+      event_id: eventId,
+      event_type: 'order.created',
+      status: 'pending',
+      attempt: 0,
+      response_status: null,
+      response_ms: null,
+      error: null,
+      next_retry_at: null,
+      created_at: t.clock.now().toISOString(),
+      updated_at: t.clock.now().toISOString(),
     });
     const outcomes = await deliverDue(deps);
-    assert.deepEqual(outcomes.map((o) => [o.deliveryId, o.status, o.attempt]), [[fresh.id, 'success', 1]]);
+    assert.deepEqual(
+      outcomes.map((o) => [o.deliveryId, o.status, o.attempt]),
+      [[fresh.id, 'success', 1]],
+    );
     assert.equal(receiver.requests.at(-1)!.headers['webhook-id'], eventId);
-    const after = await t.database.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', original!.id).executeTakeFirstOrThrow();
+    const after = await t.database.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('id', '=', original!.id)
+      .executeTakeFirstOrThrow();
     assert.deepEqual(after, original);
 
     // The log lists both, newest first; a cursor from another endpoint's log is refused.
     const list = (await t.api(org.key, 'GET', `/v1/webhook_endpoints/${ep.id}/deliveries?limit=1`)).json();
     assert.deepEqual([list.data.map((d: { id: string }) => d.id), list.has_more], [[fresh.id], true]);
-    const next = (await t.api(org.key, 'GET', `/v1/webhook_endpoints/${ep.id}/deliveries?limit=1&starting_after=${fresh.id}`)).json();
+    const next = (
+      await t.api(org.key, 'GET', `/v1/webhook_endpoints/${ep.id}/deliveries?limit=1&starting_after=${fresh.id}`)
+    ).json();
     assert.deepEqual([next.data.map((d: { id: string }) => d.id), next.has_more], [[original!.id], false]);
     const otherEp = await endpoint();
-    const wrong = await t.api(org.key, 'GET', `/v1/webhook_endpoints/${otherEp.id}/deliveries?starting_after=${fresh.id}`);
-    assert.deepEqual(wrong.json(), problemOf(400, `starting_after \`${fresh.id}\` is not the id of an item in this list.`));
+    const wrong = await t.api(
+      org.key,
+      'GET',
+      `/v1/webhook_endpoints/${otherEp.id}/deliveries?starting_after=${fresh.id}`,
+    );
+    assert.deepEqual(
+      wrong.json(),
+      problemOf(
+        400,
+        `starting_after \`${fresh.id}\` is not the id of an item in this list.`,
+        'invalid_cursor',
+        'starting_after',
+      ),
+    );
     assert.equal((await t.api(org.readKey, 'POST', `/v1/webhook_deliveries/${fresh.id}/redeliver`)).statusCode, 403);
   });
 
@@ -425,7 +541,11 @@ describe('webhook delivery', () => {
     assert.equal(again.headers['idempotent-replayed'], 'true');
     assert.equal(again.body, first.body);
     const rows = await deliveryRows(ep.id);
-    assert.deepEqual(rows.map((r) => r.id).sort(), [original!.id, first.json().id].sort(), 'the original and one redelivery');
+    assert.deepEqual(
+      rows.map((r) => r.id).sort(),
+      [original!.id, first.json().id].sort(),
+      'the original and one redelivery',
+    );
   });
 
   test('lease: a claimed row whose worker died is claimed again once the lease has run out', async () => {
@@ -480,7 +600,9 @@ describe('webhook delivery', () => {
     const slowRows = await deliveryRows(slow.id);
     assert.equal(slowRows.filter((r) => r.locked_until !== null).length, 0);
     assert.equal(slowRows.filter((r) => r.attempt === 1).length, 4);
-    assert.ok(slowRows.filter((r) => r.attempt === 1).every((r) => r.status === 'failed' && r.error === 'timeout after 1500ms'));
+    assert.ok(
+      slowRows.filter((r) => r.attempt === 1).every((r) => r.status === 'failed' && r.error === 'timeout after 1500ms'),
+    );
   });
 
   test('retention: deliveries and domain events older than 30 days are purged', async () => {
@@ -497,9 +619,19 @@ describe('webhook delivery', () => {
     const purged = await purgeExpired(deps);
     assert.equal(purged.deliveries, 1);
     assert.ok(purged.domainEvents >= 1);
-    const events = await t.database.db.selectFrom('domain_events').select('id').where('id', 'in', [oldEvent, newEvent]).execute();
-    assert.deepEqual(events.map((e) => e.id), [newEvent]);
-    assert.deepEqual((await deliveryRows(ep.id)).map((d) => d.event_id), [newEvent]);
+    const events = await t.database.db
+      .selectFrom('domain_events')
+      .select('id')
+      .where('id', 'in', [oldEvent, newEvent])
+      .execute();
+    assert.deepEqual(
+      events.map((e) => e.id),
+      [newEvent],
+    );
+    assert.deepEqual(
+      (await deliveryRows(ep.id)).map((d) => d.event_id),
+      [newEvent],
+    );
   });
 });
 

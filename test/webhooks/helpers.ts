@@ -17,7 +17,7 @@ import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from '..
 export const silentLogger = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
 
 const FAKE_DNS: Record<string, string[]> = {
-  'localhost': ['127.0.0.1'],
+  localhost: ['127.0.0.1'],
   'hooks.test.localhost': ['127.0.0.1'],
   'private.test': ['10.1.2.3'],
   'metadata.test': ['169.254.169.254'],
@@ -35,8 +35,15 @@ export const fakeResolver: Resolver = async (hostname) => {
 };
 
 /** A delivery's attempt log (oldest first), with each entry's time as a Date. */
-export async function attemptLogOf(db: Db, deliveryId: string): Promise<Array<Omit<DeliveryAttemptLogEntry, 'at'> & { at: Date }>> {
-  const row = await db.selectFrom('webhook_deliveries').select('attempt_log').where('id', '=', deliveryId).executeTakeFirstOrThrow();
+export async function attemptLogOf(
+  db: Db,
+  deliveryId: string,
+): Promise<Array<Omit<DeliveryAttemptLogEntry, 'at'> & { at: Date }>> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select('attempt_log')
+    .where('id', '=', deliveryId)
+    .executeTakeFirstOrThrow();
   return row.attempt_log.map((entry) => ({ ...entry, at: new Date(entry.at) }));
 }
 
@@ -47,7 +54,7 @@ export async function createWebhookTestApp(opts: TestAppOptions = {}): Promise<T
   return t;
 }
 
-export interface WebhookFixture {
+interface WebhookFixture {
   t: TestApp;
   org: TestOrganizer;
   receiver: HttpsReceiver;
@@ -82,7 +89,14 @@ export function useWebhookFixture(): WebhookFixture {
 
 /** Worker dependencies on the test app's database and clock, trusting the receiver's CA. */
 export function workerDepsFor(t: TestApp, receiver: HttpsReceiver): WorkerDeps {
-  return { config: t.config, db: t.database.db, clock: t.clock, logger: silentLogger, webhookResolver: fakeResolver, webhookCa: receiver.ca };
+  return {
+    config: t.config,
+    db: t.database.db,
+    clock: t.clock,
+    logger: silentLogger,
+    webhookResolver: fakeResolver,
+    webhookCa: receiver.ca,
+  };
 }
 
 /**

@@ -101,13 +101,21 @@ const BLOCKED: BlockedCase[] = [
     urlHost: '[64:ff9b::a9fe:a9fe]',
     description: 'a NAT64 address embedding a link-local address',
   },
-  { address: '64:ff9b::a00:1', urlHost: '[64:ff9b::a00:1]', description: 'a NAT64 address embedding a private address' },
+  {
+    address: '64:ff9b::a00:1',
+    urlHost: '[64:ff9b::a00:1]',
+    description: 'a NAT64 address embedding a private address',
+  },
   {
     address: '2002:a9fe:a9fe::1',
     urlHost: '[2002:a9fe:a9fe::1]',
     description: 'a 6to4 address embedding a link-local address',
   },
-  { address: '2002:c0a8:101::1', urlHost: '[2002:c0a8:101::1]', description: 'a 6to4 address embedding a private address' },
+  {
+    address: '2002:c0a8:101::1',
+    urlHost: '[2002:c0a8:101::1]',
+    description: 'a 6to4 address embedding a private address',
+  },
   // Teredo is rejected whatever it embeds; this one embeds public server 65.54.227.120 and client 192.0.2.45 XOR-ed.
   {
     address: '2001:0:4136:e378:8000:63bf:3fff:fdd2',
@@ -132,7 +140,10 @@ const PUBLIC: Array<{ address: string; urlHost?: string }> = [
 describe('vetWebhookUrl: non-public ranges', () => {
   for (const { address, urlHost = address, description } of BLOCKED) {
     it(`rejects the IP literal ${urlHost} without a lookup`, async () => {
-      await assertRejected(vet(`https://${urlHost}/hooks`), `Webhook URL host ${urlHost} is ${description}; ${ONLY_PUBLIC}`);
+      await assertRejected(
+        vet(`https://${urlHost}/hooks`),
+        `Webhook URL host ${urlHost} is ${description}; ${ONLY_PUBLIC}`,
+      );
     });
 
     it(`rejects a hostname resolving to ${address}`, async () => {
@@ -199,7 +210,10 @@ describe('vetWebhookUrl: every resolved address must be public', () => {
   });
 
   it('rejects a hostname that does not resolve', async () => {
-    await assertRejected(vet('https://nope.example/', { resolver: fakeResolver({}) }), 'Webhook URL host could not be resolved.');
+    await assertRejected(
+      vet('https://nope.example/', { resolver: fakeResolver({}) }),
+      'Webhook URL host could not be resolved.',
+    );
   });
 
   it('rejects a hostname that resolves to no address at all', async () => {
@@ -250,7 +264,10 @@ describe('vetWebhookUrl: loopback only with allowLoopback', () => {
   const resolver = fakeResolver({ localhost: ['127.0.0.1', '::1'], [HOST]: ['10.0.0.1'] });
 
   it('rejects loopback by default', async () => {
-    await assertRejected(vet('https://127.0.0.1:8443/'), `Webhook URL host 127.0.0.1 is a loopback address; ${ONLY_PUBLIC}`);
+    await assertRejected(
+      vet('https://127.0.0.1:8443/'),
+      `Webhook URL host 127.0.0.1 is a loopback address; ${ONLY_PUBLIC}`,
+    );
     await assertRejected(vet('https://[::1]/'), `Webhook URL host [::1] is a loopback address; ${ONLY_PUBLIC}`);
     await assertRejected(
       vet('https://localhost/', { resolver }),

@@ -28,7 +28,10 @@ describe('webhook URL vetting holds no database connection', () => {
     a = await t.createOrganizer();
     b = await t.createOrganizer();
     dns.open();
-    const created = await t.api(a.key, 'POST', '/v1/webhook_endpoints', { url: SLOW_URL, event_types: ['order.created'] });
+    const created = await t.api(a.key, 'POST', '/v1/webhook_endpoints', {
+      url: SLOW_URL,
+      event_types: ['order.created'],
+    });
     assert.equal(created.statusCode, 201, created.body);
     endpointId = created.json().id;
     // Warm the read path of organizer B (key cache, JIT), so the timing below measures waiting.
@@ -82,7 +85,14 @@ describe('webhook URL vetting holds no database connection', () => {
   test('PATCH /v1/webhook_endpoints/{id} with a new url and Idempotency-Key', async () => {
     const url = 'https://slow-dns.example/other';
     const [res] = await whileResolverHangs('patch with key', [
-      () => t.api(a.key, 'PATCH', `/v1/webhook_endpoints/${endpointId}`, { url }, { 'idempotency-key': `slow-patch-${Date.now()}` }),
+      () =>
+        t.api(
+          a.key,
+          'PATCH',
+          `/v1/webhook_endpoints/${endpointId}`,
+          { url },
+          { 'idempotency-key': `slow-patch-${Date.now()}` },
+        ),
     ]);
     assert.equal(res!.statusCode, 200, res!.body);
     assert.equal(res!.json().url, url);
@@ -92,11 +102,21 @@ describe('webhook URL vetting holds no database connection', () => {
     const stamp = Date.now();
     const requests = Array.from({ length: 12 }, (_, i) =>
       i % 4 === 3
-        ? () => t.api(a.key, 'PATCH', `/v1/webhook_endpoints/${endpointId}`, { url: `${SLOW_URL}/${i}` }, { 'idempotency-key': `dozen-${stamp}-${i}` })
+        ? () =>
+            t.api(
+              a.key,
+              'PATCH',
+              `/v1/webhook_endpoints/${endpointId}`,
+              { url: `${SLOW_URL}/${i}` },
+              { 'idempotency-key': `dozen-${stamp}-${i}` },
+            )
         : () => t.api(a.key, 'POST', '/v1/webhook_endpoints', createBody, { 'idempotency-key': `dozen-${stamp}-${i}` }),
     );
     const results = await whileResolverHangs('a dozen slow requests', requests);
-    assert.deepEqual(results.map((r) => r.statusCode), results.map((_, i) => (i % 4 === 3 ? 200 : 201)));
+    assert.deepEqual(
+      results.map((r) => r.statusCode),
+      results.map((_, i) => (i % 4 === 3 ? 200 : 201)),
+    );
   });
 
   test('a refused URL still answers the vetting 400, and nothing is stored', async () => {
@@ -104,11 +124,22 @@ describe('webhook URL vetting holds no database connection', () => {
     privateDns.open();
     t.app.deps.webhookResolver = privateDns.resolver;
     const before = (await t.api(a.key, 'GET', '/v1/webhook_endpoints?limit=100')).json().data.length;
-    const res = await t.api(a.key, 'POST', '/v1/webhook_endpoints', { url: 'https://inside.example/h', event_types: ['order.created'] }, { 'idempotency-key': `refused-${Date.now()}` });
+    const res = await t.api(
+      a.key,
+      'POST',
+      '/v1/webhook_endpoints',
+      { url: 'https://inside.example/h', event_types: ['order.created'] },
+      { 'idempotency-key': `refused-${Date.now()}` },
+    );
     assert.equal(res.statusCode, 400);
     assert.deepEqual(res.json(), {
-      type: 'about:blank', title: 'Bad Request', status: 400,
-      detail: 'Webhook URL host inside.example resolves to 10.0.0.7, a private address; only public addresses are allowed.',
+      type: 'about:blank',
+      title: 'Bad Request',
+      status: 400,
+      detail:
+        'Webhook URL host inside.example resolves to 10.0.0.7, a private address; only public addresses are allowed.',
+      code: 'parameter_invalid',
+      param: 'url',
     });
     assert.equal((await t.api(a.key, 'GET', '/v1/webhook_endpoints?limit=100')).json().data.length, before);
   });

@@ -35,21 +35,37 @@ describe('delivery wakeups across processes (LISTEN/NOTIFY)', { skip }, () => {
 
   /** An event queued the way another process's sale queues it (no in-process wakeup). */
   const queue = (db = t.database.db, type = 'order.created') =>
-    insertDomainEventWithDeliveries(db, { organizerId: org.id, type, data: '{"order_id":"x"}', at: t.clock.now(), fanOut: true });
+    insertDomainEventWithDeliveries(db, {
+      organizerId: org.id,
+      type,
+      data: '{"order_id":"x"}',
+      at: t.clock.now(),
+      fanOut: true,
+    });
 
   test('queuing deliveries notifies at commit: not before it, not for a rollback, not when nothing was queued', async () => {
     let heard = 0;
-    const listener: ChannelListener = listenOnChannel(t.database.url!, DELIVERIES_QUEUED_CHANNEL, () => heard++, silentLogger);
+    const listener: ChannelListener = listenOnChannel(
+      t.database.url!,
+      DELIVERIES_QUEUED_CHANNEL,
+      () => heard++,
+      silentLogger,
+    );
     try {
       await listener.ready;
-      const res = await t.api(org.key, 'POST', '/v1/webhook_endpoints', { url: receiver.url('/notify'), event_types: ['order.created'] });
+      const res = await t.api(org.key, 'POST', '/v1/webhook_endpoints', {
+        url: receiver.url('/notify'),
+        event_types: ['order.created'],
+      });
       assert.equal(res.statusCode, 201);
 
       assert.equal((await queue(t.database.db, 'order.paid')).queued, 0); // nobody subscribed
-      await assert.rejects(withTransaction(t.database.db, async (trx) => {
-        assert.equal((await queue(trx)).queued, 1);
-        throw new Error('roll back');
-      }));
+      await assert.rejects(
+        withTransaction(t.database.db, async (trx) => {
+          assert.equal((await queue(trx)).queued, 1);
+          throw new Error('roll back');
+        }),
+      );
       await withTransaction(t.database.db, async (trx) => {
         assert.equal((await queue(trx)).queued, 1);
         await new Promise((r) => setTimeout(r, 100));
@@ -73,7 +89,10 @@ describe('delivery wakeups across processes (LISTEN/NOTIFY)', { skip }, () => {
   });
 
   test('a worker with DATABASE_URL sends a delivery another process queued without waiting for its poll', async () => {
-    const res = await t.api(org.key, 'POST', '/v1/webhook_endpoints', { url: receiver.url('/woken'), event_types: ['order.created'] });
+    const res = await t.api(org.key, 'POST', '/v1/webhook_endpoints', {
+      url: receiver.url('/woken'),
+      event_types: ['order.created'],
+    });
     assert.equal(res.statusCode, 201);
     const deps = {
       ...workerDepsFor(t, receiver),

@@ -12,7 +12,6 @@ import { onPostgres } from '../helpers/database.ts';
 import { startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver.ts';
 import { createWebhookTestApp, fakeResolver, silentLogger, verifyDelivery } from './helpers.ts';
 
-
 describe(`two delivery workers on one database (${onPostgres ? 'PostgreSQL, two pools' : 'PGlite, one handle'})`, () => {
   let t: TestApp;
   let org: TestOrganizer;
@@ -28,7 +27,10 @@ describe(`two delivery workers on one database (${onPostgres ? 'PostgreSQL, two 
     t = await createWebhookTestApp();
     org = await t.createOrganizer();
     if (t.database.url) {
-      pools = [await openDatabase({ databaseUrl: t.database.url, poolSize: 10 }), await openDatabase({ databaseUrl: t.database.url, poolSize: 10 })];
+      pools = [
+        await openDatabase({ databaseUrl: t.database.url, poolSize: 10 }),
+        await openDatabase({ databaseUrl: t.database.url, poolSize: 10 }),
+      ];
     }
   });
   after(async () => {
@@ -44,29 +46,48 @@ describe(`two delivery workers on one database (${onPostgres ? 'PostgreSQL, two 
     const endpoints: Array<{ id: string; secret: string; path: string }> = [];
     for (let i = 0; i < 4; i++) {
       const path = `/hook-${i}`;
-      const res = await t.api(org.key, 'POST', '/v1/webhook_endpoints', { url: receiver.url(path), event_types: ['ticket.checked_in'] });
+      const res = await t.api(org.key, 'POST', '/v1/webhook_endpoints', {
+        url: receiver.url(path),
+        event_types: ['ticket.checked_in'],
+      });
       endpoints.push({ ...res.json(), path });
     }
     const eventIds: string[] = [];
     for (let i = 0; i < 50; i++) {
-      eventIds.push(await emitDomainEvent(t.database.db, {
-        organizerId: org.id, type: 'ticket.checked_in', data: { ticket_id: `t${i}`, ticket_no: String(i) }, at: t.clock.now(),
-      }));
+      eventIds.push(
+        await emitDomainEvent(t.database.db, {
+          organizerId: org.id,
+          type: 'ticket.checked_in',
+          data: { ticket_id: `t${i}`, ticket_no: String(i) },
+          at: t.clock.now(),
+        }),
+      );
     }
     const sends = [0, 0]; // resolver calls per worker
-    const counting = (worker: number): Resolver => async (host) => {
-      sends[worker]!++;
-      return fakeResolver(host);
-    };
+    const counting =
+      (worker: number): Resolver =>
+      async (host) => {
+        sends[worker]!++;
+        return fakeResolver(host);
+      };
     const depsFor = (worker: number, db: WorkerDeps['db']): WorkerDeps => ({
-      config: t.config, db, clock: t.clock, logger: silentLogger, webhookResolver: counting(worker), webhookCa: receiver.ca,
+      config: t.config,
+      db,
+      clock: t.clock,
+      logger: silentLogger,
+      webhookResolver: counting(worker),
+      webhookCa: receiver.ca,
     });
     const jobs = [0, 1].map((w) => webhookDeliveryJob(depsFor(w, (pools[w] ?? t.database).db)));
     const started = performance.now();
     try {
       const deadline = Date.now() + 60_000;
       for (;;) {
-        const left = await t.database.db.selectFrom('webhook_deliveries').select('id').where('status', '<>', 'success').execute();
+        const left = await t.database.db
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('status', '<>', 'success')
+          .execute();
         if (left.length === 0) break;
         assert.ok(Date.now() < deadline, `${left.length} deliveries still not sent`);
         await new Promise((r) => setTimeout(r, 20));
@@ -79,7 +100,7 @@ describe(`two delivery workers on one database (${onPostgres ? 'PostgreSQL, two 
     assert.equal(receiver.requests.length, 200);
     const perPair = new Map<string, number>();
     for (const req of receiver.requests) {
-      const key = `${req.headers['webhook-id']} ${req.path}`;
+      const key = `${String(req.headers['webhook-id'])} ${req.path}`;
       perPair.set(key, (perPair.get(key) ?? 0) + 1);
       const ep = endpoints.find((e) => e.path === req.path)!;
       verifyDelivery(ep.secret, req);
@@ -90,28 +111,49 @@ describe(`two delivery workers on one database (${onPostgres ? 'PostgreSQL, two 
     const rows = await t.database.db.selectFrom('webhook_deliveries').select(['attempt', 'locked_until']).execute();
     assert.ok(rows.every((r) => r.attempt === 1 && r.locked_until === null));
     const logs = await t.database.db.selectFrom('webhook_deliveries').select('attempt_log').execute();
-    assert.equal(logs.reduce((sum, d) => sum + d.attempt_log.length, 0), 200);
+    assert.equal(
+      logs.reduce((sum, d) => sum + d.attempt_log.length, 0),
+      200,
+    );
     console.log(`# 200 deliveries by two workers in ${elapsed} ms (resolver calls ${sends.join(' + ')})`);
   });
 
   test('two claims at once take disjoint rows, each as many as it asked for (one skips what the other holds)', async () => {
     await t.database.db.deleteFrom('webhook_endpoints').execute();
     for (let i = 0; i < 2; i++) {
-      const res = await t.api(org.key, 'POST', '/v1/webhook_endpoints', { url: receiver.url(`/claim-${i}`), event_types: ['ticket.checked_in'] });
+      const res = await t.api(org.key, 'POST', '/v1/webhook_endpoints', {
+        url: receiver.url(`/claim-${i}`),
+        event_types: ['ticket.checked_in'],
+      });
       assert.equal(res.statusCode, 201);
     }
     for (let i = 0; i < 40; i++) {
-      await emitDomainEvent(t.database.db, { organizerId: org.id, type: 'ticket.checked_in', data: { ticket_id: `c${i}` }, at: t.clock.now() });
+      await emitDomainEvent(t.database.db, {
+        organizerId: org.id,
+        type: 'ticket.checked_in',
+        data: { ticket_id: `c${i}` },
+        at: t.clock.now(),
+      });
     }
     const now = t.clock.now();
     const claim = (db: WorkerDeps['db']) =>
-      claimDueDeliveries(db, { now, leaseUntil: new Date(now.getTime() + leaseMs(t.config)), limit: 30, perEndpointCap: PER_ENDPOINT_LEASED });
+      claimDueDeliveries(db, {
+        now,
+        leaseUntil: new Date(now.getTime() + leaseMs(t.config)),
+        limit: 30,
+        perEndpointCap: PER_ENDPOINT_LEASED,
+        perOrganizerClaim: 100,
+      });
     const [first, second] = await Promise.all([0, 1].map((w) => claim((pools[w] ?? t.database).db)));
     assert.equal(first!.length, 30);
     assert.equal(second!.length, 30);
     const ids = new Set([...first!, ...second!].map((r) => r.id));
     assert.equal(ids.size, 60);
-    const leased = await t.database.db.selectFrom('webhook_deliveries').select('id').where('locked_until', 'is not', null).execute();
+    const leased = await t.database.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('locked_until', 'is not', null)
+      .execute();
     assert.deepEqual(new Set(leased.map((r) => r.id)), ids);
   });
 });

@@ -5,12 +5,24 @@
  */
 import { sql, type Insertable } from 'kysely';
 import type { Executor } from '../transaction.ts';
-import type { EventsTable, HoldsTable, PerformancesTable, PricesTable, TicketTypesTable, Translation } from '../schema.ts';
+import type {
+  EventsTable,
+  HoldsTable,
+  PerformancesTable,
+  PricesTable,
+  TicketTypesTable,
+  Translation,
+} from '../schema.ts';
 
 // ---------------------------------------------------------------- venues, categories
 
 export function findVenue(db: Executor, organizerId: string, id: string) {
-  return db.selectFrom('venues').select(['id', 'name', 'is_online']).where('id', '=', id).where('organizer_id', '=', organizerId).executeTakeFirst();
+  return db
+    .selectFrom('venues')
+    .select(['id', 'name', 'is_online'])
+    .where('id', '=', id)
+    .where('organizer_id', '=', organizerId)
+    .executeTakeFirst();
 }
 
 /** Inserts a named venue unless one with that name (case-insensitive) exists; race-safe. */
@@ -50,7 +62,12 @@ export function findOnlineVenue(db: Executor, organizerId: string) {
     .executeTakeFirst();
 }
 
-export async function insertCategoryIfAbsent(db: Executor, organizerId: string, name: string, now: Date): Promise<void> {
+export async function insertCategoryIfAbsent(
+  db: Executor,
+  organizerId: string,
+  name: string,
+  now: Date,
+): Promise<void> {
   await sql`
     INSERT INTO categories (organizer_id, name, created_at)
     VALUES (${organizerId}, ${name}, ${now})
@@ -72,7 +89,12 @@ export function findCategoryByName(db: Executor, organizerId: string, name: stri
 export type EventRow = Awaited<ReturnType<typeof findEvent>> & {};
 
 export function findEvent(db: Executor, organizerId: string, id: string) {
-  return db.selectFrom('events').selectAll().where('id', '=', id).where('organizer_id', '=', organizerId).executeTakeFirst();
+  return db
+    .selectFrom('events')
+    .selectAll()
+    .where('id', '=', id)
+    .where('organizer_id', '=', organizerId)
+    .executeTakeFirst();
 }
 
 /** The event, whatever its organizer (admin API), locked for the rest of the transaction. */
@@ -81,7 +103,13 @@ export function findEventAnyForUpdate(db: Executor, id: string) {
 }
 
 export function findEventForUpdate(db: Executor, organizerId: string, id: string) {
-  return db.selectFrom('events').selectAll().where('id', '=', id).where('organizer_id', '=', organizerId).forUpdate().executeTakeFirst();
+  return db
+    .selectFrom('events')
+    .selectAll()
+    .where('id', '=', id)
+    .where('organizer_id', '=', organizerId)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 export function findEventIdByTitle(db: Executor, organizerId: string, title: string) {
@@ -97,7 +125,10 @@ export function findEventIdByTitle(db: Executor, organizerId: string, title: str
  * Inserts the event unless its title is taken in the organizer (the events_title_uq
  * index decides, also against a concurrent insert); undefined when it is taken.
  */
-export async function insertEventUnlessTitleTaken(db: Executor, values: Insertable<EventsTable>): Promise<EventRow | undefined> {
+export async function insertEventUnlessTitleTaken(
+  db: Executor,
+  values: Insertable<EventsTable>,
+): Promise<EventRow | undefined> {
   return db
     .insertInto('events')
     .values(values)
@@ -110,7 +141,13 @@ export function updateEventRow(
   db: Executor,
   organizerId: string,
   id: string,
-  values: { title?: string; translations?: Translation[]; contact_email?: string | null; is_archived?: boolean; updated_at: Date },
+  values: {
+    title?: string;
+    translations?: Translation[];
+    contact_email?: string | null;
+    is_archived?: boolean;
+    updated_at: Date;
+  },
 ) {
   const { translations, ...rest } = values;
   return db
@@ -141,7 +178,12 @@ export function eventsQuery(db: Executor, organizerId: string) {
 export type PerformanceRow = Awaited<ReturnType<typeof findPerformance>> & {};
 
 export function findPerformance(db: Executor, organizerId: string, id: string) {
-  return db.selectFrom('performances').selectAll().where('id', '=', id).where('organizer_id', '=', organizerId).executeTakeFirst();
+  return db
+    .selectFrom('performances')
+    .selectAll()
+    .where('id', '=', id)
+    .where('organizer_id', '=', organizerId)
+    .executeTakeFirst();
 }
 
 export function findPerformanceAny(db: Executor, id: string) {
@@ -152,18 +194,22 @@ export function insertPerformances(db: Executor, rows: Insertable<PerformancesTa
   return db.insertInto('performances').values(rows).execute();
 }
 
-/** The event's performances in schedule order (starts_at, id). */
-export function listEventPerformances(db: Executor, eventId: string) {
-  return db.selectFrom('performances').selectAll().where('event_id', '=', eventId).orderBy('starts_at').orderBy('id').execute();
-}
-
 /** The event's performances, for keysetPage (soonest first). */
 export function performancesQuery(db: Executor, organizerId: string, eventId: string) {
-  return db.selectFrom('performances').selectAll().where('organizer_id', '=', organizerId).where('event_id', '=', eventId);
+  return db
+    .selectFrom('performances')
+    .selectAll()
+    .where('organizer_id', '=', organizerId)
+    .where('event_id', '=', eventId);
 }
 
 export function isPerformanceOfEvent(db: Executor, eventId: string, performanceId: string) {
-  return db.selectFrom('performances').select('id').where('id', '=', performanceId).where('event_id', '=', eventId).executeTakeFirst();
+  return db
+    .selectFrom('performances')
+    .select('id')
+    .where('id', '=', performanceId)
+    .where('event_id', '=', eventId)
+    .executeTakeFirst();
 }
 
 /** Draft performances of the event go live; returns them in schedule order. */

@@ -28,14 +28,24 @@ export async function claimEmailJobs(db: Executor, now: Date, leaseUntil: Date, 
     RETURNING *
   `.execute(db);
   // RETURNING does not keep the subquery's order: restore it (receipt before e-tickets).
-  return result.rows.sort((a, b) => a.next_attempt_at.getTime() - b.next_attempt_at.getTime() || a.created_at.getTime() - b.created_at.getTime());
+  return result.rows.sort(
+    (a, b) =>
+      a.next_attempt_at.getTime() - b.next_attempt_at.getTime() || a.created_at.getTime() - b.created_at.getTime(),
+  );
 }
 
 /** Records the outcome of a claimed job, only while this claim still holds it. */
 export function finishEmailJob(
   db: Executor,
   job: { id: string; attempts: number },
-  values: { status: 'pending' | 'sent' | 'failed' | 'skipped'; next_attempt_at?: Date; last_error?: string | null; sent_at?: Date; message_id?: string; updated_at: Date },
+  values: {
+    status: 'pending' | 'sent' | 'failed' | 'skipped';
+    next_attempt_at?: Date;
+    last_error?: string | null;
+    sent_at?: Date;
+    message_id?: string;
+    updated_at: Date;
+  },
 ) {
   return db
     .updateTable('email_jobs')
@@ -69,7 +79,15 @@ export function findReceiptLines(db: Executor, orderId: string) {
       eb.fn.min('t.position').as('first_position'),
     ])
     .where('t.order_id', '=', orderId)
-    .groupBy(['ot.position', 'e.title', 'e.timezone', 'p.starts_at', 'tt.name', 't.ticket_type_id', 't.unit_price_minor'])
+    .groupBy([
+      'ot.position',
+      'e.title',
+      'e.timezone',
+      'p.starts_at',
+      'tt.name',
+      't.ticket_type_id',
+      't.unit_price_minor',
+    ])
     .orderBy('ot.position')
     .orderBy('first_position')
     .execute();
@@ -83,7 +101,18 @@ export function findTicketsForMail(db: Executor, orderId: string) {
     .innerJoin('venues as v', 'v.id', 'e.venue_id')
     .innerJoin('performances as p', 'p.id', 't.performance_id')
     .innerJoin('ticket_types as tt', 'tt.id', 't.ticket_type_id')
-    .select(['t.id', 't.ticket_no', 't.serial_no', 't.holder_first_name', 't.holder_last_name', 'e.title as event_title', 'e.timezone as event_timezone', 'v.name as venue_name', 'p.starts_at', 'tt.name as ticket_type_name'])
+    .select([
+      't.id',
+      't.ticket_no',
+      't.serial_no',
+      't.holder_first_name',
+      't.holder_last_name',
+      'e.title as event_title',
+      'e.timezone as event_timezone',
+      'v.name as venue_name',
+      'p.starts_at',
+      'tt.name as ticket_type_name',
+    ])
     .where('t.order_id', '=', orderId)
     .where('t.status', 'in', ['purchased', 'checked_in'])
     .orderBy('t.position')

@@ -4,9 +4,22 @@
  * fenced by its lease_token, so a request that lost its lease to a take-over can neither
  * complete nor release the key.
  */
-import { sql, type Selectable } from 'kysely';
-import type { IdempotencyKeysTable } from '../schema.ts';
+import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
+import type { Database, IdempotencyKeysTable } from '../schema.ts';
 import type { Executor } from '../transaction.ts';
+
+/** The key's row while the request holding `leaseToken` is still executing it. */
+const heldBy =
+  (organizerId: string, key: string, leaseToken: string) => (eb: ExpressionBuilder<Database, 'idempotency_keys'>) =>
+    eb.and([
+      eb('organizer_id', '=', organizerId),
+      eb('key', '=', key),
+      eb('status', '=', 'in_progress'),
+      eb('lease_token', '=', leaseToken),
+    ]);
+
+/** How long a key is kept: 24 hours (docs/idempotency.md, Retention and purge). */
+export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 
 /** A stored key, as read (jsonb headers parsed, timestamps as Date). */
 export type IdempotencyKeyRow = Selectable<IdempotencyKeysTable>;
@@ -23,7 +36,7 @@ export interface NewIdempotencyKey {
   now: Date;
 }
 
-export interface StoredResponse {
+interface StoredResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
@@ -55,14 +68,18 @@ export async function insertIdempotencyKeyIfAbsent(db: Executor, k: NewIdempoten
 }
 
 /** The existing row, locked until the caller's transaction ends. */
-export async function findIdempotencyKeyForUpdate(db: Executor, organizerId: string, key: string): Promise<IdempotencyKeyRow | undefined> {
+export async function findIdempotencyKeyForUpdate(
+  db: Executor,
+  organizerId: string,
+  key: string,
+): Promise<IdempotencyKeyRow | undefined> {
   return db
     .selectFrom('idempotency_keys')
     .selectAll()
     .where('organizer_id', '=', organizerId)
     .where('key', '=', key)
     .forUpdate()
-    .executeTakeFirst() as Promise<IdempotencyKeyRow | undefined>;
+    .executeTakeFirst();
 }
 
 /** Take-over of an in_progress key whose lease expired: a new lease (and fencing token). */
@@ -95,10 +112,7 @@ export async function extendIdempotencyLease(
   const result = await db
     .updateTable('idempotency_keys')
     .set({ locked_until: lockedUntil })
-    .where('organizer_id', '=', organizerId)
-    .where('key', '=', key)
-    .where('status', '=', 'in_progress')
-    .where('lease_token', '=', leaseToken)
+    .where(heldBy(organizerId, key, leaseToken))
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
@@ -136,22 +150,21 @@ export async function completeIdempotencyKey(
       response_body: response.body,
       completed_at: now,
     })
-    .where('organizer_id', '=', organizerId)
-    .where('key', '=', key)
-    .where('status', '=', 'in_progress')
-    .where('lease_token', '=', leaseToken)
+    .where(heldBy(organizerId, key, leaseToken))
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 
 /** Gives a key up without a stored response (its work rolled back), so a retry executes at once. */
-export async function releaseIdempotencyKey(db: Executor, organizerId: string, key: string, leaseToken: string): Promise<void> {
+export async function releaseIdempotencyKey(
+  db: Executor,
+  organizerId: string,
+  key: string,
+  leaseToken: string,
+): Promise<void> {
   await db
     .deleteFrom('idempotency_keys')
-    .where('organizer_id', '=', organizerId)
-    .where('key', '=', key)
-    .where('status', '=', 'in_progress')
-    .where('lease_token', '=', leaseToken)
+    .where(heldBy(organizerId, key, leaseToken))
     .execute();
 }
 

@@ -7,10 +7,10 @@ import type { TicketRow } from './tickets.ts';
 
 export type OrderRow = Awaited<ReturnType<typeof findOrder>> & {};
 export type OrderTransactionRow = Awaited<ReturnType<typeof findTransactionsOfOrders>>[number];
-export type RefundRow = Awaited<ReturnType<typeof findRefund>> & {};
+export type RefundRow = Selectable<RefundsTable>;
 
 /** What a sale reads before it writes (findSaleCatalog): one row per (performance, active price). */
-export interface SaleCatalogRow {
+interface SaleCatalogRow {
   currency: string;
   box_office_fee_minor: number;
   tax_rate_bps: number;
@@ -42,7 +42,12 @@ export interface SaleCatalogRow {
  * performance columns. No row: no such organizer. A prepared statement (one text for any
  * number of performances).
  */
-export async function findSaleCatalog(db: Executor, organizerId: string, performanceIds: string[], now: Date): Promise<SaleCatalogRow[]> {
+export async function findSaleCatalog(
+  db: Executor,
+  organizerId: string,
+  performanceIds: string[],
+  now: Date,
+): Promise<SaleCatalogRow[]> {
   const result = await sql<SaleCatalogRow>`${PREPARED}
     SELECT o.currency, o.box_office_fee_minor, o.tax_rate_bps,
            p.id AS performance_id, p.event_id, p.status, p.box_office_sales_enabled, e.status AS event_status,
@@ -64,9 +69,20 @@ export async function findSaleCatalog(db: Executor, organizerId: string, perform
 /** A new order: every column but those only later changes set (they start null). */
 export type NewOrder = Omit<OrderRow, 'etickets_sent_at' | 'disputed_at' | 'cancelled_at'>;
 /** A new ticket: every column but those only check-in, transfer and refund set (they start null). */
-export type NewTicket = Omit<TicketRow, 'checked_in_at' | 'transferred_at' | 'refund_id'>;
-export type NewPayment = Omit<Selectable<PaymentsTable>, 'id'>;
-export type NewEmailJob = Pick<Selectable<EmailJobsTable>, 'organizer_id' | 'order_id' | 'kind' | 'recipient' | 'subject' | 'max_attempts' | 'next_attempt_at' | 'created_at' | 'updated_at'>;
+type NewTicket = Omit<TicketRow, 'checked_in_at' | 'transferred_at' | 'refund_id'>;
+type NewPayment = Omit<Selectable<PaymentsTable>, 'id'>;
+type NewEmailJob = Pick<
+  Selectable<EmailJobsTable>,
+  | 'organizer_id'
+  | 'order_id'
+  | 'kind'
+  | 'recipient'
+  | 'subject'
+  | 'max_attempts'
+  | 'next_attempt_at'
+  | 'created_at'
+  | 'updated_at'
+>;
 
 export interface NewSale {
   order: NewOrder;
@@ -90,7 +106,10 @@ export interface NewSale {
  * returned are built from the input, not read back. Undefined when the order_no was taken
  * (nothing was written; the caller retries with another number).
  */
-export async function insertSale(db: Executor, sale: NewSale): Promise<{ order: OrderRow; tickets: TicketRow[] } | undefined> {
+export async function insertSale(
+  db: Executor,
+  sale: NewSale,
+): Promise<{ order: OrderRow; tickets: TicketRow[] } | undefined> {
   const { order: o, transactions: tx, tickets: t, emailJobs: ej, contact: c } = sale;
   const payments = sale.payment ? [sale.payment] : [];
   const result = await sql<{ inserted: number }>`${PREPARED}
@@ -174,7 +193,12 @@ export function insertPayment(db: Executor, values: Insertable<PaymentsTable>) {
 }
 
 export function findOrder(db: Executor, organizerId: string, id: string) {
-  return db.selectFrom('orders').selectAll().where('id', '=', id).where('organizer_id', '=', organizerId).executeTakeFirst();
+  return db
+    .selectFrom('orders')
+    .selectAll()
+    .where('id', '=', id)
+    .where('organizer_id', '=', organizerId)
+    .executeTakeFirst();
 }
 
 /** Locks the order row for a state change (settle, refund, cancel). */
@@ -203,7 +227,13 @@ export function updateOrderStatus(
 }
 
 export function findTransactionsOfOrders(db: Executor, orderIds: string[]) {
-  return db.selectFrom('order_transactions').selectAll().where('order_id', 'in', orderIds).orderBy('order_id').orderBy('position').execute();
+  return db
+    .selectFrom('order_transactions')
+    .selectAll()
+    .where('order_id', 'in', orderIds)
+    .orderBy('order_id')
+    .orderBy('position')
+    .execute();
 }
 
 export interface OrderFilters {
@@ -220,11 +250,27 @@ export function ordersListQuery(db: Executor, organizerId: string, filters: Orde
   if (filters.email !== undefined) q = q.where(sql`lower(orders.buyer_email)`, '=', filters.email.toLowerCase());
   if (filters.event_id !== undefined) {
     const eventId = filters.event_id;
-    q = q.where((eb) => eb.exists(eb.selectFrom('order_transactions as ot').select(sql`1`.as('one')).whereRef('ot.order_id', '=', 'orders.id').where('ot.event_id', '=', eventId)));
+    q = q.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('order_transactions as ot')
+          .select(sql`1`.as('one'))
+          .whereRef('ot.order_id', '=', 'orders.id')
+          .where('ot.event_id', '=', eventId),
+      ),
+    );
   }
   if (filters.performance_id !== undefined) {
     const performanceId = filters.performance_id;
-    q = q.where((eb) => eb.exists(eb.selectFrom('order_transactions as ot').select(sql`1`.as('one')).whereRef('ot.order_id', '=', 'orders.id').where('ot.performance_id', '=', performanceId)));
+    q = q.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('order_transactions as ot')
+          .select(sql`1`.as('one'))
+          .whereRef('ot.order_id', '=', 'orders.id')
+          .where('ot.performance_id', '=', performanceId),
+      ),
+    );
   }
   return q;
 }
@@ -233,19 +279,20 @@ export function insertRefund(db: Executor, values: Insertable<RefundsTable>) {
   return db.insertInto('refunds').values(values).returningAll().executeTakeFirstOrThrow();
 }
 
-export function findRefund(db: Executor, id: string) {
-  return db.selectFrom('refunds').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
 export function lockRefund(db: Executor, id: string) {
   return db.selectFrom('refunds').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
 export function settleRefundRow(db: Executor, id: string, status: 'refunded' | 'failed', now: Date) {
-  return db.updateTable('refunds').set({ status, settled_at: now, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  return db
+    .updateTable('refunds')
+    .set({ status, settled_at: now, updated_at: now })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
-export interface ContactInput {
+interface ContactInput {
   organizerId: string;
   email: string;
   firstName: string;

@@ -24,7 +24,12 @@ export function findQuestion(db: Executor, id: string) {
 }
 
 export function updateQuestion(db: Executor, id: string, values: Updateable<RegistrationQuestionsTable>) {
-  return db.updateTable('registration_questions').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  return db
+    .updateTable('registration_questions')
+    .set(values)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** The questions of the given events, in the order they were asked to be added. */
@@ -45,5 +50,10 @@ export function insertAnswers(db: Executor, values: Insertable<RegistrationAnswe
 }
 
 export function findAnswersOfOrder(db: Executor, orderId: string) {
-  return db.selectFrom('registration_answers').selectAll().where('order_id', '=', orderId).orderBy('position').execute();
+  return db
+    .selectFrom('registration_answers')
+    .selectAll()
+    .where('order_id', '=', orderId)
+    .orderBy('position')
+    .execute();
 }

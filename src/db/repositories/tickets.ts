@@ -5,7 +5,12 @@ import type { Executor } from '../transaction.ts';
 export type TicketRow = Awaited<ReturnType<typeof findTicket>> & {};
 
 export function findTicket(db: Executor, organizerId: string, id: string) {
-  return db.selectFrom('tickets').selectAll().where('id', '=', id).where('organizer_id', '=', organizerId).executeTakeFirst();
+  return db
+    .selectFrom('tickets')
+    .selectAll()
+    .where('id', '=', id)
+    .where('organizer_id', '=', organizerId)
+    .executeTakeFirst();
 }
 
 export async function findTicketOrganizer(db: Executor, id: string): Promise<string | undefined> {
@@ -14,7 +19,13 @@ export async function findTicketOrganizer(db: Executor, id: string): Promise<str
 }
 
 export function findTicketsOfOrders(db: Executor, orderIds: string[]) {
-  return db.selectFrom('tickets').selectAll().where('order_id', 'in', orderIds).orderBy('order_id').orderBy('position').execute();
+  return db
+    .selectFrom('tickets')
+    .selectAll()
+    .where('order_id', 'in', orderIds)
+    .orderBy('order_id')
+    .orderBy('position')
+    .execute();
 }
 
 export interface TicketFilters {

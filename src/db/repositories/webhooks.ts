@@ -10,6 +10,22 @@ export function insertEndpoint(db: Executor, values: Insertable<WebhookEndpoints
   return db.insertInto('webhook_endpoints').values(values).returningAll().executeTakeFirstOrThrow();
 }
 
+/**
+ * How many endpoints the organizer has, counted after taking the organizer's row lock
+ * (FOR NO KEY UPDATE: creates of one organizer queue here; foreign-key inserts, which
+ * take KEY SHARE, do not), so two concurrent creates cannot both pass a cap. Call it in
+ * the transaction of the insert.
+ */
+export async function countEndpointsLocked(db: Executor, organizerId: string): Promise<number> {
+  await db.selectFrom('organizers').select('id').where('id', '=', organizerId).forNoKeyUpdate().execute();
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('organizer_id', '=', organizerId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export function findEndpoint(db: Executor, organizerId: string, id: string) {
   return db
     .selectFrom('webhook_endpoints')
@@ -129,6 +145,7 @@ export async function deliveryBelongsToEndpoint(db: Executor, id: string, endpoi
 /** A claimed delivery with everything needed to send it. */
 export interface ClaimedDelivery {
   id: string;
+  organizer_id: string;
   endpoint_id: string;
   event_id: string;
   event_type: string;
@@ -158,6 +175,13 @@ export interface ClaimedDelivery {
  * rows already leased (a transaction that committed late) can push one lease out of the
  * window and let one more be taken for a while.
  *
+ * The organizer's share: of the free candidates, each organizer offers at most
+ * max(`perOrganizerClaim`, `limit` ÷ the organizers with free candidates), taken across
+ * its endpoints in turn (each endpoint's first due row, then each one's second, ...).
+ * Alone, an organizer may fill a whole claim; beside others, one with many busy
+ * endpoints fills at most its share, so another organizer's due row is taken by the
+ * very next claim (docs/webhooks.md, "Fair delivery").
+ *
  * The walk is per endpoint, so its cost does not grow with any backlog: a skip scan finds
  * the endpoints with pending or failed rows (one index descent each) and each reads at
  * most its first `perEndpointCap` due rows (a disabled endpoint only its test pings, from
@@ -169,17 +193,22 @@ export interface ClaimedDelivery {
  */
 export async function claimDueDeliveries(
   db: Executor,
-  opts: { now: Date; leaseUntil: Date; limit: number; perEndpointCap: number },
+  opts: { now: Date; leaseUntil: Date; limit: number; perEndpointCap: number; perOrganizerClaim: number },
 ): Promise<ClaimedDelivery[]> {
-  const { now, leaseUntil, limit, perEndpointCap } = opts;
+  const { now, leaseUntil, limit, perEndpointCap, perOrganizerClaim } = opts;
   /** An endpoint's first due rows, leased or not (the lateral subquery of `candidates`). */
   const window = (onlyPings: boolean) => sql`
-      SELECT d.id, coalesce(d.next_retry_at, d.created_at) AS due_at, d.locked_until
+      SELECT d.id, coalesce(d.next_retry_at, d.created_at) AS due_at, d.locked_until,
+             row_number() OVER (ORDER BY coalesce(d.next_retry_at, d.created_at), d.id) AS endpoint_turn
       FROM webhook_deliveries d
       WHERE d.endpoint_id = e.id AND d.status IN ('pending', 'failed')
         AND (d.status = 'pending' OR d.next_retry_at IS NOT NULL)
-        AND coalesce(d.next_retry_at, d.created_at) <= ${now}${onlyPings ? sql`
-        AND d.event_type = 'test.ping'` : sql``}
+        AND coalesce(d.next_retry_at, d.created_at) <= ${now}${
+          onlyPings
+            ? sql`
+        AND d.event_type = 'test.ping'`
+            : sql``
+        }
       ORDER BY coalesce(d.next_retry_at, d.created_at), d.id
       LIMIT ${perEndpointCap}`;
   const result = await sql<ClaimedDelivery>`${PREPARED}
@@ -193,15 +222,25 @@ export async function claimDueDeliveries(
       FROM waiting w
       WHERE w.endpoint_id IS NOT NULL
     ), endpoints AS (
-      SELECT e.id, e.status = 'enabled' AS enabled
+      SELECT e.id, e.organizer_id, e.status = 'enabled' AS enabled
       FROM waiting w
       JOIN webhook_endpoints e ON e.id = w.endpoint_id
     ), candidates AS (
-      SELECT c.id, c.due_at, c.locked_until FROM endpoints e CROSS JOIN LATERAL (${window(false)}) c
+      SELECT e.organizer_id, c.id, c.due_at, c.locked_until, c.endpoint_turn FROM endpoints e CROSS JOIN LATERAL (${window(false)}) c
       WHERE e.enabled
       UNION ALL
-      SELECT c.id, c.due_at, c.locked_until FROM endpoints e CROSS JOIN LATERAL (${window(true)}) c
+      SELECT e.organizer_id, c.id, c.due_at, c.locked_until, c.endpoint_turn FROM endpoints e CROSS JOIN LATERAL (${window(true)}) c
       WHERE NOT e.enabled
+    ), free AS (
+      SELECT c.organizer_id, c.id,
+             row_number() OVER (PARTITION BY c.organizer_id ORDER BY c.endpoint_turn, c.due_at, c.id) AS organizer_turn
+      FROM candidates c
+      WHERE c.locked_until IS NULL OR c.locked_until <= ${now}
+    ), offered AS (
+      -- Each organizer's share of the free candidates, its endpoints in turn.
+      SELECT id FROM free
+      WHERE organizer_turn <= greatest(${perOrganizerClaim}::bigint,
+        ${limit}::bigint / (SELECT greatest(1, count(DISTINCT organizer_id)) FROM free))
     ), picked AS (
       -- Every free candidate, in due order, locked until \`limit\` are held: rows a
       -- concurrent claim holds are skipped, and the ones after them taken instead. By
@@ -209,7 +248,7 @@ export async function claimDueDeliveries(
       -- and the UPDATE below scan the whole table, on every claim.
       SELECT d.id
       FROM webhook_deliveries d
-      WHERE d.id = ANY (ARRAY(SELECT id FROM candidates WHERE locked_until IS NULL OR locked_until <= ${now}))
+      WHERE d.id = ANY (ARRAY(SELECT id FROM offered))
         -- Still due and free. Written so that the due indexes do not match (the status
         -- by what it is not, the due time by next_retry_at, as created_at cannot have
         -- changed): the planner would otherwise read a whole due index beside the key.
@@ -224,9 +263,9 @@ export async function claimDueDeliveries(
       UPDATE webhook_deliveries
       SET locked_until = ${leaseUntil}
       WHERE id = ANY (ARRAY(SELECT id FROM picked))
-      RETURNING id, endpoint_id, event_id, event_type, attempt, locked_until, created_at, next_retry_at
+      RETURNING id, organizer_id, endpoint_id, event_id, event_type, attempt, locked_until, created_at, next_retry_at
     )
-    SELECT c.id, c.endpoint_id, c.event_id, c.event_type, c.attempt, c.locked_until,
+    SELECT c.id, c.organizer_id, c.endpoint_id, c.event_id, c.event_type, c.attempt, c.locked_until,
            e.url, e.secret, e.status AS endpoint_status, e.reenabled_at,
            ev.data::text AS event_data_json, ev.created_at AS event_created_at
     FROM claimed c
@@ -240,6 +279,25 @@ export async function claimDueDeliveries(
     reenabled_at: row.reenabled_at === null ? null : new Date(row.reenabled_at),
     event_created_at: new Date(row.event_created_at),
   }));
+}
+
+/** What an attempt signs and sends with, read from its endpoint as the attempt starts. */
+export interface EndpointAtStart {
+  url: string;
+  secret: string;
+  status: string;
+}
+
+/**
+ * The current url, secret and status of the given endpoints, one statement for a whole
+ * batch of attempts about to start (docs/webhooks.md, "Rotating the secret": a rotation
+ * that committed before this read is what the attempts sign with).
+ */
+export async function endpointsAtStart(db: Executor, ids: string[]): Promise<Map<string, EndpointAtStart>> {
+  const result = await sql<EndpointAtStart & { id: string }>`${PREPARED}
+    SELECT id, url, secret, status FROM webhook_endpoints WHERE id = ANY (${ids}::uuid[])
+  `.execute(db);
+  return new Map(result.rows.map(({ id, ...endpoint }) => [id, endpoint]));
 }
 
 /** A claimed row and the lease this worker holds on it. */
@@ -286,17 +344,19 @@ export async function recordDeliveryAttempts(
   attempts: Array<{ id: string; heldLease: Date; rec: AttemptRecord }>,
 ): Promise<Set<string>> {
   if (attempts.length === 0) return new Set();
-  const rows = JSON.stringify(attempts.map(({ id, heldLease, rec }) => ({
-    id,
-    held: heldLease.toISOString(),
-    status: rec.status,
-    attempt: rec.attempt,
-    response_status: rec.response_status,
-    response_ms: rec.response_ms,
-    error: rec.error,
-    next_retry_at: rec.next_retry_at?.toISOString() ?? null,
-    at: rec.now.toISOString(),
-  })));
+  const rows = JSON.stringify(
+    attempts.map(({ id, heldLease, rec }) => ({
+      id,
+      held: heldLease.toISOString(),
+      status: rec.status,
+      attempt: rec.attempt,
+      response_status: rec.response_status,
+      response_ms: rec.response_ms,
+      error: rec.error,
+      next_retry_at: rec.next_retry_at?.toISOString() ?? null,
+      at: rec.now.toISOString(),
+    })),
+  );
   const ids = attempts.map((a) => a.id);
   const result = await sql<{ id: string }>`${PREPARED}
     UPDATE webhook_deliveries d

@@ -14,11 +14,11 @@
 import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Executor } from '../../db/transaction.ts';
 import { findApiKeyByHash, insertApiKey, revokeApiKey } from '../../db/repositories/api-keys.ts';
-import { notFound } from '../../http/errors.ts';
+import { notFound } from '../../errors/domain-error.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { TtlCache } from '../../lib/ttl-cache.ts';
 
-export const API_KEY_PREFIX = 'mqk_';
+const API_KEY_PREFIX = 'mqk_';
 export type Scope = 'read' | 'write';
 
 export interface AuthContext {
@@ -29,7 +29,7 @@ export interface AuthContext {
   timezone: string;
 }
 
-export function generateApiKey(): string {
+function generateApiKey(): string {
   return API_KEY_PREFIX + randomBytes(24).toString('base64url');
 }
 
@@ -38,7 +38,7 @@ export function hashApiKey(key: string): Buffer {
 }
 
 /** What the cache keeps of a key row: everything authenticate() decides from. */
-export interface CachedApiKey {
+interface CachedApiKey {
   /** Frozen: the same object serves every request of the key while cached. */
   auth: Readonly<AuthContext>;
   expiresAtMs: number | null;
@@ -46,8 +46,8 @@ export interface CachedApiKey {
 }
 
 export type ApiKeyCache = TtlCache<CachedApiKey>;
-export const API_KEY_CACHE_TTL_MS = 2000;
-export const API_KEY_CACHE_MAX_ENTRIES = 10_000;
+const API_KEY_CACHE_TTL_MS = 2000;
+const API_KEY_CACHE_MAX_ENTRIES = 10_000;
 
 export function createApiKeyCache(clock: Clock): ApiKeyCache {
   return new TtlCache({ ttlMs: API_KEY_CACHE_TTL_MS, maxEntries: API_KEY_CACHE_MAX_ENTRIES, clock });
@@ -93,7 +93,11 @@ function decide(entry: CachedApiKey, now: Date): AuthContext | undefined {
   return entry.auth;
 }
 
-async function loadAndCache(db: Executor, cacheKey: string, cache: ApiKeyCache | undefined): Promise<CachedApiKey | undefined> {
+async function loadAndCache(
+  db: Executor,
+  cacheKey: string,
+  cache: ApiKeyCache | undefined,
+): Promise<CachedApiKey | undefined> {
   const loadedAt = cache?.generation;
   const presentedHash = Buffer.from(cacheKey, 'base64');
   const row = await findApiKeyByHash(db, presentedHash);

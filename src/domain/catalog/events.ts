@@ -2,7 +2,7 @@
  * Events: the composite create (venue, category, event, performances, ticket types and
  * their per-performance prices, in one transaction), detail and list reads, the partial
  * update, and publishing a draft. Domain events go to the outbox in the same
- * transaction as the change. docs/catalog.md records the decisions the spec leaves open.
+ * transaction as the change. docs/catalog.md records the rules and decisions.
  */
 import { isInTimestampRange, TIMESTAMP_RANGE_TEXT } from '../../lib/timestamps.ts';
 import { randomUUID } from 'node:crypto';
@@ -34,21 +34,21 @@ import {
 import { keysetPage, mapPage, type PageRequest } from '../../db/pagination.ts';
 import type { PerformancesTable, PricesTable, TicketTypesTable, Translation } from '../../db/schema.ts';
 import { withTransaction, type Executor } from '../../db/transaction.ts';
-import { badRequest, conflict, notFound } from '../../http/errors.ts';
+import { conflict, invalid, notFound } from '../../errors/domain-error.ts';
 import { isValidTimeZone } from '../../lib/locale.ts';
 import { TtlCache } from '../../lib/ttl-cache.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { emitDomainEvent } from '../../outbox/emit.ts';
 import { sanitizeDescription } from './sanitize.ts';
 
-export const DEFAULT_LOCALE = 'en';
-export const DEFAULT_CATEGORY = 'General';
+const DEFAULT_LOCALE = 'en';
+const DEFAULT_CATEGORY = 'General';
 /** The seat category every price of a general-admission event is created under. */
-export const GENERAL_SEAT_CATEGORY = 'general';
+const GENERAL_SEAT_CATEGORY = 'general';
 const DEFAULT_DURATION_MS = 3 * 60 * 60 * 1000;
 const TITLE_MIN = 3;
 
-export interface CreateEventInput {
+interface CreateEventInput {
   title: string;
   description?: string | null;
   timezone?: string | null;
@@ -59,7 +59,7 @@ export interface CreateEventInput {
   publish?: boolean;
 }
 
-export interface UpdateEventInput {
+interface UpdateEventInput {
   title?: string;
   description?: string | null;
   contact_email?: string | null;
@@ -71,10 +71,10 @@ interface Tenant {
   timezone: string;
 }
 
-const duplicateTitle = (title: string) => conflict(`An event titled "${title}" already exists.`);
+const duplicateTitle = (title: string) => conflict('resource_exists', `An event titled "${title}" already exists.`);
 
 /** PostgreSQL unique violation (23505) on the named index or constraint. */
-export function isUniqueViolation(error: unknown, constraint: string): boolean {
+function isUniqueViolation(error: unknown, constraint: string): boolean {
   const e = error as { code?: string; constraint?: string; message?: string } | null;
   if (!e || e.code !== '23505') return false;
   return e.constraint === constraint || (e.message ?? '').includes(`"${constraint}"`);
@@ -82,7 +82,12 @@ export function isUniqueViolation(error: unknown, constraint: string): boolean {
 
 function cleanTitle(title: string): string {
   const trimmed = title.trim();
-  if (trimmed.length < TITLE_MIN) throw badRequest(`\`title\` must be at least ${TITLE_MIN} characters, not counting surrounding spaces.`);
+  if (trimmed.length < TITLE_MIN)
+    throw invalid(
+      'parameter_invalid',
+      `\`title\` must be at least ${TITLE_MIN} characters, not counting surrounding spaces.`,
+      'title',
+    );
   return trimmed;
 }
 
@@ -90,27 +95,42 @@ function validateCreate(input: CreateEventInput, tenant: Tenant) {
   const title = cleanTitle(input.title);
   const timezone = input.timezone ?? tenant.timezone;
   if (!isValidTimeZone(timezone)) {
-    throw badRequest(`\`timezone\` must be an IANA time zone such as Europe/Berlin, got "${timezone}".`);
+    throw invalid(
+      'parameter_invalid',
+      `\`timezone\` must be an IANA time zone such as Europe/Berlin, got "${timezone}".`,
+      'timezone',
+    );
   }
   if (typeof input.venue === 'object') {
     const { id, name } = input.venue;
     if ((id === undefined) === (name === undefined)) {
-      throw badRequest('`venue` must be `{"id": …}` of an existing venue, `{"name": …}`, or the string "online".');
+      throw invalid(
+        'parameter_invalid',
+        '`venue` must be `{"id": …}` of an existing venue, `{"name": …}`, or the string "online".',
+        'venue',
+      );
     }
-    if (name !== undefined && name.trim() === '') throw badRequest('`venue.name` must not be blank.');
+    if (name !== undefined && name.trim() === '')
+      throw invalid('parameter_invalid', '`venue.name` must not be blank.', 'venue.name');
   }
   const categoryName = (input.category_name ?? DEFAULT_CATEGORY).trim();
-  if (categoryName === '') throw badRequest('`category_name` must not be blank.');
+  if (categoryName === '') throw invalid('parameter_invalid', '`category_name` must not be blank.', 'category_name');
 
   const performances = input.performances.map((p, i) => {
     const startsAt = new Date(p.starts_at);
     const endsAt = p.ends_at == null ? new Date(startsAt.getTime() + DEFAULT_DURATION_MS) : new Date(p.ends_at);
     if (endsAt.getTime() < startsAt.getTime()) {
-      throw badRequest(`\`performances.${i}.ends_at\` must not be before its \`starts_at\`.`);
+      throw invalid(
+        'parameter_invalid',
+        `\`performances.${i}.ends_at\` must not be before its \`starts_at\`.`,
+        `performances.${i}.ends_at`,
+      );
     }
     if (!isInTimestampRange(endsAt)) {
-      throw badRequest(
+      throw invalid(
+        'parameter_invalid',
         `\`performances.${i}.ends_at\` (\`starts_at\` plus 3 hours when absent) must be ${TIMESTAMP_RANGE_TEXT}.`,
+        `performances.${i}.ends_at`,
       );
     }
     const perfTitle = p.title == null ? null : p.title.trim() || null;
@@ -120,24 +140,47 @@ function validateCreate(input: CreateEventInput, tenant: Tenant) {
   const seen = new Set<string>();
   const ticketTypes = input.ticket_types.map((tt, i) => {
     const name = tt.name.trim();
-    if (name.length < 2) throw badRequest(`\`ticket_types.${i}.name\` must be at least 2 characters, not counting surrounding spaces.`);
-    if (seen.has(name.toLowerCase())) throw badRequest(`\`ticket_types.${i}.name\` "${name}" is used twice; ticket type names must differ.`);
+    if (name.length < 2)
+      throw invalid(
+        'parameter_invalid',
+        `\`ticket_types.${i}.name\` must be at least 2 characters, not counting surrounding spaces.`,
+        `ticket_types.${i}.name`,
+      );
+    if (seen.has(name.toLowerCase()))
+      throw invalid(
+        'parameter_invalid',
+        `\`ticket_types.${i}.name\` "${name}" is used twice; ticket type names must differ.`,
+        `ticket_types.${i}.name`,
+      );
     seen.add(name.toLowerCase());
     const description = tt.description == null ? null : tt.description.trim() || null;
     return { name, description, priceMinor: tt.price_minor, quantity: tt.quantity ?? null };
   });
 
-  return { title, timezone, categoryName, performances, ticketTypes, description: sanitizeDescription(input.description) };
+  return {
+    title,
+    timezone,
+    categoryName,
+    performances,
+    ticketTypes,
+    description: sanitizeDescription(input.description),
+  };
 }
 
-async function resolveVenue(trx: Executor, organizerId: string, venue: CreateEventInput['venue'], now: Date): Promise<string> {
+async function resolveVenue(
+  trx: Executor,
+  organizerId: string,
+  venue: CreateEventInput['venue'],
+  now: Date,
+): Promise<string> {
   if (venue === 'online') {
     await insertOnlineVenueIfAbsent(trx, organizerId, now);
     return (await findOnlineVenue(trx, organizerId))!.id;
   }
   if (venue.id !== undefined) {
     const found = await findVenue(trx, organizerId, venue.id);
-    if (!found) throw badRequest(`\`venue.id\` ${venue.id} is not a venue of this organizer.`);
+    if (!found)
+      throw invalid('parameter_invalid', `\`venue.id\` ${venue.id} is not a venue of this organizer.`, 'venue.id');
     return found.id;
   }
   const name = venue.name!.trim();
@@ -151,7 +194,12 @@ async function resolveCategory(trx: Executor, organizerId: string, name: string,
 }
 
 /** Creates the event with everything it needs; returns its detail. */
-export async function createEvent(db: Executor, tenant: Tenant, input: CreateEventInput, now: Date): Promise<EventDetail> {
+export async function createEvent(
+  db: Executor,
+  tenant: Tenant,
+  input: CreateEventInput,
+  now: Date,
+): Promise<EventDetail> {
   const v = validateCreate(input, tenant);
   const publish = input.publish ?? true;
   const { organizerId } = tenant;
@@ -186,7 +234,9 @@ export async function createEvent(db: Executor, tenant: Tenant, input: CreateEve
       organizer_id: organizerId,
       event_id: event.id,
       title: p.title,
-      translations: JSON.stringify(p.title === null ? [] : [{ locale: DEFAULT_LOCALE, title: p.title, description: null }]),
+      translations: JSON.stringify(
+        p.title === null ? [] : [{ locale: DEFAULT_LOCALE, title: p.title, description: null }],
+      ),
       starts_at: p.startsAt,
       ends_at: p.endsAt,
       capacity: p.capacity,
@@ -242,12 +292,12 @@ export async function createEvent(db: Executor, tenant: Tenant, input: CreateEve
 // ---------------------------------------------------------------- presentation
 
 /** The `en` translation first, else the first available. */
-export function resolveTranslation<T extends { locale: string }>(translations: T[]): T | undefined {
+function resolveTranslation<T extends { locale: string }>(translations: T[]): T | undefined {
   return translations.find((t) => t.locale === DEFAULT_LOCALE) ?? translations[0];
 }
 
-export function presentEvent(row: EventRow) {
-  const translations = (row.translations ?? []) as Translation[];
+function presentEvent(row: EventRow) {
+  const translations = row.translations ?? [];
   const resolved = resolveTranslation(translations);
   return {
     id: row.id,
@@ -261,14 +311,17 @@ export function presentEvent(row: EventRow) {
     venue_id: row.venue_id,
     category_id: row.category_id,
     is_archived: row.is_archived,
-    translations: translations.map((t) => ({ locale: t.locale, title: t.title ?? row.title, description: t.description ?? null })),
+    translations: translations.map((t) => ({
+      locale: t.locale,
+      title: t.title ?? row.title,
+      description: t.description ?? null,
+    })),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
 }
 
-export type EventSummary = ReturnType<typeof presentEvent>;
-export type EventDetail = ReturnType<typeof presentEventDetail>;
+type EventDetail = ReturnType<typeof presentEventDetail>;
 
 function presentEventDetail(row: EventRow & { ticket_types: TicketTypeWithPrices[] }) {
   const { ticket_types: ticketTypes, ...event } = row;
@@ -318,8 +371,8 @@ export function getEventDetail(db: Executor, organizerId: string, id: string): P
  * Every change to what the detail shows calls forgetEventDetail() once it has committed.
  */
 export type EventDetailCache = TtlCache<{ organizerId: string; body: Buffer }>;
-export const EVENT_DETAIL_TTL_MS = 1000;
-export const EVENT_DETAIL_MAX_ENTRIES = 10_000;
+const EVENT_DETAIL_TTL_MS = 1000;
+const EVENT_DETAIL_MAX_ENTRIES = 10_000;
 
 export function createEventDetailCache(clock: Clock): EventDetailCache {
   return new TtlCache({ ttlMs: EVENT_DETAIL_TTL_MS, maxEntries: EVENT_DETAIL_MAX_ENTRIES, clock });
@@ -352,16 +405,28 @@ export async function listEvents(db: Executor, organizerId: string, page: PageRe
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
-export async function updateEvent(db: Executor, organizerId: string, id: string, input: UpdateEventInput, now: Date): Promise<EventDetail> {
+export async function updateEvent(
+  db: Executor,
+  organizerId: string,
+  id: string,
+  input: UpdateEventInput,
+  now: Date,
+): Promise<EventDetail> {
   if (Object.keys(input).length === 0) {
-    throw badRequest('Send at least one of `title`, `description`, `contact_email`, `is_archived`.');
+    throw invalid('empty_update', 'Send at least one of `title`, `description`, `contact_email`, `is_archived`.');
   }
   const title = input.title === undefined ? undefined : cleanTitle(input.title);
   let contactEmail = input.contact_email;
   if (typeof contactEmail === 'string') {
     contactEmail = contactEmail.trim();
-    if (contactEmail.length < 10) throw badRequest('`contact_email` must be at least 10 characters.');
-    if (!EMAIL.test(contactEmail)) throw badRequest(`\`contact_email\` must be an e-mail address such as box@example.com, got "${contactEmail}".`);
+    if (contactEmail.length < 10)
+      throw invalid('parameter_invalid', '`contact_email` must be at least 10 characters.', 'contact_email');
+    if (!EMAIL.test(contactEmail))
+      throw invalid(
+        'parameter_invalid',
+        `\`contact_email\` must be an e-mail address such as box@example.com, got "${contactEmail}".`,
+        'contact_email',
+      );
   }
 
   return withTransaction(db, async (trx) => {
@@ -370,7 +435,7 @@ export async function updateEvent(db: Executor, organizerId: string, id: string,
 
     let translations: Translation[] | undefined;
     if (title !== undefined || input.description !== undefined) {
-      translations = ((event.translations ?? []) as Translation[]).map((t) => ({ ...t }));
+      translations = (event.translations ?? []).map((t) => ({ ...t }));
       let own = translations.find((t) => t.locale === event.default_locale);
       if (!own) {
         own = { locale: event.default_locale, title: event.title, description: null };
@@ -379,7 +444,7 @@ export async function updateEvent(db: Executor, organizerId: string, id: string,
       if (title !== undefined) own.title = title;
       if (input.description !== undefined) own.description = sanitizeDescription(input.description);
     }
-    const resolvedTitle = translations ? resolveTranslation(translations)?.title ?? event.title : undefined;
+    const resolvedTitle = translations ? (resolveTranslation(translations)?.title ?? event.title) : undefined;
 
     try {
       await updateEventRow(trx, organizerId, id, {
@@ -405,7 +470,7 @@ export async function publishEvent(db: Executor, id: string, now: Date): Promise
   return withTransaction(db, async (trx) => {
     const event = await findEventAnyForUpdate(trx, id);
     if (!event) throw notFound('Event');
-    if (event.status === 'published') throw conflict('Event is already published.');
+    if (event.status === 'published') throw conflict('invalid_state', 'Event is already published.');
     const published = await markEventPublished(trx, id, now);
     const performances = await publishDraftPerformances(trx, id, now);
     performances.sort((a, b) => a.starts_at.getTime() - b.starts_at.getTime() || (a.id < b.id ? -1 : 1));

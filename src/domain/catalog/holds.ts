@@ -6,19 +6,19 @@
  */
 import { findPerformanceAny, insertHold, releaseHoldRow, type HoldRow } from '../../db/repositories/catalog.ts';
 import { withTransaction, type Executor } from '../../db/transaction.ts';
-import { badRequest, notFound } from '../../http/errors.ts';
+import { invalid, notFound } from '../../errors/domain-error.ts';
 import { getAvailability, lockPerformances } from '../inventory/inventory.ts';
 
-export const CART_HOLD_TTL_MS = 15 * 60 * 1000;
+const CART_HOLD_TTL_MS = 15 * 60 * 1000;
 
-export interface CreateHoldInput {
+interface CreateHoldInput {
   kind: 'cart' | 'allocation';
   quantity: number;
   ticket_type_id?: string | null;
   expires_at?: string | null;
 }
 
-export function presentHold(row: HoldRow) {
+function presentHold(row: HoldRow) {
   return {
     id: row.id,
     object: 'hold' as const,
@@ -35,10 +35,16 @@ export function presentHold(row: HoldRow) {
 export async function createHold(db: Executor, performanceId: string, input: CreateHoldInput, now: Date) {
   let expiresAt: Date | null = null;
   if (input.kind === 'allocation') {
-    if (input.expires_at != null) throw badRequest('`expires_at` is for cart holds only; a hold allocation does not expire.');
+    if (input.expires_at != null)
+      throw invalid(
+        'parameter_invalid',
+        '`expires_at` is for cart holds only; a hold allocation does not expire.',
+        'expires_at',
+      );
   } else {
     expiresAt = input.expires_at == null ? new Date(now.getTime() + CART_HOLD_TTL_MS) : new Date(input.expires_at);
-    if (expiresAt.getTime() <= now.getTime()) throw badRequest('`expires_at` must be in the future.');
+    if (expiresAt.getTime() <= now.getTime())
+      throw invalid('parameter_invalid', '`expires_at` must be in the future.', 'expires_at');
   }
   const ticketTypeId = input.ticket_type_id ?? null;
 
@@ -53,12 +59,19 @@ export async function createHold(db: Executor, performanceId: string, input: Cre
     let what = `seat${plural}`;
     if (ticketTypeId !== null) {
       const type = available.ticket_types.find((t) => t.ticket_type_id === ticketTypeId);
-      if (!type) throw badRequest(`Ticket type ${ticketTypeId} has no active price on performance ${performanceId}.`);
+      if (!type)
+        throw invalid(
+          'not_on_sale',
+          `Ticket type ${ticketTypeId} has no active price on performance ${performanceId}.`,
+        );
       remaining = type.remaining;
       what = `"${type.ticket_type_name}" ticket${plural}`;
     }
     if (input.quantity > remaining) {
-      throw badRequest(`Cannot hold ${input.quantity} ${what}: ${remaining} remaining for this performance.`);
+      throw invalid(
+        'insufficient_inventory',
+        `Cannot hold ${input.quantity} ${what}: ${remaining} remaining for this performance.`,
+      );
     }
     const row = await insertHold(trx, {
       organizer_id: performance.organizer_id,

@@ -1,13 +1,17 @@
 /** Performances: reads, the schedule of an event, and availability (via inventory.ts). */
-import { findPerformance, isPerformanceOfEvent, performancesQuery, type PerformanceRow } from '../../db/repositories/catalog.ts';
+import {
+  findPerformance,
+  isPerformanceOfEvent,
+  performancesQuery,
+  type PerformanceRow,
+} from '../../db/repositories/catalog.ts';
 import { keysetPage, mapPage, type PageRequest } from '../../db/pagination.ts';
-import type { Translation } from '../../db/schema.ts';
 import type { Executor } from '../../db/transaction.ts';
-import { badRequest, notFound } from '../../http/errors.ts';
+import { invalid, notFound } from '../../errors/domain-error.ts';
 import { getAvailability } from '../inventory/inventory.ts';
 import { requireEvent } from './events.ts';
 
-export function presentPerformance(row: PerformanceRow) {
+function presentPerformance(row: PerformanceRow) {
   return {
     id: row.id,
     object: 'performance' as const,
@@ -19,13 +23,13 @@ export function presentPerformance(row: PerformanceRow) {
     capacity: row.capacity,
     online_sales_enabled: row.online_sales_enabled,
     box_office_sales_enabled: row.box_office_sales_enabled,
-    translations: ((row.translations ?? []) as Translation[]).map((t) => ({ locale: t.locale, title: t.title ?? null })),
+    translations: (row.translations ?? []).map((t) => ({ locale: t.locale, title: t.title ?? null })),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
 }
 
-export async function requirePerformance(db: Executor, organizerId: string, id: string): Promise<PerformanceRow> {
+async function requirePerformance(db: Executor, organizerId: string, id: string): Promise<PerformanceRow> {
   const row = await findPerformance(db, organizerId, id);
   if (!row) throw notFound('Performance');
   return row;
@@ -40,7 +44,11 @@ export async function listPerformances(db: Executor, organizerId: string, eventI
   await requireEvent(db, organizerId, eventId);
   // The cursor must be a performance of this event, not just of this organizer.
   if (page.starting_after !== undefined && !(await isPerformanceOfEvent(db, eventId, page.starting_after))) {
-    throw badRequest(`starting_after \`${page.starting_after}\` is not the id of an item in this list.`);
+    throw invalid(
+      'invalid_cursor',
+      `starting_after \`${page.starting_after}\` is not the id of an item in this list.`,
+      'starting_after',
+    );
   }
   const rows = await keysetPage(db, performancesQuery(db, organizerId, eventId), page, {
     table: 'performances',

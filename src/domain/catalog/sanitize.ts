@@ -8,9 +8,42 @@ import sanitizeHtml from 'sanitize-html';
 
 const OPTIONS: sanitizeHtml.IOptions = {
   allowedTags: [
-    'p', 'br', 'hr', 'b', 'i', 'em', 'strong', 'u', 's', 'small', 'sub', 'sup', 'mark', 'span',
-    'a', 'ul', 'ol', 'li', 'h1', 'h2', 'h3', 'h4', 'blockquote', 'pre', 'code', 'q', 'cite',
-    'dl', 'dt', 'dd', 'table', 'thead', 'tbody', 'tr', 'th', 'td',
+    'p',
+    'br',
+    'hr',
+    'b',
+    'i',
+    'em',
+    'strong',
+    'u',
+    's',
+    'small',
+    'sub',
+    'sup',
+    'mark',
+    'span',
+    'a',
+    'ul',
+    'ol',
+    'li',
+    'h1',
+    'h2',
+    'h3',
+    'h4',
+    'blockquote',
+    'pre',
+    'code',
+    'q',
+    'cite',
+    'dl',
+    'dt',
+    'dd',
+    'table',
+    'thead',
+    'tbody',
+    'tr',
+    'th',
+    'td',
   ],
   allowedAttributes: { a: ['href', 'title', 'target', 'rel'] },
   allowedSchemes: ['http', 'https', 'mailto'],
@@ -20,9 +53,10 @@ const OPTIONS: sanitizeHtml.IOptions = {
   nonTextTags: ['script', 'style', 'textarea', 'option', 'noscript', 'iframe', 'object', 'embed', 'template'],
   // Links that open a new window must not hand the storefront to the target.
   transformTags: {
-    a: (tagName, attribs) => (attribs.target === undefined
-      ? { tagName, attribs }
-      : { tagName, attribs: { ...attribs, rel: 'noopener noreferrer' } }),
+    a: (tagName, attribs) =>
+      attribs.target === undefined
+        ? { tagName, attribs }
+        : { tagName, attribs: { ...attribs, rel: 'noopener noreferrer' } },
   },
 };
 

@@ -19,22 +19,22 @@
 import { sql } from 'kysely';
 import { PREPARED } from '../../db/prepared.ts';
 import type { Executor } from '../../db/transaction.ts';
-import { badRequest } from '../../http/errors.ts';
+import { invalid } from '../../errors/domain-error.ts';
 
-export interface TypeAvailability {
+interface TypeAvailability {
   ticket_type_id: string;
   ticket_type_name: string;
   remaining: number;
 }
 
-export interface Availability {
+interface Availability {
   performance_id: string;
   performance_remaining: number;
   ticket_types: TypeAvailability[];
 }
 
 /** One row of inventory_remaining(): a (performance, active price) with what remains of each. */
-export interface InventoryCount {
+interface InventoryCount {
   performance_id: string;
   performance_remaining: number;
   ticket_type_id: string | null;
@@ -48,7 +48,11 @@ function toAvailability(rows: InventoryCount[]): Map<string, Availability> {
   for (const row of rows) {
     let availability = byPerformance.get(row.performance_id);
     if (!availability) {
-      availability = { performance_id: row.performance_id, performance_remaining: row.performance_remaining, ticket_types: [] };
+      availability = {
+        performance_id: row.performance_id,
+        performance_remaining: row.performance_remaining,
+        ticket_types: [],
+      };
       byPerformance.set(row.performance_id, availability);
     }
     if (row.ticket_type_id !== null && row.type_remaining !== null) {
@@ -79,11 +83,15 @@ async function countRemaining(db: Executor, performanceIds: string[], now: Date)
 }
 
 /** Availability of one performance (an advisory snapshot), or undefined if it does not exist. */
-export async function getAvailability(db: Executor, performanceId: string, now: Date): Promise<Availability | undefined> {
+export async function getAvailability(
+  db: Executor,
+  performanceId: string,
+  now: Date,
+): Promise<Availability | undefined> {
   return (await countRemaining(db, [performanceId], now)).get(performanceId);
 }
 
-export interface InventoryLine {
+interface InventoryLine {
   performanceId: string;
   ticketTypeId: string;
   quantity: number;
@@ -99,7 +107,7 @@ function totals(lines: InventoryLine[], key: (line: InventoryLine) => string): M
 const priceKey = (line: InventoryLine) => `${line.performanceId}/${line.ticketTypeId}`;
 
 /** What a sale re-checks under the lock: the performance's sellability. */
-export interface LockedPerformance {
+interface LockedPerformance {
   id: string;
   status: string;
   box_office_sales_enabled: boolean;
@@ -154,7 +162,9 @@ export async function takeInventory(
   checkLocked?: (locked: LockedPerformance[]) => void,
 ): Promise<void> {
   const perPerformance = [...totals(lines, (line) => line.performanceId)].sort();
-  const perPrice = [...totals(lines, priceKey)].sort().map(([key, quantity]) => [...key.split('/'), quantity] as [string, string, number]);
+  const perPrice = [...totals(lines, priceKey)]
+    .sort()
+    .map(([key, quantity]) => [...key.split('/'), quantity] as [string, string, number]);
   const result = await sql<TakeInventoryRow>`${PREPARED}
     SELECT kind, performance_id, status, box_office_sales_enabled, event_status,
            performance_remaining, ticket_type_id, ticket_type_name, sort_order, type_remaining, taken
@@ -168,7 +178,12 @@ export async function takeInventory(
   let taken = false;
   for (const row of result.rows) {
     if (row.kind === 'locked') {
-      locked.push({ id: row.performance_id, status: row.status, box_office_sales_enabled: row.box_office_sales_enabled, event_status: row.event_status });
+      locked.push({
+        id: row.performance_id,
+        status: row.status,
+        box_office_sales_enabled: row.box_office_sales_enabled,
+        event_status: row.event_status,
+      });
     } else {
       counted.push(row);
       taken = row.taken;
@@ -195,9 +210,11 @@ export function refuseIfShort(lines: InventoryLine[], counts: InventoryCount[]):
   for (const [key, quantity] of perType) {
     const [performanceId, ticketTypeId] = key.split('/') as [string, string];
     const type = available.get(performanceId)?.ticket_types.find((t) => t.ticket_type_id === ticketTypeId);
-    if (!type) throw badRequest(`Ticket type ${ticketTypeId} is not on sale for performance ${performanceId}.`);
+    if (!type)
+      throw invalid('not_on_sale', `Ticket type ${ticketTypeId} is not on sale for performance ${performanceId}.`);
     if (quantity > type.remaining) {
-      throw badRequest(
+      throw invalid(
+        'insufficient_inventory',
         `Not enough tickets left: ${quantity} "${type.ticket_type_name}" requested, ${type.remaining} remaining for this performance.`,
       );
     }
@@ -206,18 +223,28 @@ export function refuseIfShort(lines: InventoryLine[], counts: InventoryCount[]):
   for (const [performanceId, quantity] of totals(lines, (line) => line.performanceId)) {
     const remaining = available.get(performanceId)?.performance_remaining ?? 0;
     if (quantity > remaining) {
-      const names = available.get(performanceId)?.ticket_types.filter((t) => perType.has(`${performanceId}/${t.ticket_type_id}`)).map((t) => `"${t.ticket_type_name}"`) ?? [];
-      throw badRequest(`Not enough tickets left: ${quantity} tickets of ${names.join(', ')} requested, ${remaining} remaining for this performance.`);
+      const names =
+        available
+          .get(performanceId)
+          ?.ticket_types.filter((t) => perType.has(`${performanceId}/${t.ticket_type_id}`))
+          .map((t) => `"${t.ticket_type_name}"`) ?? [];
+      throw invalid(
+        'insufficient_inventory',
+        `Not enough tickets left: ${quantity} tickets of ${names.join(', ')} requested, ${remaining} remaining for this performance.`,
+      );
     }
   }
 }
 
 /** The SQL order `performance_id, sort_order, ticket_type_id` (uuids compare as their lower-case text; nulls last). */
 function byDisplayOrder(a: InventoryCount, b: InventoryCount): number {
-  const text = (x: string | null, y: string | null) => (x === y ? 0 : x === null ? 1 : y === null ? -1 : x < y ? -1 : 1);
-  return text(a.performance_id, b.performance_id)
-    || (a.sort_order ?? Infinity) - (b.sort_order ?? Infinity) // NaN (both null) falls through too
-    || text(a.ticket_type_id, b.ticket_type_id);
+  const text = (x: string | null, y: string | null) =>
+    x === y ? 0 : x === null ? 1 : y === null ? -1 : x < y ? -1 : 1;
+  return (
+    text(a.performance_id, b.performance_id) ||
+    (a.sort_order ?? Infinity) - (b.sort_order ?? Infinity) || // NaN (both null) falls through too
+    text(a.ticket_type_id, b.ticket_type_id)
+  );
 }
 
 /** A row of take_inventory(): a locked performance, or a recount row with whether the counters moved. */
@@ -227,7 +254,10 @@ type TakeInventoryRow =
 
 /** Returns seats of refunded or cancelled tickets to availability. */
 export async function releaseInventory(trx: Executor, lines: InventoryLine[]): Promise<void> {
-  await lockPerformances(trx, lines.map((line) => line.performanceId));
+  await lockPerformances(
+    trx,
+    lines.map((line) => line.performanceId),
+  );
   await moveCounters(trx, lines, -1);
 }
 
@@ -238,7 +268,9 @@ export async function releaseInventory(trx: Executor, lines: InventoryLine[]): P
  */
 async function moveCounters(trx: Executor, lines: InventoryLine[], sign: 1 | -1): Promise<void> {
   const perPerformance = [...totals(lines, (line) => line.performanceId)].sort();
-  const perPrice = [...totals(lines, priceKey)].sort().map(([key, quantity]) => [...key.split('/'), quantity] as [string, string, number]);
+  const perPrice = [...totals(lines, priceKey)]
+    .sort()
+    .map(([key, quantity]) => [...key.split('/'), quantity] as [string, string, number]);
   await sql`
     WITH performance_counts AS (
       UPDATE performances p SET sold_count = p.sold_count + v.quantity

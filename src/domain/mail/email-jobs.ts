@@ -30,15 +30,15 @@ import type { RenderRequest } from '../../mail/render-task.ts';
 import type { Mailer } from '../../mail/transport.ts';
 import { emitDomainEvent } from '../../outbox/emit.ts';
 
-export type EmailKind = 'receipt' | 'etickets';
+type EmailKind = 'receipt' | 'etickets';
 
 /** Delay before retry n (1-based), after a failed attempt. */
 export const EMAIL_RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 12 * 3_600_000];
-export const EMAIL_MAX_ATTEMPTS = EMAIL_RETRY_DELAYS_MS.length + 1;
-export const EMAIL_LEASE_MS = 2 * 60_000;
-export const TICKET_IDS_CAP = 100;
+const EMAIL_MAX_ATTEMPTS = EMAIL_RETRY_DELAYS_MS.length + 1;
+const EMAIL_LEASE_MS = 2 * 60_000;
+const TICKET_IDS_CAP = 100;
 
-export function emailSubject(kind: EmailKind, orderNo: string): string {
+function emailSubject(kind: EmailKind, orderNo: string): string {
   return kind === 'receipt' ? `Your receipt for order ${orderNo}` : `Your tickets for order ${orderNo}`;
 }
 
@@ -48,7 +48,11 @@ export async function enqueueOrderEmails(trx: Executor, order: OrderRow, kinds: 
 }
 
 /** The `email_jobs` rows of an order's e-mails (a sale inserts them with its other records). */
-export function orderEmailJobValues(order: Pick<OrderRow, 'id' | 'organizer_id' | 'order_no' | 'buyer_email'>, kinds: EmailKind[], now: Date) {
+export function orderEmailJobValues(
+  order: Pick<OrderRow, 'id' | 'organizer_id' | 'order_no' | 'buyer_email'>,
+  kinds: EmailKind[],
+  now: Date,
+) {
   return kinds.map((kind, i) => ({
     organizer_id: order.organizer_id,
     order_id: order.id,
@@ -63,7 +67,7 @@ export function orderEmailJobValues(order: Pick<OrderRow, 'id' | 'organizer_id' 
   }));
 }
 
-export interface EmailJobDeps {
+interface EmailJobDeps {
   db: Db;
   mailer: Mailer;
   /** Renders and composes each mail; the job itself only reads the database and sends. */
@@ -76,7 +80,7 @@ export interface EmailJobDeps {
   onError?: (err: unknown, job: EmailJobRow) => void;
 }
 
-export const EMAIL_BATCH_SIZE = 25;
+const EMAIL_BATCH_SIZE = 25;
 
 /**
  * One pass: claim due jobs (one query for the batch), send each, record the outcome.
@@ -87,7 +91,12 @@ export const EMAIL_BATCH_SIZE = 25;
  */
 export async function runEmailJobsOnce(deps: EmailJobDeps): Promise<number> {
   const now = deps.clock.now();
-  const jobs = await claimEmailJobs(deps.db, now, new Date(now.getTime() + EMAIL_LEASE_MS), deps.batchSize ?? EMAIL_BATCH_SIZE);
+  const jobs = await claimEmailJobs(
+    deps.db,
+    now,
+    new Date(now.getTime() + EMAIL_LEASE_MS),
+    deps.batchSize ?? EMAIL_BATCH_SIZE,
+  );
   const byOrder = new Map<string, EmailJobRow[]>();
   for (const job of jobs) byOrder.set(job.order_id, [...(byOrder.get(job.order_id) ?? []), job]);
   const queue = [...byOrder.values()];
@@ -121,13 +130,24 @@ async function processJob(deps: EmailJobDeps, job: EmailJobRow): Promise<void> {
   }
   const sentAt = deps.clock.now();
   await withTransaction(deps.db, async (trx) => {
-    const done = await finishEmailJob(trx, job, { status: 'sent', sent_at: sentAt, message_id: messageId, last_error: null, updated_at: sentAt });
+    const done = await finishEmailJob(trx, job, {
+      status: 'sent',
+      sent_at: sentAt,
+      message_id: messageId,
+      last_error: null,
+      updated_at: sentAt,
+    });
     if (!done || job.kind !== 'etickets') return;
     const order = await trx
       .updateTable('orders')
       .set((eb) => ({
         etickets_sent_at: sentAt,
-        status: eb.case().when('status', '=', 'placed').then('fulfilled' as const).else(eb.ref('status')).end(),
+        status: eb
+          .case()
+          .when('status', '=', 'placed')
+          .then('fulfilled' as const)
+          .else(eb.ref('status'))
+          .end(),
         updated_at: sentAt,
       }))
       .where('id', '=', job.order_id)
@@ -157,17 +177,28 @@ async function recordFailure(deps: EmailJobDeps, job: EmailJobRow, err: unknown)
     return;
   }
   const delay = EMAIL_RETRY_DELAYS_MS[Math.min(job.attempts, EMAIL_RETRY_DELAYS_MS.length) - 1]!;
-  await finishEmailJob(deps.db, job, { status: 'pending', next_attempt_at: new Date(now.getTime() + delay), last_error: message, updated_at: now });
+  await finishEmailJob(deps.db, job, {
+    status: 'pending',
+    next_attempt_at: new Date(now.getTime() + delay),
+    last_error: message,
+    updated_at: now,
+  });
 }
 
 /** What the job's mail says, read from the database as it is now; undefined: nothing to send. */
-async function mailContent(db: Db, job: EmailJobRow): Promise<{ request: RenderRequest; ticketIds: string[]; orderNo: string } | undefined> {
+async function mailContent(
+  db: Db,
+  job: EmailJobRow,
+): Promise<{ request: RenderRequest; ticketIds: string[]; orderNo: string } | undefined> {
   const order = await db.selectFrom('orders').selectAll().where('id', '=', job.order_id).executeTakeFirstOrThrow();
   const organizer = await findOrganizer(db, job.organizer_id);
   if (!organizer) throw new Error(`organizer ${job.organizer_id} not found`);
   const buyer = { first_name: order.buyer_first_name, last_name: order.buyer_last_name, email: job.recipient };
   if (job.kind === 'receipt') {
-    const [lines, transactions] = await Promise.all([findReceiptLines(db, order.id), findTransactionsOfOrders(db, [order.id])]);
+    const [lines, transactions] = await Promise.all([
+      findReceiptLines(db, order.id),
+      findTransactionsOfOrders(db, [order.id]),
+    ]);
     const input = {
       organizerName: organizer.name,
       orderNo: order.order_no,

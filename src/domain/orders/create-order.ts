@@ -25,11 +25,18 @@
  * so the 201 body is built from them, not read back (test: GET answers the same body).
  */
 import { randomUUID } from 'node:crypto';
-import { findSaleCatalog, insertSale, type NewOrder, type NewSale, type OrderRow, type OrderTransactionRow } from '../../db/repositories/orders.ts';
+import {
+  findSaleCatalog,
+  insertSale,
+  type NewOrder,
+  type NewSale,
+  type OrderRow,
+  type OrderTransactionRow,
+} from '../../db/repositories/orders.ts';
 import { findQuestionsOfEvents, insertAnswers } from '../../db/repositories/questions.ts';
 import type { TicketRow } from '../../db/repositories/tickets.ts';
 import { withTransaction, type Executor } from '../../db/transaction.ts';
-import { badRequest } from '../../http/errors.ts';
+import { invalid } from '../../errors/domain-error.ts';
 import { emitDomainEvent } from '../../outbox/emit.ts';
 import { refuseIfShort, takeInventory } from '../inventory/inventory.ts';
 import { orderEmailJobValues } from '../mail/email-jobs.ts';
@@ -38,9 +45,9 @@ import { generateOrderNo, generateSerialNo, ticketNo, transactionNo } from './nu
 import { priceTransaction } from './pricing.ts';
 import { presentOrder, presentTransaction } from './present.ts';
 
-export type Tender = 'cash' | 'pay_later' | 'free';
+type Tender = 'cash' | 'pay_later' | 'free';
 
-export interface CreateOrderInput {
+interface CreateOrderInput {
   items: { performance_id: string; ticket_type_id: string; quantity: number }[];
   buyer: { first_name: string; last_name?: string; email: string; phone?: string };
   tender: Tender;
@@ -48,7 +55,7 @@ export interface CreateOrderInput {
 }
 
 /** The delivery method of every box-office transaction: tickets are e-mailed (docs/orders.md). */
-export const DELIVERY_METHOD = 'eticket' as const;
+const DELIVERY_METHOD = 'eticket' as const;
 const ORDER_NO_ATTEMPTS = 8;
 
 interface PlannedLine {
@@ -67,7 +74,8 @@ export async function createOrder(db: Executor, organizerId: string, input: Crea
     email: input.buyer.email.trim(),
     phone: input.buyer.phone?.trim() || null,
   };
-  if (buyer.first_name === '') throw badRequest('`buyer.first_name` must not be blank.');
+  if (buyer.first_name === '')
+    throw invalid('parameter_invalid', '`buyer.first_name` must not be blank.', 'buyer.first_name');
 
   const performanceIds = [...new Set(input.items.map((item) => item.performance_id))];
   const catalog = await findSaleCatalog(db, organizerId, performanceIds, now);
@@ -89,11 +97,22 @@ export async function createOrder(db: Executor, organizerId: string, input: Crea
   // 1. Every item: a sellable performance and an active price on it.
   const lines: PlannedLine[] = input.items.map((item, index) => {
     const performance = performances.get(item.performance_id);
-    if (!performance) throw badRequest(`items[${index}].performance_id ${item.performance_id} is not a performance of this organizer.`);
+    if (!performance)
+      throw invalid(
+        'parameter_invalid',
+        `items[${index}].performance_id ${item.performance_id} is not a performance of this organizer.`,
+        `items.${index}.performance_id`,
+      );
     checkSellable(performance, index);
-    const price = prices.find((p) => p.performance_id === item.performance_id && p.ticket_type_id === item.ticket_type_id);
+    const price = prices.find(
+      (p) => p.performance_id === item.performance_id && p.ticket_type_id === item.ticket_type_id,
+    );
     if (!price) {
-      throw badRequest(`items[${index}].ticket_type_id ${item.ticket_type_id} has no active price on performance ${item.performance_id}, so it is not on sale there.`);
+      throw invalid(
+        'not_on_sale',
+        `items[${index}].ticket_type_id ${item.ticket_type_id} has no active price on performance ${item.performance_id}, so it is not on sale there.`,
+        `items.${index}.ticket_type_id`,
+      );
     }
     return {
       performanceId: item.performance_id,
@@ -105,10 +124,16 @@ export async function createOrder(db: Executor, organizerId: string, input: Crea
     };
   });
 
-  const inventoryLines = lines.map((l) => ({ performanceId: l.performanceId, ticketTypeId: l.ticketTypeId, quantity: l.quantity }));
+  const inventoryLines = lines.map((l) => ({
+    performanceId: l.performanceId,
+    ticketTypeId: l.ticketTypeId,
+    quantity: l.quantity,
+  }));
 
   // Tickets in request order, quantities expanded: position 1..N (what answers' ticket_no names).
-  const planned = lines.flatMap((line) => Array.from({ length: line.quantity }, () => line)).map((line, i) => ({ line, position: i + 1 }));
+  const planned = lines
+    .flatMap((line) => Array.from({ length: line.quantity }, () => line))
+    .map((line, i) => ({ line, position: i + 1 }));
 
   // One transaction per performance, in order of first appearance.
   const groups = new Map<string, typeof planned>();
@@ -121,28 +146,51 @@ export async function createOrder(db: Executor, organizerId: string, input: Crea
     performanceId,
     eventId: tickets[0]!.line.eventId,
     tickets,
-    totals: priceTransaction(tickets.map((t) => t.line.unitPriceMinor), organizer.box_office_fee_minor, organizer.tax_rate_bps),
+    totals: priceTransaction(
+      tickets.map((t) => t.line.unitPriceMinor),
+      organizer.box_office_fee_minor,
+      organizer.tax_rate_bps,
+    ),
   }));
   const totalMinor = priced.reduce((sum, p) => sum + p.totals.total_minor, 0);
   if (input.tender === 'free' && totalMinor !== 0) {
-    throw badRequest(`tender "free" needs a total of exactly 0, but this order totals ${totalMinor} (${organizer.currency} minor units, fees and taxes included); use cash or pay_later.`);
+    throw invalid(
+      'parameter_invalid',
+      `tender "free" needs a total of exactly 0, but this order totals ${totalMinor} (${organizer.currency} minor units, fees and taxes included); use cash or pay_later.`,
+      'tender',
+    );
   }
 
   // Registration answers against the questions of the order's events (read only if any).
   const eventIds = [...new Set(lines.map((line) => line.eventId))];
-  const questions = catalog.some((row) => row.has_questions) ? await findQuestionsOfEvents(db, organizerId, eventIds) : [];
-  const answers = resolveAnswers(questions, input.registration_answers ?? [], planned.map((t) => ({ position: t.position, eventId: t.line.eventId })));
+  const questions = catalog.some((row) => row.has_questions)
+    ? await findQuestionsOfEvents(db, organizerId, eventIds)
+    : [];
+  const answers = resolveAnswers(
+    questions,
+    input.registration_answers ?? [],
+    planned.map((t) => ({ position: t.position, eventId: t.line.eventId })),
+  );
 
   // Refuse early what cannot fit the counts read with the catalog (no lock, nothing
   // written): correct as of that read, and the same rule and detail as under the lock.
-  refuseIfShort(inventoryLines, catalog.flatMap((row) => row.ticket_type_id === null ? [] : [{
-    performance_id: row.performance_id!,
-    performance_remaining: row.performance_remaining!,
-    ticket_type_id: row.ticket_type_id,
-    ticket_type_name: row.ticket_type_name,
-    sort_order: row.sort_order,
-    type_remaining: row.type_remaining,
-  }]));
+  refuseIfShort(
+    inventoryLines,
+    catalog.flatMap((row) =>
+      row.ticket_type_id === null
+        ? []
+        : [
+            {
+              performance_id: row.performance_id!,
+              performance_remaining: row.performance_remaining!,
+              ticket_type_id: row.ticket_type_id,
+              ticket_type_name: row.ticket_type_name,
+              sort_order: row.sort_order,
+              type_remaining: row.type_remaining,
+            },
+          ],
+    ),
+  );
 
   return withTransaction(db, async (trx) => {
     // 2. The order and everything it carries (no inventory lock held yet), in one statement;
@@ -187,34 +235,51 @@ export async function createOrder(db: Executor, organizerId: string, input: Crea
       return {
         order,
         transactions,
-        tickets: priced.flatMap((p, i) => p.tickets.map((t, j) => ({
-          id: randomUUID(),
-          organizer_id: organizerId,
-          order_id: orderId,
-          order_transaction_id: transactions[i]!.id,
-          order_no: orderNo,
-          position: t.position,
-          ticket_no: ticketNo(orderNo, t.position),
-          serial_no: generateSerialNo(),
-          status: 'purchased' as const,
-          event_id: p.eventId,
-          performance_id: p.performanceId,
-          ticket_type_id: t.line.ticketTypeId,
-          holder_first_name: buyer.first_name,
-          holder_last_name: buyer.last_name,
-          holder_email: buyer.email,
-          unit_price_minor: p.totals.tickets[j]!.unitPriceMinor,
-          fee_minor: p.totals.tickets[j]!.feeMinor,
-          tax_minor: p.totals.tickets[j]!.taxMinor,
-          total_minor: p.totals.tickets[j]!.totalMinor,
-          created_at: now,
-          updated_at: now,
-        }))),
-        payment: input.tender === 'cash'
-          ? { organizer_id: organizerId, order_id: orderId, tender: 'cash', amount_minor: totalMinor, currency: organizer.currency, created_at: now }
-          : null,
+        tickets: priced.flatMap((p, i) =>
+          p.tickets.map((t, j) => ({
+            id: randomUUID(),
+            organizer_id: organizerId,
+            order_id: orderId,
+            order_transaction_id: transactions[i]!.id,
+            order_no: orderNo,
+            position: t.position,
+            ticket_no: ticketNo(orderNo, t.position),
+            serial_no: generateSerialNo(),
+            status: 'purchased' as const,
+            event_id: p.eventId,
+            performance_id: p.performanceId,
+            ticket_type_id: t.line.ticketTypeId,
+            holder_first_name: buyer.first_name,
+            holder_last_name: buyer.last_name,
+            holder_email: buyer.email,
+            unit_price_minor: p.totals.tickets[j]!.unitPriceMinor,
+            fee_minor: p.totals.tickets[j]!.feeMinor,
+            tax_minor: p.totals.tickets[j]!.taxMinor,
+            total_minor: p.totals.tickets[j]!.totalMinor,
+            created_at: now,
+            updated_at: now,
+          })),
+        ),
+        payment:
+          input.tender === 'cash'
+            ? {
+                organizer_id: organizerId,
+                order_id: orderId,
+                tender: 'cash',
+                amount_minor: totalMinor,
+                currency: organizer.currency,
+                created_at: now,
+              }
+            : null,
         emailJobs: orderEmailJobValues(order, status === 'placed' ? ['receipt', 'etickets'] : ['receipt'], now),
-        contact: { organizerId, email: buyer.email, firstName: buyer.first_name, lastName: buyer.last_name, phone: buyer.phone, at: now },
+        contact: {
+          organizerId,
+          email: buyer.email,
+          firstName: buyer.first_name,
+          lastName: buyer.last_name,
+          phone: buyer.phone,
+          at: now,
+        },
       };
     };
     let written: { order: OrderRow; tickets: TicketRow[]; transactions: OrderTransactionRow[] } | undefined;
@@ -228,37 +293,52 @@ export async function createOrder(db: Executor, organizerId: string, input: Crea
     const tickets = written.tickets.sort((a, b) => a.position - b.position);
     const byPosition = new Map(tickets.map((t) => [t.position, t]));
 
-    const answerRows = answers.length === 0 ? [] : await insertAnswers(trx, answers.map((a, i) => {
-      const ticket = a.ticketPosition === null ? undefined : byPosition.get(a.ticketPosition)!;
-      return {
-        organizer_id: organizerId,
-        order_id: order.id,
-        question_id: a.question.id,
-        position: i + 1,
-        key: a.question.key,
-        label: a.question.label,
-        ticket_id: ticket?.id ?? null,
-        ticket_no: ticket?.ticket_no ?? null,
-        value: JSON.stringify(a.value),
-        value_labels: a.valueLabels === null ? null : JSON.stringify(a.valueLabels),
-        created_at: now,
-      };
-    }));
+    const answerRows =
+      answers.length === 0
+        ? []
+        : await insertAnswers(
+            trx,
+            answers.map((a, i) => {
+              const ticket = a.ticketPosition === null ? undefined : byPosition.get(a.ticketPosition)!;
+              return {
+                organizer_id: organizerId,
+                order_id: order.id,
+                question_id: a.question.id,
+                position: i + 1,
+                key: a.question.key,
+                label: a.question.label,
+                ticket_id: ticket?.id ?? null,
+                ticket_no: ticket?.ticket_no ?? null,
+                value: JSON.stringify(a.value),
+                value_labels: a.valueLabels === null ? null : JSON.stringify(a.valueLabels),
+                created_at: now,
+              };
+            }),
+          );
 
     await emitDomainEvent(trx, {
       organizerId,
       type: 'order.created',
-      data: { order_id: order.id, order_no: order.order_no, status: order.status, total_minor: order.total_minor, currency: order.currency, channel: 'boxOffice' },
+      data: {
+        order_id: order.id,
+        order_no: order.order_no,
+        status: order.status,
+        total_minor: order.total_minor,
+        currency: order.currency,
+        channel: 'boxOffice',
+      },
       at: now,
     });
 
     // 3. Inventory, atomically and last: lock, re-check sellability under the lock, recount,
     //    move the counters. The lock is held from here to COMMIT only.
-    await takeInventory(
-      trx,
-      inventoryLines,
-      now,
-      (locked) => input.items.forEach((item, index) => checkSellable(locked.find((p) => p.id === item.performance_id)!, index)),
+    await takeInventory(trx, inventoryLines, now, (locked) =>
+      input.items.forEach((item, index) =>
+        checkSellable(
+          locked.find((p) => p.id === item.performance_id)!,
+          index,
+        ),
+      ),
     );
 
     return {
@@ -277,11 +357,17 @@ interface SalePerformance {
   box_office_sales_enabled: boolean;
 }
 
-function checkSellable(performance: { id: string; status: string; event_status: string; box_office_sales_enabled: boolean }, index: number): void {
+function checkSellable(
+  performance: { id: string; status: string; event_status: string; box_office_sales_enabled: boolean },
+  index: number,
+): void {
   if (performance.status !== 'published' || performance.event_status !== 'published') {
-    throw badRequest(`items[${index}]: performance ${performance.id} is not published, so it cannot be sold; publish its event first.`);
+    throw invalid(
+      'not_on_sale',
+      `items[${index}]: performance ${performance.id} is not published, so it cannot be sold; publish its event first.`,
+    );
   }
   if (!performance.box_office_sales_enabled) {
-    throw badRequest(`items[${index}]: performance ${performance.id} has box-office sales disabled.`);
+    throw invalid('not_on_sale', `items[${index}]: performance ${performance.id} has box-office sales disabled.`);
   }
 }

@@ -11,8 +11,8 @@
  */
 import { randomBytes, randomInt } from 'node:crypto';
 
-export const ORDER_NO_ALPHABET = '23456789ABCDEFGHJKMNPQRSTVWXYZ';
-export const ORDER_NO_LENGTH = 8;
+const ORDER_NO_ALPHABET = '23456789ABCDEFGHJKMNPQRSTVWXYZ';
+const ORDER_NO_LENGTH = 8;
 
 export function generateOrderNo(): string {
   let out = '';
@@ -30,7 +30,7 @@ export function ticketNo(orderNo: string, position: number): string {
 
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
-export function base32(bytes: Buffer): string {
+function base32(bytes: Buffer): string {
   let bits = 0;
   let value = 0;
   let out = '';

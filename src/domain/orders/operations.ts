@@ -1,5 +1,5 @@
 /**
- * State changes of an order after the sale (operations.md §3, docs/orders.md):
+ * State changes of an order after the sale (admin API, docs/orders.md):
  * settle (unpaid → placed, `order.paid`), refund (tickets → refunded, seats back,
  * `order.refunded`), refund settlement (pending → refunded|failed, the small
  * `order.refunded`), cancel (order and its purchased tickets → cancelled, seats back).
@@ -18,7 +18,7 @@ import {
 } from '../../db/repositories/orders.ts';
 import { findTicketsOfOrders, releaseTickets, type TicketRow } from '../../db/repositories/tickets.ts';
 import { withTransaction, type Executor } from '../../db/transaction.ts';
-import { badRequest, conflict, notFound } from '../../http/errors.ts';
+import { conflict, invalid, notFound } from '../../errors/domain-error.ts';
 import { emitDomainEvent } from '../../outbox/emit.ts';
 import { releaseInventory } from '../inventory/inventory.ts';
 import { enqueueOrderEmails } from '../mail/email-jobs.ts';
@@ -26,7 +26,7 @@ import { loadOrderDetail } from './present.ts';
 
 /** REST tender names → the internal vocabulary of payments and `order.paid`. */
 const TENDER = { cash: 'cash', card: 'card', bank_transfer: 'bankTransfer' } as const;
-export type SettleTender = keyof typeof TENDER;
+type SettleTender = keyof typeof TENDER;
 
 async function lockOrderById(trx: Executor, id: string): Promise<OrderRow> {
   const organizerId = await findOrderOrganizer(trx, id);
@@ -38,9 +38,20 @@ async function lockOrderById(trx: Executor, id: string): Promise<OrderRow> {
 export async function settleOrder(db: Executor, id: string, tender: SettleTender, now: Date) {
   return withTransaction(db, async (trx) => {
     const order = await lockOrderById(trx, id);
-    if (order.status !== 'unpaid') throw conflict(`Order ${order.order_no} is ${order.status}; only an unpaid order can be settled.`);
+    if (order.status !== 'unpaid')
+      throw conflict(
+        'invalid_state',
+        `Order ${order.order_no} is ${order.status}; only an unpaid order can be settled.`,
+      );
     const updated = await updateOrderStatus(trx, order.id, { status: 'placed', paid_at: now, updated_at: now });
-    await insertPayment(trx, { organizer_id: order.organizer_id, order_id: order.id, tender: TENDER[tender], amount_minor: order.total_minor, currency: order.currency, created_at: now });
+    await insertPayment(trx, {
+      organizer_id: order.organizer_id,
+      order_id: order.id,
+      tender: TENDER[tender],
+      amount_minor: order.total_minor,
+      currency: order.currency,
+      created_at: now,
+    });
     await emitDomainEvent(trx, {
       organizerId: order.organizer_id,
       type: 'order.paid',
@@ -65,36 +76,78 @@ function inventoryLines(tickets: TicketRow[]) {
   return tickets.map((t) => ({ performanceId: t.performance_id, ticketTypeId: t.ticket_type_id, quantity: 1 }));
 }
 
-export async function refundOrder(db: Executor, id: string, input: { ticket_ids?: string[]; mode: 'cash' | 'card' }, now: Date) {
+export async function refundOrder(
+  db: Executor,
+  id: string,
+  input: { ticket_ids?: string[]; mode: 'cash' | 'card' },
+  now: Date,
+) {
   return withTransaction(db, async (trx) => {
     const order = await lockOrderById(trx, id);
-    if (order.status === 'cancelled') throw conflict(`Order ${order.order_no} is cancelled; there is nothing to refund.`);
-    if (order.status === 'unpaid') throw conflict(`Order ${order.order_no} is unpaid, so no money can be refunded; cancel it instead.`);
+    if (order.status === 'cancelled')
+      throw conflict('invalid_state', `Order ${order.order_no} is cancelled; there is nothing to refund.`);
+    if (order.status === 'unpaid')
+      throw conflict(
+        'invalid_state',
+        `Order ${order.order_no} is unpaid, so no money can be refunded; cancel it instead.`,
+      );
     const tickets = await findTicketsOfOrders(trx, [order.id]);
     let wanted: TicketRow[];
     if (input.ticket_ids) {
       const ids = input.ticket_ids;
-      if (new Set(ids).size !== ids.length) throw badRequest('`ticket_ids` lists a ticket twice.');
+      if (new Set(ids).size !== ids.length)
+        throw invalid('parameter_invalid', '`ticket_ids` lists a ticket twice.', 'ticket_ids');
       wanted = ids.map((ticketId) => {
         const ticket = tickets.find((t) => t.id === ticketId);
-        if (!ticket) throw badRequest(`\`ticket_ids\`: ${ticketId} is not a ticket of order ${order.order_no}.`);
-        if (ticket.status !== 'purchased') throw conflict(`Ticket ${ticket.ticket_no} is ${ticket.status.replace('_', ' ')} and cannot be refunded.`);
+        if (!ticket)
+          throw invalid(
+            'parameter_invalid',
+            `\`ticket_ids\`: ${ticketId} is not a ticket of order ${order.order_no}.`,
+            'ticket_ids',
+          );
+        if (ticket.status !== 'purchased')
+          throw conflict(
+            'invalid_state',
+            `Ticket ${ticket.ticket_no} is ${ticket.status.replace('_', ' ')} and cannot be refunded.`,
+          );
         return ticket;
       });
     } else {
       wanted = tickets.filter((t) => t.status === 'purchased');
-      if (wanted.length === 0) throw conflict(`Order ${order.order_no} has no refundable tickets: each is checked in, refunded or cancelled.`);
+      if (wanted.length === 0)
+        throw conflict(
+          'invalid_state',
+          `Order ${order.order_no} has no refundable tickets: each is checked in, refunded or cancelled.`,
+        );
     }
     const amount = wanted.reduce((sum, t) => sum + t.total_minor, 0);
     const status = input.mode === 'cash' ? 'refunded' : 'pending';
     const refund = await insertRefund(trx, {
-      organizer_id: order.organizer_id, order_id: order.id, mode: input.mode, status, amount_minor: amount,
-      currency: order.currency, ticket_count: wanted.length, settled_at: status === 'refunded' ? now : null, created_at: now, updated_at: now,
+      organizer_id: order.organizer_id,
+      order_id: order.id,
+      mode: input.mode,
+      status,
+      amount_minor: amount,
+      currency: order.currency,
+      ticket_count: wanted.length,
+      settled_at: status === 'refunded' ? now : null,
+      created_at: now,
+      updated_at: now,
     });
     // Conditional on `purchased`: a check-in that committed meanwhile leaves its ticket out.
-    const moved = (await releaseTickets(trx, order.id, wanted.map((t) => t.id), { status: 'refunded', refund_id: refund.id, updated_at: now }))
-      .sort((a, b) => a.position - b.position);
-    if (moved.length !== wanted.length) throw conflict('A ticket of this refund changed state meanwhile (e.g. was checked in); review the order and retry.');
+    const moved = (
+      await releaseTickets(
+        trx,
+        order.id,
+        wanted.map((t) => t.id),
+        { status: 'refunded', refund_id: refund.id, updated_at: now },
+      )
+    ).sort((a, b) => a.position - b.position);
+    if (moved.length !== wanted.length)
+      throw conflict(
+        'concurrent_modification',
+        'A ticket of this refund changed state meanwhile (e.g. was checked in); review the order and retry.',
+      );
     await releaseInventory(trx, inventoryLines(moved));
     await trx.updateTable('orders').set({ updated_at: now }).where('id', '=', order.id).execute();
     await emitDomainEvent(trx, {
@@ -111,7 +164,10 @@ export async function refundOrder(db: Executor, id: string, input: { ticket_ids?
       },
       at: now,
     });
-    return presentRefund(refund, moved.map((t) => t.id));
+    return presentRefund(
+      refund,
+      moved.map((t) => t.id),
+    );
   });
 }
 
@@ -119,7 +175,11 @@ export async function settleRefund(db: Executor, id: string, status: 'refunded' 
   return withTransaction(db, async (trx) => {
     const refund = await lockRefund(trx, id);
     if (!refund) throw notFound('Refund');
-    if (refund.status !== 'pending') throw conflict(`Refund ${refund.id} is already ${refund.status}; only a pending card refund can be settled.`);
+    if (refund.status !== 'pending')
+      throw conflict(
+        'invalid_state',
+        `Refund ${refund.id} is already ${refund.status}; only a pending card refund can be settled.`,
+      );
     const settled = await settleRefundRow(trx, refund.id, status, now);
     await emitDomainEvent(trx, {
       organizerId: refund.organizer_id,
@@ -127,20 +187,37 @@ export async function settleRefund(db: Executor, id: string, status: 'refunded' 
       data: { order_id: refund.order_id, refund_id: refund.id, status },
       at: now,
     });
-    const tickets = await trx.selectFrom('tickets').select('id').where('refund_id', '=', refund.id).orderBy('position').execute();
-    return presentRefund(settled, tickets.map((t) => t.id));
+    const tickets = await trx
+      .selectFrom('tickets')
+      .select('id')
+      .where('refund_id', '=', refund.id)
+      .orderBy('position')
+      .execute();
+    return presentRefund(
+      settled,
+      tickets.map((t) => t.id),
+    );
   });
 }
 
 export async function cancelOrder(db: Executor, id: string, now: Date) {
   return withTransaction(db, async (trx) => {
     const order = await lockOrderById(trx, id);
-    if (order.status === 'cancelled') throw conflict(`Order ${order.order_no} is already cancelled.`);
+    if (order.status === 'cancelled') throw conflict('invalid_state', `Order ${order.order_no} is already cancelled.`);
     const moved = await releaseTickets(trx, order.id, 'all', { status: 'cancelled', updated_at: now });
     // Read after the update: it waited for any concurrent check-in of these tickets.
-    const checkedIn = await trx.selectFrom('tickets').select('ticket_no').where('order_id', '=', order.id).where('status', '=', 'checked_in').orderBy('position').execute();
+    const checkedIn = await trx
+      .selectFrom('tickets')
+      .select('ticket_no')
+      .where('order_id', '=', order.id)
+      .where('status', '=', 'checked_in')
+      .orderBy('position')
+      .execute();
     if (checkedIn.length > 0) {
-      throw conflict(`Order ${order.order_no} cannot be cancelled: ticket ${checkedIn[0]!.ticket_no} is checked in. Refund the other tickets instead.`);
+      throw conflict(
+        'invalid_state',
+        `Order ${order.order_no} cannot be cancelled: ticket ${checkedIn[0]!.ticket_no} is checked in. Refund the other tickets instead.`,
+      );
     }
     if (moved.length > 0) await releaseInventory(trx, inventoryLines(moved));
     const updated = await updateOrderStatus(trx, order.id, { status: 'cancelled', cancelled_at: now, updated_at: now });
@@ -148,7 +225,7 @@ export async function cancelOrder(db: Executor, id: string, now: Date) {
   });
 }
 
-export function presentRefund(row: RefundRow, ticketIds: string[]) {
+function presentRefund(row: RefundRow, ticketIds: string[]) {
   return {
     id: row.id,
     object: 'refund' as const,

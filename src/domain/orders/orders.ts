@@ -2,7 +2,7 @@
 import { findOrder, ordersListQuery, type OrderFilters } from '../../db/repositories/orders.ts';
 import { keysetPage, mapPage, type PageRequest } from '../../db/pagination.ts';
 import type { Executor } from '../../db/transaction.ts';
-import { notFound } from '../../http/errors.ts';
+import { notFound } from '../../errors/domain-error.ts';
 import { loadOrderDetail, presentOrder } from './present.ts';
 
 export async function getOrder(db: Executor, organizerId: string, id: string, opts: { items: boolean }) {
@@ -13,7 +13,10 @@ export async function getOrder(db: Executor, organizerId: string, id: string, op
 
 export async function listOrders(db: Executor, organizerId: string, filters: OrderFilters, page: PageRequest) {
   const rows = await keysetPage(db, ordersListQuery(db, organizerId, filters), page, {
-    table: 'orders', sortColumn: 'created_at', direction: 'desc', organizerId,
+    table: 'orders',
+    sortColumn: 'created_at',
+    direction: 'desc',
+    organizerId,
   });
   return mapPage(rows, presentOrder);
 }

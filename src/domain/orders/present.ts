@@ -1,4 +1,4 @@
-/** The public shapes of an order and its transactions (spec: Order, Order transaction). */
+/** The public shapes of an order and its transactions (schemas Order and OrderTransaction of the OpenAPI document). */
 import type { OrderRow, OrderTransactionRow } from '../../db/repositories/orders.ts';
 import { findTransactionsOfOrders } from '../../db/repositories/orders.ts';
 import { findAnswersOfOrder } from '../../db/repositories/questions.ts';
@@ -14,7 +14,12 @@ export function presentOrder(row: OrderRow) {
     order_no: row.order_no,
     status: row.status,
     channel: row.channel,
-    buyer: { first_name: row.buyer_first_name, last_name: row.buyer_last_name, email: row.buyer_email, phone: row.buyer_phone },
+    buyer: {
+      first_name: row.buyer_first_name,
+      last_name: row.buyer_last_name,
+      email: row.buyer_email,
+      phone: row.buyer_phone,
+    },
     currency: row.currency,
     total_minor: row.total_minor,
     etickets_sent_at: row.etickets_sent_at,

@@ -9,14 +9,14 @@
  * transaction's tax split by largest remainder, so tickets sum exactly to the transaction.
  */
 
-export interface PricedTicket {
+interface PricedTicket {
   unitPriceMinor: number;
   feeMinor: number;
   taxMinor: number;
   totalMinor: number;
 }
 
-export interface TransactionTotals {
+interface TransactionTotals {
   items_total_minor: number;
   surcharges_minor: number;
   taxes_minor: number;
@@ -26,7 +26,7 @@ export interface TransactionTotals {
 }
 
 /** round_half_up(amount × bps / 10000) for non-negative integers, exact (BigInt). */
-export function taxOf(amountMinor: number, taxRateBps: number): number {
+function taxOf(amountMinor: number, taxRateBps: number): number {
   return Number((BigInt(amountMinor) * BigInt(taxRateBps) + 5000n) / 10000n);
 }
 

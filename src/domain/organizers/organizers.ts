@@ -1,10 +1,10 @@
 /** Organizers (tenants): creation with validated defaults, settings updates. */
 import type { Executor } from '../../db/transaction.ts';
 import { findOrganizer, insertOrganizer, updateOrganizer } from '../../db/repositories/organizers.ts';
-import { badRequest, notFound } from '../../http/errors.ts';
+import { invalid, notFound } from '../../errors/domain-error.ts';
 import { isValidCurrency, isValidTimeZone } from '../../lib/locale.ts';
 
-export interface OrganizerSettings {
+interface OrganizerSettings {
   name?: string;
   timezone?: string;
   currency?: string;
@@ -13,18 +13,31 @@ export interface OrganizerSettings {
 }
 
 function checkSettings(input: OrganizerSettings): void {
-  if (input.name !== undefined && input.name.trim() === '') throw badRequest('`name` must not be blank.');
+  if (input.name !== undefined && input.name.trim() === '')
+    throw invalid('parameter_invalid', '`name` must not be blank.', 'name');
   if (input.timezone !== undefined && !isValidTimeZone(input.timezone)) {
-    throw badRequest(`\`timezone\` must be an IANA time zone such as Europe/Berlin, got "${input.timezone}".`);
+    throw invalid(
+      'parameter_invalid',
+      `\`timezone\` must be an IANA time zone such as Europe/Berlin, got "${input.timezone}".`,
+      'timezone',
+    );
   }
   if (input.currency !== undefined && !isValidCurrency(input.currency)) {
-    throw badRequest(`\`currency\` must be an ISO 4217 code such as EUR, got "${input.currency}".`);
+    throw invalid(
+      'parameter_invalid',
+      `\`currency\` must be an ISO 4217 code such as EUR, got "${input.currency}".`,
+      'currency',
+    );
   }
 }
 
 export async function createOrganizer(db: Executor, input: { name: string; timezone?: string; currency?: string }) {
   checkSettings(input);
-  return insertOrganizer(db, { name: input.name, timezone: input.timezone ?? 'UTC', currency: input.currency ?? 'EUR' });
+  return insertOrganizer(db, {
+    name: input.name,
+    timezone: input.timezone ?? 'UTC',
+    currency: input.currency ?? 'EUR',
+  });
 }
 
 export async function getOrganizer(db: Executor, id: string) {
@@ -34,7 +47,7 @@ export async function getOrganizer(db: Executor, id: string) {
 }
 
 export async function updateOrganizerSettings(db: Executor, id: string, input: OrganizerSettings) {
-  if (Object.keys(input).length === 0) throw badRequest('Send at least one field to update.');
+  if (Object.keys(input).length === 0) throw invalid('empty_update', 'Send at least one field to update.');
   checkSettings(input);
   const row = await updateOrganizer(db, id, input);
   if (!row) throw notFound('Organizer');

@@ -1,6 +1,6 @@
 /**
- * Registration questions (operations.md §3, admin) and the answers a sale carries
- * (spec POST /orders rules 4–5, operations.md §4).
+ * Registration questions (admin API) and the answers a sale carries (docs/orders.md,
+ * Registration answers).
  *
  * Questions belong to an event. `per_attendee` questions are answered once per ticket of
  * that event in the order (`ticket_no` = the ticket's position, "1".."N", or an integer);
@@ -9,12 +9,19 @@
  */
 import type { Executor } from '../../db/transaction.ts';
 import type { QuestionOption, QuestionType } from '../../db/schema.ts';
-import { findEventOrganizer, findQuestion, insertQuestion, updateQuestion, type AnswerRow, type QuestionRow } from '../../db/repositories/questions.ts';
-import { badRequest, conflict, notFound } from '../../http/errors.ts';
+import {
+  findEventOrganizer,
+  findQuestion,
+  insertQuestion,
+  updateQuestion,
+  type AnswerRow,
+  type QuestionRow,
+} from '../../db/repositories/questions.ts';
+import { conflict, invalid, notFound } from '../../errors/domain-error.ts';
 
-export const SELECT_TYPES: QuestionType[] = ['select', 'multi_select'];
+const SELECT_TYPES: QuestionType[] = ['select', 'multi_select'];
 
-export interface CreateQuestionInput {
+interface CreateQuestionInput {
   key: string;
   label: string;
   type: QuestionType;
@@ -25,22 +32,37 @@ export interface CreateQuestionInput {
 
 function checkOptions(type: QuestionType, options: QuestionOption[] | undefined): QuestionOption[] {
   if (SELECT_TYPES.includes(type)) {
-    if (!options || options.length === 0) throw badRequest(`\`options\` is required for a ${type} question: send at least one {key, label}.`);
+    if (!options || options.length === 0)
+      throw invalid(
+        'parameter_invalid',
+        `\`options\` is required for a ${type} question: send at least one {key, label}.`,
+        'options',
+      );
     const seen = new Set<string>();
     for (const option of options) {
-      if (seen.has(option.key)) throw badRequest(`\`options\` has the key "${option.key}" twice; option keys must be unique.`);
+      if (seen.has(option.key))
+        throw invalid(
+          'parameter_invalid',
+          `\`options\` has the key "${option.key}" twice; option keys must be unique.`,
+          'options',
+        );
       seen.add(option.key);
     }
     return options;
   }
-  if (options !== undefined) throw badRequest(`\`options\` is only allowed for select and multi_select questions, not ${type}.`);
+  if (options !== undefined)
+    throw invalid(
+      'parameter_invalid',
+      `\`options\` is only allowed for select and multi_select questions, not ${type}.`,
+      'options',
+    );
   return [];
 }
 
 export async function createQuestion(db: Executor, eventId: string, input: CreateQuestionInput, now: Date) {
   const event = await findEventOrganizer(db, eventId);
   if (!event) throw notFound('Event');
-  if (input.label.trim() === '') throw badRequest('`label` must not be blank.');
+  if (input.label.trim() === '') throw invalid('parameter_invalid', '`label` must not be blank.', 'label');
   const options = checkOptions(input.type, input.options);
   const row = await insertQuestion(db, {
     organizer_id: event.organizer_id,
@@ -54,21 +76,23 @@ export async function createQuestion(db: Executor, eventId: string, input: Creat
     created_at: now,
     updated_at: now,
   });
-  if (!row) throw conflict(`This event already has a question with the key "${input.key}".`);
+  if (!row) throw conflict('resource_exists', `This event already has a question with the key "${input.key}".`);
   return row;
 }
 
-export interface UpdateQuestionInput {
+interface UpdateQuestionInput {
   label?: string;
   required?: boolean;
   options?: QuestionOption[];
 }
 
 export async function patchQuestion(db: Executor, id: string, input: UpdateQuestionInput, now: Date) {
-  if (Object.keys(input).length === 0) throw badRequest('Send at least one of `label`, `required`, `options`.');
+  if (Object.keys(input).length === 0)
+    throw invalid('empty_update', 'Send at least one of `label`, `required`, `options`.');
   const question = await findQuestion(db, id);
   if (!question) throw notFound('Question');
-  if (input.label !== undefined && input.label.trim() === '') throw badRequest('`label` must not be blank.');
+  if (input.label !== undefined && input.label.trim() === '')
+    throw invalid('parameter_invalid', '`label` must not be blank.', 'label');
   const values: Parameters<typeof updateQuestion>[2] = { updated_at: now };
   if (input.label !== undefined) values.label = input.label;
   if (input.required !== undefined) values.required = input.required;
@@ -103,12 +127,12 @@ export interface AnswerInput {
 }
 
 /** A ticket the order will issue: its 1-based position and its event. */
-export interface PlannedTicket {
+interface PlannedTicket {
   position: number;
   eventId: string;
 }
 
-export interface ResolvedAnswer {
+interface ResolvedAnswer {
   question: QuestionRow;
   /** The position of the ticket answered for; null for a per-order answer. */
   ticketPosition: number | null;
@@ -119,7 +143,7 @@ export interface ResolvedAnswer {
 const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const EMAIL = /^[^\s@<>,;:"()[\]\\]+@[^\s@<>,;:"()[\]\\.]+(?:\.[^\s@<>,;:"()[\]\\.]+)+$/;
-const PHONE = /^\+?[0-9 ().\/-]{5,32}$/;
+const PHONE = /^\+?[0-9 ()./-]{5,32}$/;
 
 function isCalendarDate(text: string): boolean {
   const m = DATE.exec(text);
@@ -133,20 +157,36 @@ function isCalendarDate(text: string): boolean {
 function checkValue(question: QuestionRow, value: string | string[], where: string): string[] | null {
   const options = question.options;
   if (question.type === 'multi_select') {
-    if (!Array.isArray(value)) throw badRequest(`${where}.value must be an array of option keys for the multi_select question "${question.key}".`);
+    if (!Array.isArray(value))
+      throw invalid(
+        'parameter_invalid',
+        `${where}.value must be an array of option keys for the multi_select question "${question.key}".`,
+      );
     const seen = new Set<string>();
     const labels: string[] = [];
     for (const key of value) {
       const option = options.find((o) => o.key === key);
-      if (!option) throw badRequest(`${where}.value "${key}" is not an option of "${question.key}": use one of ${options.map((o) => o.key).join(', ')}.`);
-      if (seen.has(key)) throw badRequest(`${where}.value lists "${key}" twice.`);
+      if (!option)
+        throw invalid(
+          'parameter_invalid',
+          `${where}.value "${key}" is not an option of "${question.key}": use one of ${options.map((o) => o.key).join(', ')}.`,
+        );
+      if (seen.has(key)) throw invalid('parameter_invalid', `${where}.value lists "${key}" twice.`);
       seen.add(key);
       labels.push(option.label);
     }
     return labels;
   }
-  if (typeof value !== 'string') throw badRequest(`${where}.value must be a string for the ${question.type} question "${question.key}".`);
-  const fail = (what: string) => badRequest(`${where}.value "${value}" is not ${what}, as the ${question.type} question "${question.key}" requires.`);
+  if (typeof value !== 'string')
+    throw invalid(
+      'parameter_invalid',
+      `${where}.value must be a string for the ${question.type} question "${question.key}".`,
+    );
+  const fail = (what: string) =>
+    invalid(
+      'parameter_invalid',
+      `${where}.value "${value}" is not ${what}, as the ${question.type} question "${question.key}" requires.`,
+    );
   switch (question.type) {
     case 'number':
       if (!NUMBER.test(value)) throw fail('a number (e.g. "42" or "-3.5")');
@@ -161,7 +201,11 @@ function checkValue(question: QuestionRow, value: string | string[], where: stri
       if (!PHONE.test(value) || (value.match(/\d/g)?.length ?? 0) < 5) throw fail('a phone number');
       break;
     case 'select':
-      if (!options.some((o) => o.key === value)) throw badRequest(`${where}.value "${value}" is not an option of "${question.key}": use one of ${options.map((o) => o.key).join(', ')}.`);
+      if (!options.some((o) => o.key === value))
+        throw invalid(
+          'parameter_invalid',
+          `${where}.value "${value}" is not an option of "${question.key}": use one of ${options.map((o) => o.key).join(', ')}.`,
+        );
       break;
     case 'text':
       break;
@@ -180,7 +224,11 @@ function isBlank(value: string | string[]): boolean {
  * a value of the wrong type, a duplicate, or a required question left unanswered.
  * Blank answers to optional questions are dropped.
  */
-export function resolveAnswers(questions: QuestionRow[], answers: AnswerInput[], tickets: PlannedTicket[]): ResolvedAnswer[] {
+export function resolveAnswers(
+  questions: QuestionRow[],
+  answers: AnswerInput[],
+  tickets: PlannedTicket[],
+): ResolvedAnswer[] {
   const resolved: ResolvedAnswer[] = [];
   const answered = new Set<string>(); // `${question.id}/${position|order}`
   const eventIds = new Set(tickets.map((t) => t.eventId));
@@ -190,45 +238,78 @@ export function resolveAnswers(questions: QuestionRow[], answers: AnswerInput[],
     const where = `registration_answers[${index}]`;
     const withKey = orderQuestions.filter((q) => q.key === answer.field_key);
     if (withKey.length === 0) {
-      throw badRequest(`${where}.field_key "${answer.field_key}" is not a registration question of the events in this order.`);
+      throw invalid(
+        'parameter_invalid',
+        `${where}.field_key "${answer.field_key}" is not a registration question of the events in this order.`,
+      );
     }
     if (answer.ticket_no !== undefined) {
       const text = String(answer.ticket_no);
       const position = /^[1-9]\d{0,5}$/.test(text) ? Number(text) : NaN;
       const ticket = tickets.find((t) => t.position === position);
       if (!ticket) {
-        throw badRequest(`${where}.ticket_no "${text}" is not a ticket of this order: use 1 to ${tickets.length} (items in request order, quantities expanded).`);
+        throw invalid(
+          'parameter_invalid',
+          `${where}.ticket_no "${text}" is not a ticket of this order: use 1 to ${tickets.length} (items in request order, quantities expanded).`,
+        );
       }
       const question = withKey.find((q) => q.event_id === ticket.eventId);
-      if (!question) throw badRequest(`${where}.field_key "${answer.field_key}" is not asked for ticket ${text}: its event has no such question.`);
-      if (!question.per_attendee) throw badRequest(`${where}: "${question.key}" is asked once per order; omit ticket_no.`);
+      if (!question)
+        throw invalid(
+          'parameter_invalid',
+          `${where}.field_key "${answer.field_key}" is not asked for ticket ${text}: its event has no such question.`,
+        );
+      if (!question.per_attendee)
+        throw invalid('parameter_invalid', `${where}: "${question.key}" is asked once per order; omit ticket_no.`);
       const slot = `${question.id}/${position}`;
-      if (answered.has(slot)) throw badRequest(`${where} answers "${question.key}" for ticket ${text} a second time.`);
+      if (answered.has(slot))
+        throw invalid('parameter_invalid', `${where} answers "${question.key}" for ticket ${text} a second time.`);
       answered.add(slot);
       if (isBlank(answer.value)) return;
-      resolved.push({ question, ticketPosition: position, value: answer.value, valueLabels: checkValue(question, answer.value, where) });
+      resolved.push({
+        question,
+        ticketPosition: position,
+        value: answer.value,
+        valueLabels: checkValue(question, answer.value, where),
+      });
       return;
     }
     const perOrder = withKey.filter((q) => !q.per_attendee);
-    if (perOrder.length === 0) throw badRequest(`${where}: "${answer.field_key}" is asked per attendee; send ticket_no (1 to ${tickets.length}).`);
+    if (perOrder.length === 0)
+      throw invalid(
+        'parameter_invalid',
+        `${where}: "${answer.field_key}" is asked per attendee; send ticket_no (1 to ${tickets.length}).`,
+      );
     for (const question of perOrder) {
       const slot = `${question.id}/order`;
-      if (answered.has(slot)) throw badRequest(`${where} answers "${question.key}" a second time.`);
+      if (answered.has(slot)) throw invalid('parameter_invalid', `${where} answers "${question.key}" a second time.`);
       answered.add(slot);
       if (isBlank(answer.value)) continue;
-      resolved.push({ question, ticketPosition: null, value: answer.value, valueLabels: checkValue(question, answer.value, where) });
+      resolved.push({
+        question,
+        ticketPosition: null,
+        value: answer.value,
+        valueLabels: checkValue(question, answer.value, where),
+      });
     }
   });
 
   const given = new Set(resolved.map((a) => `${a.question.id}/${a.ticketPosition ?? 'order'}`));
   for (const question of orderQuestions.filter((q) => q.required)) {
     if (!question.per_attendee) {
-      if (!given.has(`${question.id}/order`)) throw badRequest(`The registration question "${question.key}" is required: add an answer with field_key "${question.key}".`);
+      if (!given.has(`${question.id}/order`))
+        throw invalid(
+          'parameter_invalid',
+          `The registration question "${question.key}" is required: add an answer with field_key "${question.key}".`,
+        );
       continue;
     }
     for (const ticket of tickets.filter((t) => t.eventId === question.event_id)) {
       if (!given.has(`${question.id}/${ticket.position}`)) {
-        throw badRequest(`The registration question "${question.key}" is required for every attendee: add an answer with field_key "${question.key}" and ticket_no "${ticket.position}".`);
+        throw invalid(
+          'parameter_invalid',
+          `The registration question "${question.key}" is required for every attendee: add an answer with field_key "${question.key}" and ticket_no "${ticket.position}".`,
+        );
       }
     }
   }

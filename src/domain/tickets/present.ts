@@ -1,4 +1,4 @@
-/** The public shape of a ticket (spec: Ticket). */
+/** The public shape of a ticket (schema Ticket of the OpenAPI document). */
 import type { TicketRow } from '../../db/repositories/tickets.ts';
 
 export function presentTicket(row: TicketRow) {
@@ -21,5 +21,3 @@ export function presentTicket(row: TicketRow) {
     created_at: row.created_at,
   };
 }
-
-export type PresentedTicket = ReturnType<typeof presentTicket>;

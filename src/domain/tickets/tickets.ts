@@ -18,7 +18,7 @@ import {
   type TicketKey,
 } from '../../db/repositories/tickets.ts';
 import { withTransaction, type Executor } from '../../db/transaction.ts';
-import { ApiError, conflict, notFound } from '../../http/errors.ts';
+import { conflict, invalid, notFound, type DomainError } from '../../errors/domain-error.ts';
 import { emitDomainEvent } from '../../outbox/emit.ts';
 import { presentTicket } from './present.ts';
 
@@ -30,12 +30,15 @@ export async function getTicket(db: Executor, organizerId: string, id: string) {
 
 export async function listTickets(db: Executor, organizerId: string, filters: TicketFilters, page: PageRequest) {
   const rows = await keysetPage(db, ticketsListQuery(db, organizerId, filters), page, {
-    table: 'tickets', sortColumn: 'created_at', direction: 'desc', organizerId,
+    table: 'tickets',
+    sortColumn: 'created_at',
+    direction: 'desc',
+    organizerId,
   });
   return mapPage(rows, presentTicket);
 }
 
-export const ALREADY_CHECKED_IN = 'Ticket is already checked in.';
+const ALREADY_CHECKED_IN = 'Ticket is already checked in.';
 
 export async function checkIn(db: Executor, organizerId: string, key: TicketKey, now: Date) {
   return withTransaction(db, async (trx) => {
@@ -45,28 +48,36 @@ export async function checkIn(db: Executor, organizerId: string, key: TicketKey,
     await emitDomainEvent(trx, {
       organizerId,
       type: 'ticket.checked_in',
-      data: { ticket_id: ticket.id, ticket_no: ticket.ticket_no, order_no: ticket.order_no, event_id: ticket.event_id, performance_id: ticket.performance_id },
+      data: {
+        ticket_id: ticket.id,
+        ticket_no: ticket.ticket_no,
+        order_no: ticket.order_no,
+        event_id: ticket.event_id,
+        performance_id: ticket.performance_id,
+      },
       at: now,
     });
     return presentTicket(ticket);
   });
 }
 
-async function whyNotAdmitted(db: Executor, organizerId: string, key: TicketKey): Promise<ApiError> {
+async function whyNotAdmitted(db: Executor, organizerId: string, key: TicketKey): Promise<DomainError> {
   const row = await findTicketWithOrderStatus(db, organizerId, key);
   if (!row) return notFound('Ticket');
   switch (row.status) {
     case 'checked_in':
-      return conflict(ALREADY_CHECKED_IN);
+      return conflict('invalid_state', ALREADY_CHECKED_IN);
     case 'refunded':
-      return conflict('Ticket cannot be checked in: it was refunded.');
+      return conflict('invalid_state', 'Ticket cannot be checked in: it was refunded.');
     case 'cancelled':
-      return conflict('Ticket cannot be checked in: it was cancelled.');
+      return conflict('invalid_state', 'Ticket cannot be checked in: it was cancelled.');
   }
-  if (row.order_status === 'unpaid') return conflict('Ticket cannot be checked in: its order is unpaid.');
-  if (row.order_status === 'cancelled') return conflict('Ticket cannot be checked in: its order is cancelled.');
+  if (row.order_status === 'unpaid')
+    return conflict('invalid_state', 'Ticket cannot be checked in: its order is unpaid.');
+  if (row.order_status === 'cancelled')
+    return conflict('invalid_state', 'Ticket cannot be checked in: its order is cancelled.');
   // Admittable now: a concurrent change (e.g. a transfer or settlement) raced this call.
-  return conflict('Ticket changed while being checked in; retry.');
+  return conflict('concurrent_modification', 'Ticket changed while being checked in; retry.');
 }
 
 export async function transfer(
@@ -80,17 +91,30 @@ export async function transfer(
     const current = organizerId === undefined ? undefined : await findTicket(trx, organizerId, id);
     if (!current) throw notFound('Ticket');
     const firstName = holder.first_name.trim();
-    if (firstName === '') throw new ApiError(400, '`first_name` must not be blank.');
-    const order = await trx.selectFrom('orders').select('status').where('id', '=', current.order_id).executeTakeFirstOrThrow();
-    if (order.status === 'cancelled') throw conflict('Ticket cannot be transferred: its order is cancelled.');
-    const updated = await transferTicket(trx, id, {
-      holder_first_name: firstName,
-      holder_last_name: holder.last_name?.trim() || null,
-      holder_email: holder.email.trim(),
-    }, now);
+    if (firstName === '') throw invalid('parameter_invalid', '`first_name` must not be blank.', 'first_name');
+    const order = await trx
+      .selectFrom('orders')
+      .select('status')
+      .where('id', '=', current.order_id)
+      .executeTakeFirstOrThrow();
+    if (order.status === 'cancelled')
+      throw conflict('invalid_state', 'Ticket cannot be transferred: its order is cancelled.');
+    const updated = await transferTicket(
+      trx,
+      id,
+      {
+        holder_first_name: firstName,
+        holder_last_name: holder.last_name?.trim() || null,
+        holder_email: holder.email.trim(),
+      },
+      now,
+    );
     if (!updated) {
       const state = current.status === 'purchased' ? 'changed meanwhile' : `is ${current.status.replace('_', ' ')}`;
-      throw conflict(`Ticket ${current.ticket_no} ${state} and cannot be transferred; only a purchased ticket can.`);
+      throw conflict(
+        'invalid_state',
+        `Ticket ${current.ticket_no} ${state} and cannot be transferred; only a purchased ticket can.`,
+      );
     }
     return presentTicket(updated);
   });

@@ -12,20 +12,24 @@ import {
 } from '../../db/repositories/webhooks.ts';
 import { keysetPage, mapPage, type PageRequest } from '../../db/pagination.ts';
 import { withTransaction, type Executor } from '../../db/transaction.ts';
-import { badRequest, notFound } from '../../http/errors.ts';
+import { invalid, notFound } from '../../errors/domain-error.ts';
 import { emitDomainEvent } from '../../outbox/emit.ts';
 import { getEndpoint } from './endpoints.ts';
-import { notifyDeliveriesQueued } from './wakeup.ts';
+import { notifyDeliveriesQueued } from '../../outbox/wakeup.ts';
 
-export type DeliveryRow = NonNullable<Awaited<ReturnType<typeof findDelivery>>>;
+type DeliveryRow = NonNullable<Awaited<ReturnType<typeof findDelivery>>>;
 
-export const TEST_PING_MESSAGE = 'This is a test event from Marquee.';
+const TEST_PING_MESSAGE = 'This is a test event from Marquee.';
 
 export async function listEndpointDeliveries(db: Executor, organizerId: string, endpointId: string, page: PageRequest) {
   await getEndpoint(db, organizerId, endpointId);
   // keysetPage checks the cursor against the organizer; it must also be in this log.
   if (page.starting_after !== undefined && !(await deliveryBelongsToEndpoint(db, page.starting_after, endpointId))) {
-    throw badRequest(`starting_after \`${page.starting_after}\` is not the id of an item in this list.`);
+    throw invalid(
+      'invalid_cursor',
+      `starting_after \`${page.starting_after}\` is not the id of an item in this list.`,
+      'starting_after',
+    );
   }
   const result = await keysetPage(db, deliveryListQuery(db, organizerId, endpointId), page, {
     table: 'webhook_deliveries',
@@ -40,7 +44,12 @@ export async function listEndpointDeliveries(db: Executor, organizerId: string, 
  * Appends a fresh delivery of the same event to the same endpoint: attempt 0, pending,
  * a full retry budget. The original row is left exactly as it was.
  */
-export async function redeliver(db: Executor, organizerId: string, deliveryId: string, now: Date): Promise<DeliveryRow> {
+export async function redeliver(
+  db: Executor,
+  organizerId: string,
+  deliveryId: string,
+  now: Date,
+): Promise<DeliveryRow> {
   const original = await findDelivery(db, organizerId, deliveryId);
   if (!original) throw notFound('Webhook delivery');
   const row = await insertDelivery(db, {

@@ -20,9 +20,9 @@ import type { Clock } from '../../lib/clock.ts';
 import type { WebhookSender } from './sender.ts';
 import { signWebhook } from './signature.ts';
 
-export const USER_AGENT = 'Marquee-Webhooks/1';
-/** Payloads are compact summaries; the spec promises consumers under 20 KB. */
-export const MAX_PAYLOAD_BYTES = 20 * 1024;
+const USER_AGENT = 'Marquee-Webhooks/1';
+/** Payloads are compact summaries; docs/webhooks.md promises consumers under 20 KB. */
+const MAX_PAYLOAD_BYTES = 20 * 1024;
 /** At most this many deliveries of one endpoint are being sent at once by one worker. */
 export const PER_ENDPOINT_IN_FLIGHT = 4;
 /**
@@ -30,12 +30,14 @@ export const PER_ENDPOINT_IN_FLIGHT = 4;
  * those being sent plus those a worker holds ready to send next.
  */
 export const PER_ENDPOINT_LEASED = 128;
+/** One claim offers each organizer this many rows per send it may have in flight. */
+const CLAIMS_PER_IN_FLIGHT = 4;
 /** How many due rows one claim takes at most. */
 export const CLAIM_BATCH = 400;
 /** The sustained-failure rule: this many latest deliveries all failed... */
-export const SUSTAINED_FAILURE_COUNT = 20;
+const SUSTAINED_FAILURE_COUNT = 20;
 /** ...and spanning at least this long, oldest to newest created_at. */
-export const SUSTAINED_FAILURE_SPAN_MS = 3 * 24 * 60 * 60 * 1000;
+const SUSTAINED_FAILURE_SPAN_MS = 3 * 24 * 60 * 60 * 1000;
 
 export interface DispatchContext {
   db: Db;
@@ -51,7 +53,8 @@ export function leaseMs(config: Readonly<Config>): number {
 
 /**
  * Claims up to `limit` due deliveries (leased until now + leaseMs), in due order, at
- * most PER_ENDPOINT_LEASED leased per endpoint counting those already leased.
+ * most PER_ENDPOINT_LEASED leased per endpoint counting those already leased, and at
+ * most CLAIMS_PER_IN_FLIGHT × WEBHOOK_MAX_IN_FLIGHT_PER_ORGANIZER of one organizer.
  */
 export async function claimDeliveries(ctx: DispatchContext, limit: number): Promise<ClaimedDelivery[]> {
   const now = ctx.clock.now();
@@ -60,6 +63,7 @@ export async function claimDeliveries(ctx: DispatchContext, limit: number): Prom
     leaseUntil: new Date(now.getTime() + leaseMs(ctx.config)),
     limit,
     perEndpointCap: PER_ENDPOINT_LEASED,
+    perOrganizerClaim: CLAIMS_PER_IN_FLIGHT * ctx.config.webhookMaxInFlightPerOrganizer,
   });
 }
 
@@ -83,7 +87,7 @@ export interface FinishedAttempt {
  * The exact bytes sent: `{"type":…,"timestamp":…,"data":…}`, the stored data text pasted
  * in as it is (it is JSON.stringify output, kept verbatim in a json column).
  */
-export function envelope(row: Pick<ClaimedDelivery, 'event_type' | 'event_created_at' | 'event_data_json'>): string {
+function envelope(row: Pick<ClaimedDelivery, 'event_type' | 'event_created_at' | 'event_data_json'>): string {
   return `{"type":${JSON.stringify(row.event_type)},"timestamp":"${row.event_created_at.toISOString()}","data":${row.event_data_json}}`;
 }
 
@@ -93,13 +97,18 @@ export async function sendAttempt(ctx: DispatchContext, row: ClaimedDelivery): P
   const body = envelope(row);
   const size = Buffer.byteLength(body);
   if (size >= MAX_PAYLOAD_BYTES) {
-    // Never happens with the spec's compact payloads; refuse rather than break the promise.
+    // Never happens with these compact payloads; refuse rather than break the promise.
     return {
       row,
       gone: false,
       rec: {
-        status: 'exhausted', attempt, response_status: null, response_ms: null,
-        error: `Payload of ${size} bytes is over the 20 KB limit; not sent.`, next_retry_at: null, now: ctx.clock.now(),
+        status: 'exhausted',
+        attempt,
+        response_status: null,
+        response_ms: null,
+        error: `Payload of ${size} bytes is over the 20 KB limit; not sent.`,
+        next_retry_at: null,
+        now: ctx.clock.now(),
       },
     };
   }
@@ -119,7 +128,8 @@ export async function sendAttempt(ctx: DispatchContext, row: ClaimedDelivery): P
   let status: AttemptRecord['status'];
   let nextRetryAt: Date | null = null;
   if (result.ok) status = 'success';
-  else if (result.gone) status = 'failed'; // not retried: the endpoint is disabled when recorded
+  else if (result.gone)
+    status = 'failed'; // not retried: the endpoint is disabled when recorded
   else if (attempt <= delays.length) {
     status = 'failed';
     nextRetryAt = new Date(now.getTime() + delays[attempt - 1]!);
@@ -128,8 +138,13 @@ export async function sendAttempt(ctx: DispatchContext, row: ClaimedDelivery): P
     row,
     gone: result.gone,
     rec: {
-      status, attempt, response_status: result.status, response_ms: result.responseMs,
-      error: result.error, next_retry_at: nextRetryAt, now,
+      status,
+      attempt,
+      response_status: result.status,
+      response_ms: result.responseMs,
+      error: result.error,
+      next_retry_at: nextRetryAt,
+      now,
     },
   };
 }
@@ -148,11 +163,19 @@ export async function recordAttempts(ctx: DispatchContext, batch: FinishedAttemp
   const recorded = anyFailure
     ? await withTransaction(ctx.db, async (trx) => {
         const ids = await recordDeliveryAttempts(trx, attempts);
-        await applyAutoDisableRules(trx, batch.filter((f) => ids.has(f.row.id)));
+        await applyAutoDisableRules(
+          trx,
+          batch.filter((f) => ids.has(f.row.id)),
+        );
         return ids;
       })
     : await recordDeliveryAttempts(ctx.db, attempts);
-  return batch.map((f) => ({ deliveryId: f.row.id, status: f.rec.status, attempt: f.rec.attempt, recorded: recorded.has(f.row.id) }));
+  return batch.map((f) => ({
+    deliveryId: f.row.id,
+    status: f.rec.status,
+    attempt: f.rec.attempt,
+    recorded: recorded.has(f.row.id),
+  }));
 }
 
 async function applyAutoDisableRules(trx: Executor, recorded: FinishedAttempt[]): Promise<void> {

@@ -9,6 +9,7 @@
  * transaction opens, and hands the outcome in; the functions here do no network I/O.
  */
 import {
+  countEndpointsLocked,
   deleteEndpoint,
   endpointListQuery,
   findEndpoint,
@@ -18,21 +19,21 @@ import {
 import { keysetPage, mapPage, type PageRequest } from '../../db/pagination.ts';
 import type { Updateable } from 'kysely';
 import type { WebhookEndpointsTable } from '../../db/schema.ts';
-import type { Executor } from '../../db/transaction.ts';
-import { badRequest, notFound } from '../../http/errors.ts';
+import { withTransaction, type Executor } from '../../db/transaction.ts';
+import { invalid, notFound } from '../../errors/domain-error.ts';
 import type { SubscribableEventType } from '../../outbox/emit.ts';
 import { generateWebhookSecret, secretPreview } from './signature.ts';
 import { UrlVettingError, vetWebhookUrl, type VettingOptions } from './url-vetting.ts';
 
-export type EndpointRow = NonNullable<Awaited<ReturnType<typeof findEndpoint>>>;
+type EndpointRow = NonNullable<Awaited<ReturnType<typeof findEndpoint>>>;
 
-export interface CreateEndpointInput {
+interface CreateEndpointInput {
   url: string;
   description?: string | null;
   event_types: SubscribableEventType[];
 }
 
-export interface UpdateEndpointInput {
+interface UpdateEndpointInput {
   url?: string;
   description?: string | null;
   event_types?: SubscribableEventType[];
@@ -58,18 +59,41 @@ export async function vetUrlForStorage(url: string, vetting: VettingOptions): Pr
 
 /** A refusal is a 400 that says why; a URL that was not vetted is a bug, never stored. */
 function requireVetted(url: string, vetted: VettedUrl | undefined): void {
-  if (vetted === undefined || vetted.url !== url) throw new Error('webhook endpoint URL reached storage without being vetted');
-  if (vetted.refusal !== null) throw badRequest(vetted.refusal);
+  if (vetted === undefined || vetted.url !== url)
+    throw new Error('webhook endpoint URL reached storage without being vetted');
+  if (vetted.refusal !== null) throw invalid('parameter_invalid', vetted.refusal, 'url');
 }
 
+/**
+ * Creates an endpoint unless the organizer already has `maxEndpoints` (a 400 that says
+ * what to do). The count and the insert share a transaction and the organizer's row lock.
+ */
 export async function createEndpoint(
   db: Executor,
   organizerId: string,
   input: CreateEndpointInput,
   vettedUrl: VettedUrl | undefined,
+  limits: { maxEndpoints: number },
   now: Date,
 ): Promise<{ row: EndpointRow; secret: string }> {
   requireVetted(input.url, vettedUrl);
+  return withTransaction(db, async (trx) => {
+    if ((await countEndpointsLocked(trx, organizerId)) >= limits.maxEndpoints) {
+      throw invalid(
+        'limit_reached',
+        `An organizer may have at most ${limits.maxEndpoints} webhook endpoints; delete one (DELETE /v1/webhook_endpoints/{id}) before creating another.`,
+      );
+    }
+    return insertNewEndpoint(trx, organizerId, input, now);
+  });
+}
+
+async function insertNewEndpoint(
+  db: Executor,
+  organizerId: string,
+  input: CreateEndpointInput,
+  now: Date,
+): Promise<{ row: EndpointRow; secret: string }> {
   const secret = generateWebhookSecret();
   const row = await insertEndpoint(db, {
     organizer_id: organizerId,
@@ -109,7 +133,7 @@ export async function updateEndpointSettings(
   now: Date,
 ): Promise<EndpointRow> {
   if (Object.keys(input).length === 0) {
-    throw badRequest('Send at least one of `url`, `description`, `event_types`, `status` to update.');
+    throw invalid('empty_update', 'Send at least one of `url`, `description`, `event_types`, `status` to update.');
   }
   const current = await getEndpoint(db, organizerId, id);
   if (input.url !== undefined) requireVetted(input.url, vettedUrl);

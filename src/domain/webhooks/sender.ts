@@ -30,13 +30,13 @@ export interface SendResult {
   gone: boolean;
 }
 
-export interface WebhookRequest {
+interface WebhookRequest {
   url: string;
   headers: Record<string, string>;
   body: string;
 }
 
-export interface WebhookSenderOptions extends VettingOptions {
+interface WebhookSenderOptions extends VettingOptions {
   /** One deadline for the whole attempt: DNS, connect, TLS, response headers and body. */
   timeoutMs: number;
   /** Trusted CAs replacing the default roots (tests use a self-signed receiver). */
@@ -54,14 +54,18 @@ export interface WebhookSender {
 }
 
 const DEFAULT_MAX_RESPONSE_BYTES = 4096;
-export const DEFAULT_DNS_CACHE_MS = 5000;
+const DEFAULT_DNS_CACHE_MS = 5000;
 const UNDICI_TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 export function createWebhookSender(opts: WebhookSenderOptions): WebhookSender {
   // The socket lookup (new connections) resolves afresh; the pre-send vetting may reuse
   // a recent verdict, since it only decides whether to try (the socket lookup decides
   // where the connection goes).
-  const vetting: VettingOptions = { allowLoopback: opts.allowLoopback, resolver: opts.resolver };
+  const vetting: VettingOptions = {
+    allowLoopback: opts.allowLoopback,
+    allowInsecureLoopback: opts.allowInsecureLoopback ?? false,
+    resolver: opts.resolver,
+  };
   const vetted = vettedUrlCache(vetting, opts.dnsCacheMs ?? DEFAULT_DNS_CACHE_MS);
   const maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const agent = new Agent({
@@ -75,14 +79,22 @@ export function createWebhookSender(opts: WebhookSenderOptions): WebhookSender {
     bodyTimeout: opts.timeoutMs,
   });
 
-  const limits: AttemptLimits = { timeoutMs: opts.timeoutMs, timeoutMessage: `timeout after ${opts.timeoutMs}ms`, maxResponseBytes };
+  const limits: AttemptLimits = {
+    timeoutMs: opts.timeoutMs,
+    timeoutMessage: `timeout after ${opts.timeoutMs}ms`,
+    maxResponseBytes,
+  };
 
   function send(req: WebhookRequest): Promise<SendResult> {
     return new Promise<SendResult>((resolve) => {
       const attempt = new Attempt(limits, resolve);
       const url = vetted(req.url);
       if (url instanceof URL) attempt.dispatch(agent, url, req);
-      else url.then((vettedUrl) => attempt.dispatch(agent, vettedUrl, req), (err: unknown) => attempt.fail(describeError(err)));
+      else
+        url.then(
+          (vettedUrl) => attempt.dispatch(agent, vettedUrl, req),
+          (err: unknown) => attempt.fail(describeError(err)),
+        );
     });
   }
 
@@ -120,7 +132,10 @@ class Attempt implements Dispatcher.DispatchHandler {
   dispatch(agent: Agent, url: URL, req: WebhookRequest): void {
     if (this.settled) return;
     const headers = withJsonContentType(req.headers);
-    agent.dispatch({ origin: url.origin, path: url.pathname + url.search, method: 'POST', headers, body: req.body }, this);
+    agent.dispatch(
+      { origin: url.origin, path: url.pathname + url.search, method: 'POST', headers, body: req.body },
+      this,
+    );
   }
 
   deadline(): void {
@@ -195,7 +210,8 @@ function vettedLookup(vetting: VettingOptions): LookupFunction {
         } else if (options.all) {
           callback(null, usable);
         } else {
-          callback(null, usable[0].address, usable[0].family);
+          const [first] = usable as [ResolvedAddress, ...ResolvedAddress[]];
+          callback(null, first.address, first.family);
         }
       },
       (err: Error) => callback(err, ''),
@@ -210,7 +226,8 @@ function ofFamily(addresses: ResolvedAddress[], family: number | 'IPv4' | 'IPv6'
 
 function statusOutcome(status: number): Pick<SendResult, 'ok' | 'error' | 'gone'> {
   if (status >= 200 && status <= 299) return { ok: true, error: null, gone: false };
-  if (status >= 300 && status <= 399) return { ok: false, error: `HTTP ${status}: redirects are not followed`, gone: false };
+  if (status >= 300 && status <= 399)
+    return { ok: false, error: `HTTP ${status}: redirects are not followed`, gone: false };
   return { ok: false, error: `HTTP ${status}`, gone: status === 410 };
 }
 

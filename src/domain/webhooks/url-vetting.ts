@@ -27,12 +27,14 @@ export class UrlVettingError extends Error {
 export interface VettingOptions {
   /** Lets 127.0.0.0/8, ::1 and ::ffff:127.0.0.0/104 pass, for local development and tests. */
   allowLoopback: boolean;
+  /** Also lets plain http:// through when every address of the host is loopback (development only). */
+  allowInsecureLoopback?: boolean;
   resolver: Resolver;
 }
 
-export const MAX_WEBHOOK_URL_LENGTH = 2048;
+const MAX_WEBHOOK_URL_LENGTH = 2048;
 
-export type AddressVerdict = { ok: true } | { ok: false; range: string };
+type AddressVerdict = { ok: true } | { ok: false; range: string };
 
 const ALLOWED: AddressVerdict = { ok: true };
 
@@ -110,9 +112,9 @@ type EmbeddingForm = 'ipv4Mapped' | 'nat64' | '6to4';
 
 function embeddedIPv4(ip: ipaddr.IPv6): { form: EmbeddingForm; ipv4: ipaddr.IPv4 } | null {
   if (ip.isIPv4MappedAddress()) return { form: 'ipv4Mapped', ipv4: ip.toIPv4Address() };
-  if (ip.match(NAT64_WELL_KNOWN)) return { form: 'nat64', ipv4: ipv4FromParts(ip.parts[6], ip.parts[7]) };
+  if (ip.match(NAT64_WELL_KNOWN)) return { form: 'nat64', ipv4: ipv4FromParts(ip.parts[6]!, ip.parts[7]!) };
   // 6to4 (RFC 3056): 2002:AABB:CCDD::/48 tunnels to AA.BB.CC.DD (bits 16..48).
-  if (ip.range() === '6to4') return { form: '6to4', ipv4: ipv4FromParts(ip.parts[1], ip.parts[2]) };
+  if (ip.range() === '6to4') return { form: '6to4', ipv4: ipv4FromParts(ip.parts[1]!, ip.parts[2]!) };
   return null;
 }
 
@@ -142,9 +144,9 @@ const EMBEDDING_DESCRIPTIONS: Record<EmbeddingForm, string> = {
 };
 
 /** `private` → `a private address`; `ipv4Mapped:private` → `an IPv4-mapped IPv6 address embedding a private address`. */
-export function describeRange(range: string): string {
+function describeRange(range: string): string {
   const [form, inner] = range.split(':');
-  if (inner !== undefined && Object.hasOwn(EMBEDDING_DESCRIPTIONS, form)) {
+  if (form !== undefined && inner !== undefined && Object.hasOwn(EMBEDDING_DESCRIPTIONS, form)) {
     return `${EMBEDDING_DESCRIPTIONS[form as EmbeddingForm]} embedding ${describeRange(inner)}`;
   }
   return RANGE_DESCRIPTIONS[range] ?? `a special-purpose address (${range})`;
@@ -189,21 +191,40 @@ export async function vetWebhookUrl(raw: string, opts: VettingOptions): Promise<
   } catch {
     throw new UrlVettingError('Webhook URL is not a valid URL.');
   }
-  if (url.protocol !== 'https:') throw new UrlVettingError('Webhook URL must use https.');
+  const insecure = url.protocol === 'http:' && opts.allowInsecureLoopback === true;
+  if (url.protocol !== 'https:' && !insecure) throw new UrlVettingError('Webhook URL must use https.');
   if (url.username !== '' || url.password !== '') {
     throw new UrlVettingError('Webhook URL must not contain a user name or password.');
   }
 
   const literal = ipLiteral(url.hostname);
   if (literal === null) {
-    await resolveVettedAddresses(url.hostname, opts);
+    const addresses = await resolveVettedAddresses(url.hostname, opts);
+    if (insecure)
+      requireLoopback(
+        url.hostname,
+        addresses.map((a) => a.address),
+      );
     return url;
   }
+  if (insecure) requireLoopback(url.hostname, [literal]);
   const verdict = isAddressAllowed(literal, opts);
   if (!verdict.ok) {
     throw new UrlVettingError(`Webhook URL host ${url.hostname} is ${describeRange(verdict.range)}; ${ONLY_PUBLIC}`);
   }
   return url;
+}
+
+/** Plain http:// is for a receiver on this machine only. */
+function requireLoopback(hostname: string, addresses: string[]): void {
+  for (const address of addresses) {
+    const ip = ipaddr.process(address);
+    if (ip.range() !== 'loopback') {
+      throw new UrlVettingError(
+        `Webhook URL may use http only for a loopback address (WEBHOOK_ALLOW_INSECURE_LOOPBACK); ${hostname} is ${address}: use https.`,
+      );
+    }
+  }
 }
 
 const FOUR_PART_DECIMAL = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;

@@ -10,8 +10,12 @@ export async function adminAuth(request: FastifyRequest): Promise<void> {
   const token = bearerToken(request);
   // Comparing digests keeps the comparison constant-time whatever the token's length.
   if (token === undefined || !timingSafeEqual(digest(token), digest(request.server.deps.adminToken))) {
-    throw new ApiError(401, 'A valid admin token is required: send it as "Authorization: Bearer <ADMIN_TOKEN>".', {
-      'www-authenticate': 'Bearer realm="marquee-admin"',
-    });
+    throw new ApiError(
+      'unauthorized',
+      'A valid admin token is required: send it as "Authorization: Bearer <ADMIN_TOKEN>".',
+      {
+        'www-authenticate': 'Bearer realm="marquee-admin"',
+      },
+    );
   }
 }

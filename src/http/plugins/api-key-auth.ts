@@ -5,9 +5,9 @@
  */
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { authenticate, type AuthContext, type Scope } from '../../domain/auth/api-keys.ts';
-import { forbidden, unauthorized } from '../errors.ts';
+import { ApiError, unauthorized } from '../errors.ts';
 
-export const API_REALM = 'marquee-api';
+const API_REALM = 'marquee-api';
 
 export function bearerToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
@@ -16,7 +16,7 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
-export function requiredScope(request: FastifyRequest): Scope {
+function requiredScope(request: FastifyRequest): Scope {
   const configured = request.routeOptions.config?.scope;
   if (configured) return configured;
   return request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'write';
@@ -39,7 +39,12 @@ function admit(request: FastifyRequest, auth: AuthContext | undefined, done: Hoo
   if (!auth) return done(unauthorized(API_REALM));
   const scope = requiredScope(request);
   if (!auth.scopes.includes(scope)) {
-    return done(forbidden(`This API key lacks the \`${scope}\` scope that ${request.method} requests need.`));
+    return done(
+      new ApiError(
+        'forbidden_scope',
+        `This API key lacks the \`${scope}\` scope that ${request.method} requests need.`,
+      ),
+    );
   }
   request.auth = auth;
   done();

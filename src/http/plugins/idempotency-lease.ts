@@ -29,7 +29,7 @@ export function leaseIsLive(
   return row.locked_until !== null && row.locked_until.getTime() > now.getTime();
 }
 
-export interface LeaseContext {
+interface LeaseContext {
   engine: Engine;
   db: Db;
   clock: Clock;

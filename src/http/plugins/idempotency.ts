@@ -1,5 +1,5 @@
 /**
- * Idempotency keys (spec: Idempotency, rules 1-10; design in docs/idempotency.md).
+ * Idempotency keys: the rules and their design are in docs/idempotency.md.
  *
  * One mechanism for every POST and PATCH of the /v1 scope that carries `Idempotency-Key`
  * (GET and DELETE ignore the header), after the "recovery point" design of Stripe-style
@@ -31,6 +31,7 @@ import {
   completeIdempotencyKey,
   findIdempotencyKeyForUpdate,
   insertIdempotencyKeyIfAbsent,
+  IDEMPOTENCY_RETENTION_MS,
   releaseIdempotencyKey,
   renewIdempotencyLease,
   resetIdempotencyKey,
@@ -41,7 +42,15 @@ import type { Database } from '../../db/schema.ts';
 import { withTransaction } from '../../db/transaction.ts';
 import { tenantOf } from '../context.ts';
 import { classifyDatabaseError } from '../../db/errors.ts';
-import { badRequest, conflict, DATABASE_FAULT_DETAILS, PROBLEM_CONTENT_TYPE, problem } from '../errors.ts';
+import {
+  DATABASE_FAULT_CODES,
+  DATABASE_FAULT_DETAILS,
+  internalErrorProblem,
+  PROBLEM_CONTENT_TYPE,
+  problem,
+} from '../errors.ts';
+import type { CodeOf } from '../../errors/codes.ts';
+import { conflict, invalid } from '../../errors/domain-error.ts';
 import { HeldLease, leaseIsLive } from './idempotency-lease.ts';
 
 export interface IdempotencySettings {
@@ -51,7 +60,7 @@ export interface IdempotencySettings {
    * renewal (IDEMPOTENCY_LEASE). Unused for liveness on PGlite (docs/idempotency.md).
    */
   leaseMs: number;
-  /** How long a key is kept and answers replays (spec: 24 hours). */
+  /** How long a key is kept and answers replays (24 hours, docs/idempotency.md). */
   retentionMs: number;
   /**
    * Test seam: runs inside the request-scoped transaction right before the handler of an
@@ -63,11 +72,11 @@ export interface IdempotencySettings {
 
 export const DEFAULT_IDEMPOTENCY_SETTINGS: Readonly<IdempotencySettings> = Object.freeze({
   leaseMs: 5_000,
-  retentionMs: 24 * 60 * 60 * 1000,
+  retentionMs: IDEMPOTENCY_RETENTION_MS,
 });
 
-export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
-export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 /** Response headers stored and replayed besides the status and body. */
 const STORED_HEADERS = ['content-type', 'location'] as const;
 
@@ -136,7 +145,7 @@ function hooksOf<T>(hooks: T | T[] | undefined): T[] {
 }
 
 /** JSON with object keys sorted at every level, so key order never changes the hash. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (value === undefined) return '';
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
@@ -155,18 +164,24 @@ function requestPath(url: string): string {
 }
 
 export function requestHash(apiKeyId: string, method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(JSON.stringify([apiKeyId, method, path, canonicalJson(body)])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([apiKeyId, method, path, canonicalJson(body)]))
+    .digest('hex');
 }
 
-type Decision = { kind: 'execute' } | { kind: 'replay'; row: IdempotencyKeyRow } | { kind: 'conflict'; detail: string };
+type Decision =
+  | { kind: 'execute' }
+  | { kind: 'replay'; row: IdempotencyKeyRow }
+  | { kind: 'conflict'; code: CodeOf<'conflict'>; detail: string };
 
 async function claimKey(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
   if (request.method !== 'POST' && request.method !== 'PATCH') return;
   const header = request.headers[IDEMPOTENCY_KEY_HEADER];
   if (header === undefined) return;
   const key = Array.isArray(header) ? header.join(', ') : header;
-  if (key.length === 0) throw badRequest(IDEMPOTENCY_DETAILS.empty);
-  if (key.length > IDEMPOTENCY_KEY_MAX_LENGTH) throw badRequest(IDEMPOTENCY_DETAILS.tooLong(key.length));
+  if (key.length === 0) throw invalid('idempotency_key_invalid', IDEMPOTENCY_DETAILS.empty);
+  if (key.length > IDEMPOTENCY_KEY_MAX_LENGTH)
+    throw invalid('idempotency_key_invalid', IDEMPOTENCY_DETAILS.tooLong(key.length));
 
   const { db, engine, clock, idempotency: settings } = request.server.deps;
   const auth = tenantOf(request);
@@ -188,7 +203,16 @@ async function claimKey(request: FastifyRequest, reply: FastifyReply): Promise<F
   // claim runs only after this one commits, and must already see it as held.
   let lease: HeldLease | undefined;
   const hold = (): Decision => {
-    lease = new HeldLease({ engine, db, clock, leaseMs: settings.leaseMs, organizerId: auth.organizerId, key, leaseToken: claim.leaseToken, log: request.log });
+    lease = new HeldLease({
+      engine,
+      db,
+      clock,
+      leaseMs: settings.leaseMs,
+      organizerId: auth.organizerId,
+      key,
+      leaseToken: claim.leaseToken,
+      log: request.log,
+    });
     return { kind: 'execute' };
   };
   let decision: Decision;
@@ -204,12 +228,18 @@ async function claimKey(request: FastifyRequest, reply: FastifyReply): Promise<F
           await resetIdempotencyKey(trx, claim);
           return hold();
         }
-        if (row.api_key_id !== claim.apiKeyId) return { kind: 'conflict', detail: IDEMPOTENCY_DETAILS.otherApiKey };
-        if (row.request_hash !== claim.requestHash) return { kind: 'conflict', detail: IDEMPOTENCY_DETAILS.otherRequest };
+        if (row.api_key_id !== claim.apiKeyId)
+          return { kind: 'conflict', code: 'idempotency_key_reused', detail: IDEMPOTENCY_DETAILS.otherApiKey };
+        if (row.request_hash !== claim.requestHash)
+          return { kind: 'conflict', code: 'idempotency_key_reused', detail: IDEMPOTENCY_DETAILS.otherRequest };
         if (row.status === 'completed') return { kind: 'replay', row };
-        if (leaseIsLive(engine, row, now)) return { kind: 'conflict', detail: IDEMPOTENCY_DETAILS.inFlight };
+        if (leaseIsLive(engine, row, now))
+          return { kind: 'conflict', code: 'idempotency_key_in_flight', detail: IDEMPOTENCY_DETAILS.inFlight };
         // The request holding the key is gone (its process died): take over.
-        request.log.warn({ idempotencyKey: key, expiredAt: row.locked_until }, 'idempotency key holder is gone (lease expired or process restarted); taking the key over');
+        request.log.warn(
+          { idempotencyKey: key, expiredAt: row.locked_until },
+          'idempotency key holder is gone (lease expired or process restarted); taking the key over',
+        );
         await renewIdempotencyLease(trx, claim.organizerId, key, claim);
         return hold();
       }
@@ -220,7 +250,7 @@ async function claimKey(request: FastifyRequest, reply: FastifyReply): Promise<F
     throw err;
   }
 
-  if (decision.kind === 'conflict') throw conflict(decision.detail);
+  if (decision.kind === 'conflict') throw conflict(decision.code, decision.detail);
   if (decision.kind === 'replay') {
     states.set(request, { kind: 'replay' });
     const { row } = decision;
@@ -230,7 +260,15 @@ async function claimKey(request: FastifyRequest, reply: FastifyReply): Promise<F
       .send(row.response_body!);
   }
   lease!.startHeartbeat();
-  states.set(request, { kind: 'owner', organizerId: auth.organizerId, key, leaseToken: claim.leaseToken, lease: lease!, trx: undefined, finished: false });
+  states.set(request, {
+    kind: 'owner',
+    organizerId: auth.organizerId,
+    key,
+    leaseToken: claim.leaseToken,
+    lease: lease!,
+    trx: undefined,
+    finished: false,
+  });
 }
 
 async function openTransaction(request: FastifyRequest): Promise<void> {
@@ -258,7 +296,10 @@ function storedHeaders(reply: FastifyReply): Record<string, string> {
   return headers;
 }
 
-async function rollbackQuietly(request: FastifyRequest, trx: ControlledTransaction<Database> | undefined): Promise<void> {
+async function rollbackQuietly(
+  request: FastifyRequest,
+  trx: ControlledTransaction<Database> | undefined,
+): Promise<void> {
   request.db = request.server.deps.db;
   if (!trx || trx.isCommitted || trx.isRolledBack) return;
   try {
@@ -297,7 +338,7 @@ async function finish(request: FastifyRequest, reply: FastifyReply, payload: unk
         await rollbackQuietly(request, trx);
         request.log.warn({ idempotencyKey: key }, 'idempotency lease lost to a take-over; work rolled back');
         reply.code(409).type(PROBLEM_CONTENT_TYPE);
-        return JSON.stringify(problem(409, IDEMPOTENCY_DETAILS.leaseLost));
+        return JSON.stringify(problem('idempotency_key_lease_lost', IDEMPOTENCY_DETAILS.leaseLost));
       }
       await trx.commit().execute();
       request.db = db;
@@ -313,15 +354,15 @@ async function finish(request: FastifyRequest, reply: FastifyReply, payload: unk
       const fault = classifyDatabaseError(err);
       if (fault) {
         reply.code(503).type(PROBLEM_CONTENT_TYPE).header('retry-after', '1');
-        return JSON.stringify(problem(503, DATABASE_FAULT_DETAILS[fault]));
+        return JSON.stringify(problem(DATABASE_FAULT_CODES[fault], DATABASE_FAULT_DETAILS[fault]));
       }
       reply.code(500).type(PROBLEM_CONTENT_TYPE);
-      return JSON.stringify(problem(500, `Internal server error. Quote request id ${request.id} to support.`));
+      return JSON.stringify(internalErrorProblem(request.id));
     }
   }
 
   // An error (or a success answered before the handler): the work, if any, rolls back;
-  // the response is stored on its own (spec rule 2: every status, 5xx included).
+  // the response is stored on its own (every status is stored, 5xx included: docs/idempotency.md).
   await rollbackQuietly(request, trx);
   try {
     await withTransaction(db, (t) => completeIdempotencyKey(t, organizerId, key, leaseToken, response, clock.now()));
@@ -341,8 +382,13 @@ async function closeLeftovers(request: FastifyRequest): Promise<void> {
   state.lease.end();
   const { trx } = state;
   if (trx && !trx.isCommitted && !trx.isRolledBack) {
-    request.log.error({ idempotencyKey: state.key }, 'idempotency: transaction still open after the response; rolling back');
+    request.log.error(
+      { idempotencyKey: state.key },
+      'idempotency: transaction still open after the response; rolling back',
+    );
     await rollbackQuietly(request, trx);
-    await releaseIdempotencyKey(request.server.deps.db, state.organizerId, state.key, state.leaseToken).catch(() => undefined);
+    await releaseIdempotencyKey(request.server.deps.db, state.organizerId, state.key, state.leaseToken).catch(
+      () => undefined,
+    );
   }
 }

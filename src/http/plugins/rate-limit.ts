@@ -1,5 +1,5 @@
 /**
- * Rate limits on the HTTP side (spec: Limits; operations.md section 2; docs/rate-limits.md).
+ * Rate limits on the HTTP side (docs/rate-limits.md; settings in README, Configuration).
  *
  * Two hooks over the engine of ../rate-limit/limiter.ts:
  * - preauthRateLimit: a root onRequest hook, before any authentication, counting every
@@ -22,13 +22,15 @@ import { rateLimitHeaders, type RateLimitBucket, type RateLimitDecision } from '
 const EXEMPT_PATHS = new Set(['/healthz', '/readyz']);
 
 const DENIAL_DETAIL: Record<RateLimitBucket, (limit: number) => string> = {
-  preauth: (limit) => `Rate limit exceeded: at most ${limit} requests per minute from one client IP address. Retry after 60 seconds.`,
-  read: (limit) => `Rate limit exceeded: at most ${limit} read requests (GET) per minute per API key. Retry after 60 seconds.`,
+  preauth: (limit) =>
+    `Rate limit exceeded: at most ${limit} requests per minute from one client IP address. Retry after 60 seconds.`,
+  read: (limit) =>
+    `Rate limit exceeded: at most ${limit} read requests (GET) per minute per API key. Retry after 60 seconds.`,
   write: (limit) =>
     `Rate limit exceeded: at most ${limit} write requests (POST, PATCH, DELETE) per minute per API key. Retry after 60 seconds.`,
 };
 
-export function bucketOf(method: string): RateLimitBucket {
+function bucketOf(method: string): RateLimitBucket {
   return method === 'GET' || method === 'HEAD' ? 'read' : 'write';
 }
 
@@ -37,18 +39,30 @@ export function bucketOf(method: string): RateLimitBucket {
  * callback hook rather than an async one: with in-process counters the decision is
  * synchronous, and the request goes on without a promise or a microtask turn.
  */
-function enforce(request: FastifyRequest, reply: FastifyReply, bucket: RateLimitBucket, key: string, done: HookHandlerDoneFunction): void {
+function enforce(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  bucket: RateLimitBucket,
+  key: string,
+  done: HookHandlerDoneFunction,
+): void {
   const decision = request.server.deps.rateLimiter.consume(bucket, key);
   if (decision instanceof Promise) decision.then((d) => apply(request, reply, bucket, d, done), done);
   else apply(request, reply, bucket, decision, done);
 }
 
-function apply(request: FastifyRequest, reply: FastifyReply, bucket: RateLimitBucket, decision: RateLimitDecision, done: HookHandlerDoneFunction): void {
+function apply(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  bucket: RateLimitBucket,
+  decision: RateLimitDecision,
+  done: HookHandlerDoneFunction,
+): void {
   const headers = rateLimitHeaders(bucket, decision);
   if (!decision.allowed) {
     request.log.info({ bucket, limit: decision.limit }, 'rate limit exceeded');
     // The error handler sends the problem with these headers (retry-after: 60 included).
-    done(new ApiError(429, DENIAL_DETAIL[bucket](decision.limit), headers));
+    done(new ApiError('rate_limited', DENIAL_DETAIL[bucket](decision.limit), headers));
     return;
   }
   reply.headers(headers);

@@ -9,7 +9,7 @@
  * Expired windows are swept once per window length, so memory stays bounded by the keys
  * seen in the last two windows.
  */
-export interface WindowHit {
+interface WindowHit {
   /** Requests counted in the current window, this one included. */
   count: number;
   /** Milliseconds until the current window ends. */

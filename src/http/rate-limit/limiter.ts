@@ -1,5 +1,5 @@
 /**
- * Rate-limiting engine (spec: ticketing-api.md "Limits"; operations.md section 2).
+ * Rate-limiting engine (docs/rate-limits.md).
  *
  * Fixed one-minute windows per bucket and key. Counters live in process memory
  * (./fixed-window.ts, synchronous), or in Redis (rate-limiter-flexible) when a URL is
@@ -35,7 +35,7 @@ export interface RateLimiter {
   close(): Promise<void>;
 }
 
-export interface RateLimiterOptions {
+interface RateLimiterOptions {
   limits: Record<RateLimitBucket, number>;
   /** Unset: in-process counters. Set: counters shared through this Redis. */
   redisUrl?: string;
@@ -44,7 +44,7 @@ export interface RateLimiterOptions {
   keyPrefix?: string;
 }
 
-export const RATE_LIMIT_WINDOW_SECONDS = 60;
+const RATE_LIMIT_WINDOW_SECONDS = 60;
 
 const BUCKETS: readonly RateLimitBucket[] = ['preauth', 'read', 'write'];
 
@@ -66,9 +66,7 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
     }
   }
   const keyPrefix = opts.keyPrefix ?? 'marquee:rl';
-  return opts.redisUrl
-    ? createRedisRateLimiter(opts, opts.redisUrl, keyPrefix)
-    : createMemoryRateLimiter(opts);
+  return opts.redisUrl ? createRedisRateLimiter(opts, opts.redisUrl, keyPrefix) : createMemoryRateLimiter(opts);
 }
 
 function createMemoryRateLimiter(opts: RateLimiterOptions): RateLimiter {
@@ -78,7 +76,12 @@ function createMemoryRateLimiter(opts: RateLimiterOptions): RateLimiter {
     consume(bucket, key) {
       const limit = opts.limits[bucket];
       const { count, msLeft } = forBucket(counters, bucket).hit(key);
-      return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetSeconds: toResetSeconds(msLeft) };
+      return {
+        allowed: count <= limit,
+        limit,
+        remaining: Math.max(0, limit - count),
+        resetSeconds: toResetSeconds(msLeft),
+      };
     },
     close: async () => {},
   };
@@ -228,7 +231,10 @@ export const RATE_LIMIT_STORE_MESSAGES = {
   reachable: 'rate limit store reachable again; enforcing shared limits',
 } as const;
 
-function perBucket<T>(limits: Record<RateLimitBucket, number>, build: (bucket: RateLimitBucket, points: number) => T): Record<RateLimitBucket, T> {
+function perBucket<T>(
+  limits: Record<RateLimitBucket, number>,
+  build: (bucket: RateLimitBucket, points: number) => T,
+): Record<RateLimitBucket, T> {
   return {
     preauth: build('preauth', limits.preauth),
     read: build('read', limits.read),
@@ -247,7 +253,7 @@ function forBucket<T>(perBucketValues: Record<RateLimitBucket, T>, bucket: RateL
  * draft-ietf-httpapi-ratelimit-headers-10 (September 2025), sections 3 and 4:
  *   ratelimit-policy: "<bucket>";q=<limit>;w=<window>
  *   ratelimit:        "<bucket>";r=<remaining>;t=<reset seconds>
- * plus `retry-after: 60` on a denial (spec: "an exceeded limit answers 429 with
+ * plus `retry-after: 60` on a denial (docs/rate-limits.md: "an exceeded limit answers 429 with
  * retry-after: 60"). Retry-After equals the window, so it is never earlier than t,
  * as the draft (section 6) asks. Names are lower case, as Fastify stores them.
  */

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { sql } from 'kysely';
 import type { Clock } from '../../lib/clock.ts';
+import { problem } from '../errors.ts';
 import { ProblemSchema } from '../schemas/common.ts';
 
 const Status = Type.Object({ status: Type.String() });
@@ -19,12 +20,18 @@ export const READINESS_CACHE_MS = 1000;
  * within READINESS_CACHE_MS of that start gets the same outcome (the error, or undefined
  * for reachable), the first call after runs it again.
  */
-export function createReadinessCheck(check: () => Promise<unknown>, clock: Clock): () => Promise<unknown> {
+function createReadinessCheck(check: () => Promise<unknown>, clock: Clock): () => Promise<unknown> {
   let last: { startedAt: number; outcome: Promise<unknown> } | undefined;
   return () => {
     const now = clock.now().getTime();
     if (last === undefined || now - last.startedAt >= READINESS_CACHE_MS || now < last.startedAt) {
-      last = { startedAt: now, outcome: check().then(() => undefined, (err: unknown) => err ?? new Error('readiness check failed')) };
+      last = {
+        startedAt: now,
+        outcome: check().then(
+          () => undefined,
+          (err: unknown) => err ?? new Error('readiness check failed'),
+        ),
+      };
     }
     return last.outcome;
   };
@@ -35,12 +42,17 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const databaseProblem = createReadinessCheck(() => sql`SELECT 1`.execute(app.deps.db), app.deps.clock);
 
   app.get('/healthz', { schema: { hide: true, response: { 200: Status } } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { schema: { hide: true, response: { 200: Status, 503: ProblemSchema } } }, async (request, reply) => {
-    const err = await databaseProblem();
-    if (err === undefined) return { status: 'ready' };
-    request.log.warn({ err }, 'readiness check: database unreachable');
-    return reply.code(503).type('application/problem+json').send({
-      type: 'about:blank', title: 'Service Unavailable', status: 503, detail: 'The database is not reachable.',
-    });
-  });
+  app.get(
+    '/readyz',
+    { schema: { hide: true, response: { 200: Status, 503: ProblemSchema } } },
+    async (request, reply) => {
+      const err = await databaseProblem();
+      if (err === undefined) return { status: 'ready' };
+      request.log.warn({ err }, 'readiness check: database unreachable');
+      return reply
+        .code(503)
+        .type('application/problem+json')
+        .send(problem('database_unavailable', 'The database is not reachable.'));
+    },
+  );
 };

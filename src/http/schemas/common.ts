@@ -4,6 +4,7 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import { LOWERCASE_KEYWORD } from '../validation.ts';
+import { ALL_ERROR_CODES, type ErrorCode } from '../../errors/codes.ts';
 
 /** A UUID in its canonical 8-4-4-4-12 hex form, any case in, lowercase from then on. */
 export const Uuid = Type.String({ format: 'uuid', [LOWERCASE_KEYWORD]: true });
@@ -19,19 +20,25 @@ export const ProblemSchema = Type.Object(
     title: Type.String(),
     status: Type.Integer(),
     detail: Type.String(),
+    code: Type.Unsafe<ErrorCode>(
+      Type.String({ enum: ALL_ERROR_CODES, description: 'stable machine-readable code (docs/errors.md)' }),
+    ),
+    param: Type.Optional(Type.String({ description: 'path of the offending field, such as items.0.quantity' })),
   },
-  { description: 'RFC 9457 problem details' },
+  { description: 'RFC 9457 problem details with a stable code' },
 );
 
 /** Path parameter `{id}`: a malformed UUID answers 404 like an unknown one. */
 export const IdParams = Type.Object({ id: Uuid });
 
 export const PAGE_LIMIT_DEFAULT = 25;
-export const PAGE_LIMIT_MAX = 100;
+const PAGE_LIMIT_MAX = 100;
 
 export const PaginationQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_LIMIT_MAX, default: PAGE_LIMIT_DEFAULT })),
-  starting_after: Type.Optional(Type.String({ format: 'uuid', [LOWERCASE_KEYWORD]: true, description: 'id of the last item of the previous page' })),
+  starting_after: Type.Optional(
+    Type.String({ format: 'uuid', [LOWERCASE_KEYWORD]: true, description: 'id of the last item of the previous page' }),
+  ),
 };
 
 export const ListOf = <T extends TSchema>(item: T) =>

@@ -1,10 +1,10 @@
 /** Events: the create/update contracts and the event (list and detail) shapes. */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { Nullable, PaginationQuery, Timestamp, TimestampInput, Uuid } from './common.ts';
 
-export const TITLE_MIN = 3;
-export const TITLE_MAX = 512;
-export const DESCRIPTION_MAX = 20000;
+const TITLE_MIN = 3;
+const TITLE_MAX = 512;
+const DESCRIPTION_MAX = 20000;
 
 const EventTranslation = Type.Object({
   locale: Type.String(),
@@ -31,7 +31,7 @@ const eventFields = {
 
 export const Event = Type.Object(eventFields);
 
-export const Price = Type.Object({
+const Price = Type.Object({
   performance_id: Uuid,
   seat_category_key: Type.String(),
   price_minor: Type.Integer(),
@@ -39,13 +39,13 @@ export const Price = Type.Object({
   is_active: Type.Boolean(),
 });
 
-export const TicketTypeTranslation = Type.Object({
+const TicketTypeTranslation = Type.Object({
   locale: Type.String(),
   name: Type.String(),
   description: Nullable(Type.String()),
 });
 
-export const TicketType = Type.Object({
+const TicketType = Type.Object({
   id: Uuid,
   object: Type.Literal('ticket_type'),
   name: Type.String(),
@@ -60,7 +60,7 @@ export const EventDetail = Type.Object({ ...eventFields, ticket_types: Type.Arra
 const Title = Type.String({ minLength: TITLE_MIN, maxLength: TITLE_MAX });
 const Description = Nullable(Type.String({ maxLength: DESCRIPTION_MAX, description: 'HTML; sanitized server-side' }));
 
-export const CreatePerformance = Type.Object(
+const CreatePerformance = Type.Object(
   {
     starts_at: TimestampInput,
     ends_at: Type.Optional(Nullable(TimestampInput)),
@@ -70,7 +70,7 @@ export const CreatePerformance = Type.Object(
   { additionalProperties: false },
 );
 
-export const CreateTicketType = Type.Object(
+const CreateTicketType = Type.Object(
   {
     name: Type.String({ minLength: 2, maxLength: 64 }),
     description: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
@@ -81,16 +81,22 @@ export const CreateTicketType = Type.Object(
 );
 
 // The object branch first, so a bad `venue.id` or `venue.name` is the error reported.
-export const VenueInput = Type.Union([
-  Type.Object(
-    {
-      id: Type.Optional(Uuid),
-      name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    },
-    { additionalProperties: false },
-  ),
-  Type.Literal('online'),
-], { description: '`{id}` of an existing venue, `{name}` (found case-insensitively, else created) or the string `online`' });
+const VenueInput = Type.Union(
+  [
+    Type.Object(
+      {
+        id: Type.Optional(Uuid),
+        name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Literal('online'),
+  ],
+  {
+    description:
+      '`{id}` of an existing venue, `{name}` (found case-insensitively, else created) or the string `online`',
+  },
+);
 
 export const CreateEvent = Type.Object(
   {
@@ -105,7 +111,6 @@ export const CreateEvent = Type.Object(
   },
   { additionalProperties: false },
 );
-export type CreateEventInput = Static<typeof CreateEvent>;
 
 export const UpdateEvent = Type.Object(
   {
@@ -116,6 +121,5 @@ export const UpdateEvent = Type.Object(
   },
   { additionalProperties: false },
 );
-export type UpdateEventInput = Static<typeof UpdateEvent>;
 
 export const ListEventsQuery = Type.Object(PaginationQuery);

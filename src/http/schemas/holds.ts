@@ -1,5 +1,5 @@
 /** Admin holds: storefront cart holds (expire) and organizer hold allocations (no expiry). */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { Nullable, Timestamp, TimestampInput, Uuid } from './common.ts';
 
 /** A plain string enum, so a wrong value answers "must be one of: cart, allocation". */
@@ -14,7 +14,6 @@ export const CreateHold = Type.Object(
   },
   { additionalProperties: false },
 );
-export type CreateHoldInput = Static<typeof CreateHold>;
 
 export const Hold = Type.Object({
   id: Uuid,

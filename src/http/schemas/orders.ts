@@ -7,7 +7,7 @@ import { Ticket } from './tickets.ts';
 const StringEnum = <T extends string>(values: readonly T[], opts: Record<string, unknown> = {}) =>
   Type.Unsafe<T>({ type: 'string', enum: [...values], ...opts });
 
-export const OrderStatus = StringEnum(['unpaid', 'placed', 'fulfilled', 'cancelled'] as const);
+const OrderStatus = StringEnum(['unpaid', 'placed', 'fulfilled', 'cancelled'] as const);
 
 const OrderFields = {
   id: Uuid,
@@ -31,7 +31,7 @@ const OrderFields = {
 
 export const Order = Type.Object(OrderFields);
 
-export const OrderTransaction = Type.Object({
+const OrderTransaction = Type.Object({
   id: Uuid,
   object: Type.Literal('order_transaction'),
   transaction_no: Type.String(),
@@ -43,7 +43,9 @@ export const OrderTransaction = Type.Object({
   taxes_minor: Type.Integer(),
   service_fees_minor: Type.Integer(),
   total_minor: Type.Integer(),
-  items: Type.Optional(Type.Array(Ticket, { description: 'present with expand[]=items, and on the 201 of POST /orders' })),
+  items: Type.Optional(
+    Type.Array(Ticket, { description: 'present with expand[]=items, and on the 201 of POST /orders' }),
+  ),
 });
 
 export const OrderDetail = Type.Object({
@@ -82,8 +84,16 @@ export const CreateOrder = Type.Object(
         Type.Object(
           {
             field_key: Type.String({ minLength: 1, maxLength: 64, description: 'the question slug' }),
-            ticket_no: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 20 }), Type.Integer()], { description: 'the attendee: "1" is the first ticket of the order (items in request order, quantities expanded)' })),
-            value: Type.Union([Type.String({ maxLength: 2000 }), Type.Array(Type.String({ maxLength: 64 }), { maxItems: 100 })]),
+            ticket_no: Type.Optional(
+              Type.Union([Type.String({ minLength: 1, maxLength: 20 }), Type.Integer()], {
+                description:
+                  'the attendee: "1" is the first ticket of the order (items in request order, quantities expanded)',
+              }),
+            ),
+            value: Type.Union([
+              Type.String({ maxLength: 2000 }),
+              Type.Array(Type.String({ maxLength: 64 }), { maxItems: 100 }),
+            ]),
           },
           { additionalProperties: false },
         ),

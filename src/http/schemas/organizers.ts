@@ -33,7 +33,7 @@ export const UpdateOrganizer = Type.Object(
   { additionalProperties: false },
 );
 
-export const Scope = Type.Union([Type.Literal('read'), Type.Literal('write')]);
+const Scope = Type.Union([Type.Literal('read'), Type.Literal('write')]);
 
 export const CreateApiKey = Type.Object(
   {

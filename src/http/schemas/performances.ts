@@ -2,15 +2,19 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable, PaginationQuery, Timestamp, Uuid } from './common.ts';
 
-export const PERFORMANCE_STATUSES = ['draft', 'published', 'cancelled'] as const;
+const PERFORMANCE_STATUSES = ['draft', 'published', 'cancelled'] as const;
 
 export const Performance = Type.Object({
   id: Uuid,
   object: Type.Literal('performance'),
   event_id: Uuid,
-  status: Type.Union(PERFORMANCE_STATUSES.map((s) => Type.Literal(s)), {
-    description: '`draft` (its event is not published yet), `published` (live), `cancelled` (reserved; not set by the API today)',
-  }),
+  status: Type.Union(
+    PERFORMANCE_STATUSES.map((s) => Type.Literal(s)),
+    {
+      description:
+        '`draft` (its event is not published yet), `published` (live), `cancelled` (reserved; not set by the API today)',
+    },
+  ),
   title: Nullable(Type.String()),
   starts_at: Timestamp,
   ends_at: Timestamp,
@@ -25,11 +29,17 @@ export const Performance = Type.Object({
 export const Availability = Type.Object({
   object: Type.Literal('availability'),
   performance_id: Uuid,
-  performance_remaining: Type.Integer({ description: 'capacity − sold − active cart holds − hold allocations, never below 0' }),
-  ticket_types: Type.Array(Type.Object({
-    ticket_type_id: Uuid,
-    remaining: Type.Integer({ description: 'the smaller of performance_remaining and what is left of the type’s cap' }),
-  })),
+  performance_remaining: Type.Integer({
+    description: 'capacity − sold − active cart holds − hold allocations, never below 0',
+  }),
+  ticket_types: Type.Array(
+    Type.Object({
+      ticket_type_id: Uuid,
+      remaining: Type.Integer({
+        description: 'the smaller of performance_remaining and what is left of the type’s cap',
+      }),
+    }),
+  ),
 });
 
 export const ListPerformancesQuery = Type.Object(PaginationQuery);

@@ -4,9 +4,14 @@ import { Timestamp, Uuid } from './common.ts';
 
 const QUESTION_TYPES = ['text', 'number', 'date', 'email', 'phone', 'select', 'multi_select'] as const;
 
-const Slug = Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z0-9]+(?:[_-][a-z0-9]+)*$', description: 'lower-case slug' });
+const Slug = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[a-z0-9]+(?:[_-][a-z0-9]+)*$',
+  description: 'lower-case slug',
+});
 const Label = Type.String({ minLength: 1, maxLength: 500 });
-export const QuestionOption = Type.Object({ key: Slug, label: Label }, { additionalProperties: false });
+const QuestionOption = Type.Object({ key: Slug, label: Label }, { additionalProperties: false });
 const Options = Type.Array(QuestionOption, { minItems: 1, maxItems: 100 });
 
 export const RegistrationQuestion = Type.Object({

@@ -1,7 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable, PaginationQuery, Timestamp, Uuid } from './common.ts';
 
-export const TicketStatus = Type.Unsafe<'purchased' | 'checked_in' | 'refunded' | 'cancelled'>({ type: 'string', enum: ['purchased', 'checked_in', 'refunded', 'cancelled'] });
+const TicketStatus = Type.Unsafe<'purchased' | 'checked_in' | 'refunded' | 'cancelled'>({
+  type: 'string',
+  enum: ['purchased', 'checked_in', 'refunded', 'cancelled'],
+});
 
 export const Ticket = Type.Object({
   id: Uuid,
@@ -43,6 +46,9 @@ export const TransferTicket = Type.Object(
 );
 
 export const ScanBody = Type.Object(
-  { organizer_id: Uuid, code: Type.String({ minLength: 1, maxLength: 200, description: 'the serial_no read from the QR code' }) },
+  {
+    organizer_id: Uuid,
+    code: Type.String({ minLength: 1, maxLength: 200, description: 'the serial_no read from the QR code' }),
+  },
   { additionalProperties: false },
 );

@@ -3,11 +3,15 @@ import { SUBSCRIBABLE_EVENT_TYPES, type SubscribableEventType } from '../../outb
 import { Nullable, PaginationQuery, Timestamp, Uuid } from './common.ts';
 
 /** One of the 7 subscribable types; an `enum` so a wrong value's error lists them. */
-export const SubscribableEventTypeSchema = Type.Unsafe<SubscribableEventType>(
+const SubscribableEventTypeSchema = Type.Unsafe<SubscribableEventType>(
   Type.String({ enum: [...SUBSCRIBABLE_EVENT_TYPES], description: 'a subscribable event type' }),
 );
 
-const EventTypes = Type.Array(SubscribableEventTypeSchema, { minItems: 1, maxItems: SUBSCRIBABLE_EVENT_TYPES.length, uniqueItems: true });
+const EventTypes = Type.Array(SubscribableEventTypeSchema, {
+  minItems: 1,
+  maxItems: SUBSCRIBABLE_EVENT_TYPES.length,
+  uniqueItems: true,
+});
 const Url = Type.String({ maxLength: 2048, description: 'https URL whose host resolves only to public addresses' });
 const Description = Nullable(Type.String({ maxLength: 500 }));
 
@@ -26,7 +30,9 @@ export const WebhookEndpoint = Type.Object({
 
 export const WebhookEndpointWithSecret = Type.Composite([
   WebhookEndpoint,
-  Type.Object({ secret: Type.String({ description: 'the raw signing secret, whsec_ + base64; shown only in this response' }) }),
+  Type.Object({
+    secret: Type.String({ description: 'the raw signing secret, whsec_ + base64; shown only in this response' }),
+  }),
 ]);
 
 export const CreateWebhookEndpoint = Type.Object(
@@ -39,9 +45,11 @@ export const UpdateWebhookEndpoint = Type.Object(
     url: Type.Optional(Url),
     description: Type.Optional(Description),
     event_types: Type.Optional(EventTypes),
-    status: Type.Optional(Type.Unsafe<'enabled' | 'disabled'>(
-      Type.String({ enum: ['enabled', 'disabled'], description: 'auto_disabled is set only by the service' }),
-    )),
+    status: Type.Optional(
+      Type.Unsafe<'enabled' | 'disabled'>(
+        Type.String({ enum: ['enabled', 'disabled'], description: 'auto_disabled is set only by the service' }),
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -52,7 +60,12 @@ export const WebhookDelivery = Type.Object({
   endpoint_id: Uuid,
   event_id: Type.String({ description: 'equals the webhook-id header' }),
   event_type: Type.String(),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('success'), Type.Literal('failed'), Type.Literal('exhausted')]),
+  status: Type.Union([
+    Type.Literal('pending'),
+    Type.Literal('success'),
+    Type.Literal('failed'),
+    Type.Literal('exhausted'),
+  ]),
   attempt: Type.Integer(),
   response_status: Nullable(Type.Integer()),
   response_ms: Nullable(Type.Integer()),

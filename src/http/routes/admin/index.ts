@@ -1,4 +1,4 @@
-/** The admin API (operations.md section 3), mounted at /admin/v1 behind the admin token. */
+/** The admin API (tag `admin` of the OpenAPI document), mounted at /admin/v1 behind the admin token. */
 import type { FastifyPluginAsync } from 'fastify';
 import { adminAuth } from '../../plugins/admin-auth.ts';
 import { listEmailsRoute } from './emails/list-emails.ts';
@@ -24,7 +24,7 @@ export const adminRoutes: FastifyPluginAsync = async (app) => {
   app.addHook('onRequest', adminAuth);
   // Document every admin route as secured by the admin token, not an API key.
   app.addHook('onRoute', (route) => {
-    route.schema = { ...route.schema, security: [{ adminToken: [] }] } as typeof route.schema;
+    route.schema = { ...route.schema, security: [{ adminToken: [] }] };
   });
   await app.register(createOrganizerRoute);
   await app.register(getOrganizerRoute);

@@ -5,22 +5,28 @@ import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { CreateApiKey, CreatedApiKey } from '../../../schemas/organizers.ts';
 
 export const createApiKeyRoute: FastifyPluginAsyncTypebox = async (app) => {
-  app.post('/organizers/:id/api_keys', {
-    config: { resource: 'Organizer' },
-    schema: {
-      tags: ['admin'], operationId: 'adminCreateApiKey', summary: "Create an API key for an organizer (the raw key is shown once)",
-      params: IdParams,
-      body: CreateApiKey,
-      response: { 201: CreatedApiKey, ...errorResponses(400, 401, 404) },
+  app.post(
+    '/organizers/:id/api_keys',
+    {
+      config: { resource: 'Organizer' },
+      schema: {
+        tags: ['admin'],
+        operationId: 'adminCreateApiKey',
+        summary: 'Create an API key for an organizer (the raw key is shown once)',
+        params: IdParams,
+        body: CreateApiKey,
+        response: { 201: CreatedApiKey, ...errorResponses(400, 401, 404) },
+      },
     },
-  }, async (request, reply) => {
-    const organizer = await getOrganizer(request.db, request.params.id);
-    const key = await createApiKey(request.db, {
-      organizerId: organizer.id,
-      name: request.body.name,
-      scopes: request.body.scopes,
-      expiresAt: request.body.expires_at ? new Date(request.body.expires_at) : null,
-    });
-    return reply.code(201).send(key);
-  });
+    async (request, reply) => {
+      const organizer = await getOrganizer(request.db, request.params.id);
+      const key = await createApiKey(request.db, {
+        organizerId: organizer.id,
+        name: request.body.name,
+        scopes: request.body.scopes,
+        expiresAt: request.body.expires_at ? new Date(request.body.expires_at) : null,
+      });
+      return reply.code(201).send(key);
+    },
+  );
 };

@@ -5,13 +5,23 @@ import { errorResponses, IdParams, ListOf, PAGE_LIMIT_DEFAULT, PaginationQuery }
 import { Email } from '../../../schemas/orders.ts';
 
 export const listEmailsRoute: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/organizers/:id/emails', {
-    config: { resource: 'Organizer' },
-    schema: {
-      tags: ['admin'], operationId: 'adminListEmails', summary: 'The mail log of an organizer (receipts, e-tickets), newest first',
-      params: IdParams,
-      querystring: Type.Object(PaginationQuery, { additionalProperties: false }),
-      response: { 200: ListOf(Email), ...errorResponses(400, 401, 404) },
+  app.get(
+    '/organizers/:id/emails',
+    {
+      config: { resource: 'Organizer' },
+      schema: {
+        tags: ['admin'],
+        operationId: 'adminListEmails',
+        summary: 'The mail log of an organizer (receipts, e-tickets), newest first',
+        params: IdParams,
+        querystring: Type.Object(PaginationQuery, { additionalProperties: false }),
+        response: { 200: ListOf(Email), ...errorResponses(400, 401, 404) },
+      },
     },
-  }, async (request) => listEmails(request.db, request.params.id, { limit: request.query.limit ?? PAGE_LIMIT_DEFAULT, starting_after: request.query.starting_after }));
+    async (request) =>
+      listEmails(request.db, request.params.id, {
+        limit: request.query.limit ?? PAGE_LIMIT_DEFAULT,
+        starting_after: request.query.starting_after,
+      }),
+  );
 };

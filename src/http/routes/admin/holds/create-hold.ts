@@ -4,17 +4,23 @@ import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { CreateHold, Hold } from '../../../schemas/holds.ts';
 
 export const createHoldRoute: FastifyPluginAsyncTypebox = async (app) => {
-  app.post('/performances/:id/holds', {
-    config: { resource: 'Performance' },
-    schema: {
-      tags: ['admin'], operationId: 'adminCreateHold',
-      summary: 'Hold seats on a performance: a cart hold (expires, default 15 minutes) or a hold allocation (no expiry)',
-      params: IdParams,
-      body: CreateHold,
-      response: { 201: Hold, ...errorResponses(400, 401, 404) },
+  app.post(
+    '/performances/:id/holds',
+    {
+      config: { resource: 'Performance' },
+      schema: {
+        tags: ['admin'],
+        operationId: 'adminCreateHold',
+        summary:
+          'Hold seats on a performance: a cart hold (expires, default 15 minutes) or a hold allocation (no expiry)',
+        params: IdParams,
+        body: CreateHold,
+        response: { 201: Hold, ...errorResponses(400, 401, 404) },
+      },
     },
-  }, async (request, reply) => {
-    const hold = await createHold(request.db, request.params.id, request.body, app.deps.clock.now());
-    return reply.code(201).send(hold);
-  });
+    async (request, reply) => {
+      const hold = await createHold(request.db, request.params.id, request.body, app.deps.clock.now());
+      return reply.code(201).send(hold);
+    },
+  );
 };

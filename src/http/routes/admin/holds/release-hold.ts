@@ -4,13 +4,18 @@ import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { Hold } from '../../../schemas/holds.ts';
 
 export const releaseHoldRoute: FastifyPluginAsyncTypebox = async (app) => {
-  app.delete('/holds/:id', {
-    config: { resource: 'Hold' },
-    schema: {
-      tags: ['admin'], operationId: 'adminReleaseHold',
-      summary: 'Release a hold (idempotent: a released hold answers 200 with its first released_at)',
-      params: IdParams,
-      response: { 200: Hold, ...errorResponses(401, 404) },
+  app.delete(
+    '/holds/:id',
+    {
+      config: { resource: 'Hold' },
+      schema: {
+        tags: ['admin'],
+        operationId: 'adminReleaseHold',
+        summary: 'Release a hold (idempotent: a released hold answers 200 with its first released_at)',
+        params: IdParams,
+        response: { 200: Hold, ...errorResponses(401, 404) },
+      },
     },
-  }, async (request) => releaseHold(request.db, request.params.id, app.deps.clock.now()));
+    async (request) => releaseHold(request.db, request.params.id, app.deps.clock.now()),
+  );
 };

@@ -4,12 +4,18 @@ import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { OrderDetail } from '../../../schemas/orders.ts';
 
 export const cancelOrderRoute: FastifyPluginAsyncTypebox = async (app) => {
-  app.post('/orders/:id/cancel', {
-    config: { resource: 'Order' },
-    schema: {
-      tags: ['admin'], operationId: 'adminCancelOrder', summary: 'Cancel an order: its purchased tickets are cancelled and their seats return',
-      params: IdParams,
-      response: { 200: OrderDetail, ...errorResponses(401, 404, 409) },
+  app.post(
+    '/orders/:id/cancel',
+    {
+      config: { resource: 'Order' },
+      schema: {
+        tags: ['admin'],
+        operationId: 'adminCancelOrder',
+        summary: 'Cancel an order: its purchased tickets are cancelled and their seats return',
+        params: IdParams,
+        response: { 200: OrderDetail, ...errorResponses(401, 404, 409) },
+      },
     },
-  }, async (request) => cancelOrder(request.db, request.params.id, app.deps.clock.now()));
+    async (request) => cancelOrder(request.db, request.params.id, app.deps.clock.now()),
+  );
 };

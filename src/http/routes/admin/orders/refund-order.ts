@@ -4,21 +4,32 @@ import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { Refund, RefundOrder } from '../../../schemas/orders.ts';
 
 export const refundOrderRoute: FastifyPluginAsyncTypebox = async (app) => {
-  app.post('/orders/:id/refund', {
-    // The body is optional: no body means every default.
-    preValidation: async (request) => {
-      if (request.body === undefined || request.body === null) request.body = {};
+  app.post(
+    '/orders/:id/refund',
+    {
+      // The body is optional: no body means every default.
+      preValidation: async (request) => {
+        if (request.body === undefined || request.body === null) request.body = {};
+      },
+      config: { resource: 'Order' },
+      schema: {
+        tags: ['admin'],
+        operationId: 'adminRefundOrder',
+        summary: 'Refund tickets of an order (all purchased tickets by default)',
+        params: IdParams,
+        body: RefundOrder,
+        response: { 201: Refund, ...errorResponses(400, 401, 404, 409) },
+      },
     },
-    config: { resource: 'Order' },
-    schema: {
-      tags: ['admin'], operationId: 'adminRefundOrder', summary: 'Refund tickets of an order (all purchased tickets by default)',
-      params: IdParams,
-      body: RefundOrder,
-      response: { 201: Refund, ...errorResponses(400, 401, 404, 409) },
+    async (request, reply) => {
+      const body = request.body ?? {};
+      const refund = await refundOrder(
+        request.db,
+        request.params.id,
+        { ticket_ids: body.ticket_ids, mode: body.mode ?? 'cash' },
+        app.deps.clock.now(),
+      );
+      return reply.code(201).send(refund);
     },
-  }, async (request, reply) => {
-    const body = request.body ?? {};
-    const refund = await refundOrder(request.db, request.params.id, { ticket_ids: body.ticket_ids, mode: body.mode ?? 'cash' }, app.deps.clock.now());
-    return reply.code(201).send(refund);
-  });
+  );
 };

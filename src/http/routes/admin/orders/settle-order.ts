@@ -4,17 +4,23 @@ import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { OrderDetail, SettleOrder } from '../../../schemas/orders.ts';
 
 export const settleOrderRoute: FastifyPluginAsyncTypebox = async (app) => {
-  app.post('/orders/:id/settle', {
-    // The body is optional: no body means every default.
-    preValidation: async (request) => {
-      if (request.body === undefined || request.body === null) request.body = {};
+  app.post(
+    '/orders/:id/settle',
+    {
+      // The body is optional: no body means every default.
+      preValidation: async (request) => {
+        if (request.body === undefined || request.body === null) request.body = {};
+      },
+      config: { resource: 'Order' },
+      schema: {
+        tags: ['admin'],
+        operationId: 'adminSettleOrder',
+        summary: 'Settle an unpaid (pay-later) order',
+        params: IdParams,
+        body: SettleOrder,
+        response: { 200: OrderDetail, ...errorResponses(400, 401, 404, 409) },
+      },
     },
-    config: { resource: 'Order' },
-    schema: {
-      tags: ['admin'], operationId: 'adminSettleOrder', summary: 'Settle an unpaid (pay-later) order',
-      params: IdParams,
-      body: SettleOrder,
-      response: { 200: OrderDetail, ...errorResponses(400, 401, 404, 409) },
-    },
-  }, async (request) => settleOrder(request.db, request.params.id, request.body?.tender ?? 'cash', app.deps.clock.now()));
+    async (request) => settleOrder(request.db, request.params.id, request.body?.tender ?? 'cash', app.deps.clock.now()),
+  );
 };

@@ -4,12 +4,18 @@ import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { Organizer } from '../../../schemas/organizers.ts';
 
 export const getOrganizerRoute: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/organizers/:id', {
-    config: { resource: 'Organizer' },
-    schema: {
-      tags: ['admin'], operationId: 'adminGetOrganizer', summary: 'Get an organizer',
-      params: IdParams,
-      response: { 200: Organizer, ...errorResponses(401, 404) },
+  app.get(
+    '/organizers/:id',
+    {
+      config: { resource: 'Organizer' },
+      schema: {
+        tags: ['admin'],
+        operationId: 'adminGetOrganizer',
+        summary: 'Get an organizer',
+        params: IdParams,
+        response: { 200: Organizer, ...errorResponses(401, 404) },
+      },
     },
-  }, async (request) => presentOrganizer(await getOrganizer(request.db, request.params.id)));
+    async (request) => presentOrganizer(await getOrganizer(request.db, request.params.id)),
+  );
 };

@@ -5,18 +5,24 @@ import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { Organizer, UpdateOrganizer } from '../../../schemas/organizers.ts';
 
 export const updateOrganizerRoute: FastifyPluginAsyncTypebox = async (app) => {
-  app.patch('/organizers/:id', {
-    config: { resource: 'Organizer' },
-    schema: {
-      tags: ['admin'], operationId: 'adminUpdateOrganizer', summary: 'Update organizer settings (fee, tax, defaults)',
-      params: IdParams,
-      body: UpdateOrganizer,
-      response: { 200: Organizer, ...errorResponses(400, 401, 404) },
+  app.patch(
+    '/organizers/:id',
+    {
+      config: { resource: 'Organizer' },
+      schema: {
+        tags: ['admin'],
+        operationId: 'adminUpdateOrganizer',
+        summary: 'Update organizer settings (fee, tax, defaults)',
+        params: IdParams,
+        body: UpdateOrganizer,
+        response: { 200: Organizer, ...errorResponses(400, 401, 404) },
+      },
     },
-  }, async (request) => {
-    const row = await updateOrganizerSettings(request.db, request.params.id, request.body);
-    // Cached key lookups carry the organizer's currency and timezone: drop them (committed).
-    forgetOrganizerApiKeys(app.deps.caches.apiKeys, row.id);
-    return presentOrganizer(row);
-  });
+    async (request) => {
+      const row = await updateOrganizerSettings(request.db, request.params.id, request.body);
+      // Cached key lookups carry the organizer's currency and timezone: drop them (committed).
+      forgetOrganizerApiKeys(app.deps.caches.apiKeys, row.id);
+      return presentOrganizer(row);
+    },
+  );
 };

@@ -4,16 +4,22 @@ import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { CreateQuestion, RegistrationQuestion } from '../../../schemas/questions.ts';
 
 export const createQuestionRoute: FastifyPluginAsyncTypebox = async (app) => {
-  app.post('/events/:id/questions', {
-    config: { resource: 'Event' },
-    schema: {
-      tags: ['admin'], operationId: 'adminCreateQuestion', summary: 'Add a registration question to an event',
-      params: IdParams,
-      body: CreateQuestion,
-      response: { 201: RegistrationQuestion, ...errorResponses(400, 401, 404, 409) },
+  app.post(
+    '/events/:id/questions',
+    {
+      config: { resource: 'Event' },
+      schema: {
+        tags: ['admin'],
+        operationId: 'adminCreateQuestion',
+        summary: 'Add a registration question to an event',
+        params: IdParams,
+        body: CreateQuestion,
+        response: { 201: RegistrationQuestion, ...errorResponses(400, 401, 404, 409) },
+      },
     },
-  }, async (request, reply) => {
-    const row = await createQuestion(request.db, request.params.id, request.body, app.deps.clock.now());
-    return reply.code(201).send(presentQuestion(row));
-  });
+    async (request, reply) => {
+      const row = await createQuestion(request.db, request.params.id, request.body, app.deps.clock.now());
+      return reply.code(201).send(presentQuestion(row));
+    },
+  );
 };

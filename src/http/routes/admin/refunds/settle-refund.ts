@@ -4,13 +4,19 @@ import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { Refund, SettleRefund } from '../../../schemas/orders.ts';
 
 export const settleRefundRoute: FastifyPluginAsyncTypebox = async (app) => {
-  app.post('/refunds/:id/settle', {
-    config: { resource: 'Refund' },
-    schema: {
-      tags: ['admin'], operationId: 'adminSettleRefund', summary: 'Record the gateway outcome of a pending card refund',
-      params: IdParams,
-      body: SettleRefund,
-      response: { 200: Refund, ...errorResponses(400, 401, 404, 409) },
+  app.post(
+    '/refunds/:id/settle',
+    {
+      config: { resource: 'Refund' },
+      schema: {
+        tags: ['admin'],
+        operationId: 'adminSettleRefund',
+        summary: 'Record the gateway outcome of a pending card refund',
+        params: IdParams,
+        body: SettleRefund,
+        response: { 200: Refund, ...errorResponses(400, 401, 404, 409) },
+      },
     },
-  }, async (request) => settleRefund(request.db, request.params.id, request.body.status, app.deps.clock.now()));
+    async (request) => settleRefund(request.db, request.params.id, request.body.status, app.deps.clock.now()),
+  );
 };

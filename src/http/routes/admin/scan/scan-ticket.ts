@@ -4,11 +4,18 @@ import { errorResponses } from '../../../schemas/common.ts';
 import { ScanBody, Ticket } from '../../../schemas/tickets.ts';
 
 export const scanTicketRoute: FastifyPluginAsyncTypebox = async (app) => {
-  app.post('/scan', {
-    schema: {
-      tags: ['admin'], operationId: 'adminScanTicket', summary: 'Gate scanner: admit the ticket whose serial_no is `code`',
-      body: ScanBody,
-      response: { 200: Ticket, ...errorResponses(400, 401, 404, 409) },
+  app.post(
+    '/scan',
+    {
+      schema: {
+        tags: ['admin'],
+        operationId: 'adminScanTicket',
+        summary: 'Gate scanner: admit the ticket whose serial_no is `code`',
+        body: ScanBody,
+        response: { 200: Ticket, ...errorResponses(400, 401, 404, 409) },
+      },
     },
-  }, async (request) => checkIn(request.db, request.body.organizer_id, { serialNo: request.body.code }, app.deps.clock.now()));
+    async (request) =>
+      checkIn(request.db, request.body.organizer_id, { serialNo: request.body.code }, app.deps.clock.now()),
+  );
 };

@@ -4,13 +4,19 @@ import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { Ticket, TransferTicket } from '../../../schemas/tickets.ts';
 
 export const transferTicketRoute: FastifyPluginAsyncTypebox = async (app) => {
-  app.post('/tickets/:id/transfer', {
-    config: { resource: 'Ticket' },
-    schema: {
-      tags: ['admin'], operationId: 'adminTransferTicket', summary: 'Give a purchased ticket a new holder',
-      params: IdParams,
-      body: TransferTicket,
-      response: { 200: Ticket, ...errorResponses(400, 401, 404, 409) },
+  app.post(
+    '/tickets/:id/transfer',
+    {
+      config: { resource: 'Ticket' },
+      schema: {
+        tags: ['admin'],
+        operationId: 'adminTransferTicket',
+        summary: 'Give a purchased ticket a new holder',
+        params: IdParams,
+        body: TransferTicket,
+        response: { 200: Ticket, ...errorResponses(400, 401, 404, 409) },
+      },
     },
-  }, async (request) => transfer(request.db, request.params.id, request.body, app.deps.clock.now()));
+    async (request) => transfer(request.db, request.params.id, request.body, app.deps.clock.now()),
+  );
 };

@@ -4,16 +4,21 @@ import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { WebhookDelivery } from '../../../schemas/webhooks.ts';
 
 export const testWebhookEndpointRoute: FastifyPluginAsyncTypebox = async (app) => {
-  app.post('/webhook_endpoints/:id/test', {
-    config: { resource: 'Webhook endpoint' },
-    schema: {
-      tags: ['admin'], operationId: 'adminTestWebhookEndpoint',
-      summary: 'Queue a test.ping to this endpoint, even when it is disabled; returns the delivery',
-      params: IdParams,
-      response: { 201: WebhookDelivery, ...errorResponses(401, 404) },
+  app.post(
+    '/webhook_endpoints/:id/test',
+    {
+      config: { resource: 'Webhook endpoint' },
+      schema: {
+        tags: ['admin'],
+        operationId: 'adminTestWebhookEndpoint',
+        summary: 'Queue a test.ping to this endpoint, even when it is disabled; returns the delivery',
+        params: IdParams,
+        response: { 201: WebhookDelivery, ...errorResponses(401, 404) },
+      },
     },
-  }, async (request, reply) => {
-    const row = await sendTestPing(request.db, request.params.id, app.deps.clock.now());
-    return reply.code(201).send(presentDelivery(row));
-  });
+    async (request, reply) => {
+      const row = await sendTestPing(request.db, request.params.id, app.deps.clock.now());
+      return reply.code(201).send(presentDelivery(row));
+    },
+  );
 };

@@ -18,24 +18,30 @@ function sendSerialized(reply: FastifyReply, body: Buffer): FastifyReply {
 }
 
 export const getEventRoute: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/events/:id', {
-    config: { resource: 'Event' },
-    schema: {
-      tags: ['events'], operationId: 'getEvent', summary: 'Get an event with its ticket types and per-performance prices',
-      params: IdParams,
-      response: { 200: EventDetail, ...errorResponses(401, 403, 404) },
+  app.get(
+    '/events/:id',
+    {
+      config: { resource: 'Event' },
+      schema: {
+        tags: ['events'],
+        operationId: 'getEvent',
+        summary: 'Get an event with its ticket types and per-performance prices',
+        params: IdParams,
+        response: { 200: EventDetail, ...errorResponses(401, 403, 404) },
+      },
     },
-  }, async (request, reply) => {
-    // The serialized body is cached per event for 1 s (docs/catalog.md): a hit is sent as
-    // the very bytes the route's serializer produced, so cached and fresh bodies are equal.
-    const { organizerId } = tenantOf(request);
-    const { id } = request.params;
-    const cache = app.deps.caches.eventDetails;
-    const hit = cache.get(id);
-    if (hit !== undefined && hit.organizerId === organizerId) return sendSerialized(reply, hit.body);
-    const loadedAt = cache.generation;
-    const body = Buffer.from(reply.serialize(await getEventDetail(request.db, organizerId, id)) as string, 'utf8');
-    cache.set(id, { organizerId, body }, loadedAt);
-    return sendSerialized(reply, body);
-  });
+    async (request, reply) => {
+      // The serialized body is cached per event for 1 s (docs/catalog.md): a hit is sent as
+      // the very bytes the route's serializer produced, so cached and fresh bodies are equal.
+      const { organizerId } = tenantOf(request);
+      const { id } = request.params;
+      const cache = app.deps.caches.eventDetails;
+      const hit = cache.get(id);
+      if (hit !== undefined && hit.organizerId === organizerId) return sendSerialized(reply, hit.body);
+      const loadedAt = cache.generation;
+      const body = Buffer.from(reply.serialize(await getEventDetail(request.db, organizerId, id)) as string, 'utf8');
+      cache.set(id, { organizerId, body }, loadedAt);
+      return sendSerialized(reply, body);
+    },
+  );
 };

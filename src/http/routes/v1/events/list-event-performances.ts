@@ -5,17 +5,23 @@ import { errorResponses, IdParams, ListOf, PAGE_LIMIT_DEFAULT } from '../../../s
 import { ListPerformancesQuery, Performance } from '../../../schemas/performances.ts';
 
 export const listEventPerformancesRoute: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/events/:id/performances', {
-    config: { resource: 'Event' },
-    schema: {
-      tags: ['performances'], operationId: 'listEventPerformances',
-      summary: "List an event's performances, soonest first",
-      params: IdParams,
-      querystring: ListPerformancesQuery,
-      response: { 200: ListOf(Performance), ...errorResponses(400, 401, 403, 404) },
+  app.get(
+    '/events/:id/performances',
+    {
+      config: { resource: 'Event' },
+      schema: {
+        tags: ['performances'],
+        operationId: 'listEventPerformances',
+        summary: "List an event's performances, soonest first",
+        params: IdParams,
+        querystring: ListPerformancesQuery,
+        response: { 200: ListOf(Performance), ...errorResponses(400, 401, 403, 404) },
+      },
     },
-  }, async (request) => listPerformances(request.db, tenantOf(request).organizerId, request.params.id, {
-    limit: request.query.limit ?? PAGE_LIMIT_DEFAULT,
-    starting_after: request.query.starting_after,
-  }));
+    async (request) =>
+      listPerformances(request.db, tenantOf(request).organizerId, request.params.id, {
+        limit: request.query.limit ?? PAGE_LIMIT_DEFAULT,
+        starting_after: request.query.starting_after,
+      }),
+  );
 };

@@ -5,15 +5,21 @@ import { errorResponses, ListOf, PAGE_LIMIT_DEFAULT } from '../../../schemas/com
 import { Event, ListEventsQuery } from '../../../schemas/events.ts';
 
 export const listEventsRoute: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/events', {
-    schema: {
-      tags: ['events'], operationId: 'listEvents',
-      summary: 'List the whole catalog (drafts, past and archived included), newest first',
-      querystring: ListEventsQuery,
-      response: { 200: ListOf(Event), ...errorResponses(400, 401, 403) },
+  app.get(
+    '/events',
+    {
+      schema: {
+        tags: ['events'],
+        operationId: 'listEvents',
+        summary: 'List the whole catalog (drafts, past and archived included), newest first',
+        querystring: ListEventsQuery,
+        response: { 200: ListOf(Event), ...errorResponses(400, 401, 403) },
+      },
     },
-  }, async (request) => listEvents(request.db, tenantOf(request).organizerId, {
-    limit: request.query.limit ?? PAGE_LIMIT_DEFAULT,
-    starting_after: request.query.starting_after,
-  }));
+    async (request) =>
+      listEvents(request.db, tenantOf(request).organizerId, {
+        limit: request.query.limit ?? PAGE_LIMIT_DEFAULT,
+        starting_after: request.query.starting_after,
+      }),
+  );
 };

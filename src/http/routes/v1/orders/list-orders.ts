@@ -5,14 +5,23 @@ import { errorResponses, ListOf, PAGE_LIMIT_DEFAULT } from '../../../schemas/com
 import { ListOrdersQuery, Order } from '../../../schemas/orders.ts';
 
 export const listOrdersRoute: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/orders', {
-    schema: {
-      tags: ['orders'], operationId: 'listOrders', summary: 'List orders, newest first',
-      querystring: ListOrdersQuery,
-      response: { 200: ListOf(Order), ...errorResponses(400, 401, 403, 429) },
+  app.get(
+    '/orders',
+    {
+      schema: {
+        tags: ['orders'],
+        operationId: 'listOrders',
+        summary: 'List orders, newest first',
+        querystring: ListOrdersQuery,
+        response: { 200: ListOf(Order), ...errorResponses(400, 401, 403, 429) },
+      },
     },
-  }, async (request) => {
-    const { limit, starting_after, ...filters } = request.query;
-    return listOrders(request.db, tenantOf(request).organizerId, filters, { limit: limit ?? PAGE_LIMIT_DEFAULT, starting_after });
-  });
+    async (request) => {
+      const { limit, starting_after, ...filters } = request.query;
+      return listOrders(request.db, tenantOf(request).organizerId, filters, {
+        limit: limit ?? PAGE_LIMIT_DEFAULT,
+        starting_after,
+      });
+    },
+  );
 };

@@ -5,12 +5,18 @@ import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { Performance } from '../../../schemas/performances.ts';
 
 export const getPerformanceRoute: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/performances/:id', {
-    config: { resource: 'Performance' },
-    schema: {
-      tags: ['performances'], operationId: 'getPerformance', summary: 'Get a performance',
-      params: IdParams,
-      response: { 200: Performance, ...errorResponses(401, 403, 404) },
+  app.get(
+    '/performances/:id',
+    {
+      config: { resource: 'Performance' },
+      schema: {
+        tags: ['performances'],
+        operationId: 'getPerformance',
+        summary: 'Get a performance',
+        params: IdParams,
+        response: { 200: Performance, ...errorResponses(401, 403, 404) },
+      },
     },
-  }, async (request) => getPerformance(request.db, tenantOf(request).organizerId, request.params.id));
+    async (request) => getPerformance(request.db, tenantOf(request).organizerId, request.params.id),
+  );
 };

@@ -5,12 +5,18 @@ import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { Ticket } from '../../../schemas/tickets.ts';
 
 export const getTicketRoute: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/tickets/:id', {
-    config: { resource: 'Ticket' },
-    schema: {
-      tags: ['tickets'], operationId: 'getTicket', summary: 'Get a ticket',
-      params: IdParams,
-      response: { 200: Ticket, ...errorResponses(401, 403, 404, 429) },
+  app.get(
+    '/tickets/:id',
+    {
+      config: { resource: 'Ticket' },
+      schema: {
+        tags: ['tickets'],
+        operationId: 'getTicket',
+        summary: 'Get a ticket',
+        params: IdParams,
+        response: { 200: Ticket, ...errorResponses(401, 403, 404, 429) },
+      },
     },
-  }, async (request) => getTicket(request.db, tenantOf(request).organizerId, request.params.id));
+    async (request) => getTicket(request.db, tenantOf(request).organizerId, request.params.id),
+  );
 };

@@ -5,14 +5,23 @@ import { errorResponses, ListOf, PAGE_LIMIT_DEFAULT } from '../../../schemas/com
 import { ListTicketsQuery, Ticket } from '../../../schemas/tickets.ts';
 
 export const listTicketsRoute: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/tickets', {
-    schema: {
-      tags: ['tickets'], operationId: 'listTickets', summary: 'List tickets, newest first',
-      querystring: ListTicketsQuery,
-      response: { 200: ListOf(Ticket), ...errorResponses(400, 401, 403, 429) },
+  app.get(
+    '/tickets',
+    {
+      schema: {
+        tags: ['tickets'],
+        operationId: 'listTickets',
+        summary: 'List tickets, newest first',
+        querystring: ListTicketsQuery,
+        response: { 200: ListOf(Ticket), ...errorResponses(400, 401, 403, 429) },
+      },
     },
-  }, async (request) => {
-    const { limit, starting_after, ...filters } = request.query;
-    return listTickets(request.db, tenantOf(request).organizerId, filters, { limit: limit ?? PAGE_LIMIT_DEFAULT, starting_after });
-  });
+    async (request) => {
+      const { limit, starting_after, ...filters } = request.query;
+      return listTickets(request.db, tenantOf(request).organizerId, filters, {
+        limit: limit ?? PAGE_LIMIT_DEFAULT,
+        starting_after,
+      });
+    },
+  );
 };

@@ -5,16 +5,21 @@ import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { WebhookDelivery } from '../../../schemas/webhooks.ts';
 
 export const redeliverWebhookDeliveryRoute: FastifyPluginAsyncTypebox = async (app) => {
-  app.post('/webhook_deliveries/:id/redeliver', {
-    config: { resource: 'Webhook delivery' },
-    schema: {
-      tags: ['webhooks'], operationId: 'redeliverWebhookDelivery',
-      summary: 'Send the delivery\'s event again as a new delivery (attempt 0, fresh retry budget, same webhook-id)',
-      params: IdParams,
-      response: { 201: WebhookDelivery, ...errorResponses(400, 401, 403, 404) },
+  app.post(
+    '/webhook_deliveries/:id/redeliver',
+    {
+      config: { resource: 'Webhook delivery' },
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'redeliverWebhookDelivery',
+        summary: "Send the delivery's event again as a new delivery (attempt 0, fresh retry budget, same webhook-id)",
+        params: IdParams,
+        response: { 201: WebhookDelivery, ...errorResponses(400, 401, 403, 404) },
+      },
     },
-  }, async (request, reply) => {
-    const row = await redeliver(request.db, tenantOf(request).organizerId, request.params.id, app.deps.clock.now());
-    return reply.code(201).send(presentDelivery(row));
-  });
+    async (request, reply) => {
+      const row = await redeliver(request.db, tenantOf(request).organizerId, request.params.id, app.deps.clock.now());
+      return reply.code(201).send(presentDelivery(row));
+    },
+  );
 };

@@ -6,18 +6,29 @@ import { CreateWebhookEndpoint, WebhookEndpointWithSecret } from '../../../schem
 import { vetBodyUrl, vettedUrlOf } from './vet-url.ts';
 
 export const createWebhookEndpointRoute: FastifyPluginAsyncTypebox = async (app) => {
-  app.post('/webhook_endpoints', {
-    schema: {
-      tags: ['webhooks'], operationId: 'createWebhookEndpoint',
-      summary: 'Create a webhook endpoint; the response carries the raw signing secret, once',
-      body: CreateWebhookEndpoint,
-      response: { 201: WebhookEndpointWithSecret, ...errorResponses(400, 401, 403) },
+  app.post(
+    '/webhook_endpoints',
+    {
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'createWebhookEndpoint',
+        summary: 'Create a webhook endpoint; the response carries the raw signing secret, once',
+        body: CreateWebhookEndpoint,
+        response: { 201: WebhookEndpointWithSecret, ...errorResponses(400, 401, 403) },
+      },
+      // DNS before any transaction opens (see vet-url.ts).
+      preHandler: vetBodyUrl,
     },
-    // DNS before any transaction opens (see vet-url.ts).
-    preHandler: vetBodyUrl,
-  }, async (request, reply) => {
-    const created = await createEndpoint(request.db, tenantOf(request).organizerId, request.body,
-      vettedUrlOf(request), app.deps.clock.now());
-    return reply.code(201).send(presentEndpointWithSecret(created));
-  });
+    async (request, reply) => {
+      const created = await createEndpoint(
+        request.db,
+        tenantOf(request).organizerId,
+        request.body,
+        vettedUrlOf(request),
+        { maxEndpoints: app.deps.config.webhookMaxEndpointsPerOrganizer },
+        app.deps.clock.now(),
+      );
+      return reply.code(201).send(presentEndpointWithSecret(created));
+    },
+  );
 };

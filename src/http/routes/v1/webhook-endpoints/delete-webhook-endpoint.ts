@@ -4,13 +4,18 @@ import { tenantOf } from '../../../context.ts';
 import { DeletedSchema, errorResponses, IdParams } from '../../../schemas/common.ts';
 
 export const deleteWebhookEndpointRoute: FastifyPluginAsyncTypebox = async (app) => {
-  app.delete('/webhook_endpoints/:id', {
-    config: { resource: 'Webhook endpoint' },
-    schema: {
-      tags: ['webhooks'], operationId: 'deleteWebhookEndpoint',
-      summary: 'Delete a webhook endpoint and its delivery log',
-      params: IdParams,
-      response: { 200: DeletedSchema('webhook_endpoint'), ...errorResponses(401, 403, 404) },
+  app.delete(
+    '/webhook_endpoints/:id',
+    {
+      config: { resource: 'Webhook endpoint' },
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'deleteWebhookEndpoint',
+        summary: 'Delete a webhook endpoint and its delivery log',
+        params: IdParams,
+        response: { 200: DeletedSchema('webhook_endpoint'), ...errorResponses(401, 403, 404) },
+      },
     },
-  }, async (request) => removeEndpoint(request.db, tenantOf(request).organizerId, request.params.id));
+    async (request) => removeEndpoint(request.db, tenantOf(request).organizerId, request.params.id),
+  );
 };

@@ -5,12 +5,18 @@ import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { WebhookEndpoint } from '../../../schemas/webhooks.ts';
 
 export const getWebhookEndpointRoute: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/webhook_endpoints/:id', {
-    config: { resource: 'Webhook endpoint' },
-    schema: {
-      tags: ['webhooks'], operationId: 'getWebhookEndpoint', summary: 'Get a webhook endpoint',
-      params: IdParams,
-      response: { 200: WebhookEndpoint, ...errorResponses(401, 403, 404) },
+  app.get(
+    '/webhook_endpoints/:id',
+    {
+      config: { resource: 'Webhook endpoint' },
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'getWebhookEndpoint',
+        summary: 'Get a webhook endpoint',
+        params: IdParams,
+        response: { 200: WebhookEndpoint, ...errorResponses(401, 403, 404) },
+      },
     },
-  }, async (request) => presentEndpoint(await getEndpoint(request.db, tenantOf(request).organizerId, request.params.id)));
+    async (request) => presentEndpoint(await getEndpoint(request.db, tenantOf(request).organizerId, request.params.id)),
+  );
 };

@@ -5,16 +5,23 @@ import { errorResponses, IdParams, ListOf, PAGE_LIMIT_DEFAULT } from '../../../s
 import { WebhookDelivery, WebhookListQuery } from '../../../schemas/webhooks.ts';
 
 export const listWebhookDeliveriesRoute: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/webhook_endpoints/:id/deliveries', {
-    config: { resource: 'Webhook endpoint' },
-    schema: {
-      tags: ['webhooks'], operationId: 'listWebhookDeliveries', summary: 'The endpoint\'s delivery log, newest first',
-      params: IdParams,
-      querystring: WebhookListQuery,
-      response: { 200: ListOf(WebhookDelivery), ...errorResponses(400, 401, 403, 404) },
+  app.get(
+    '/webhook_endpoints/:id/deliveries',
+    {
+      config: { resource: 'Webhook endpoint' },
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'listWebhookDeliveries',
+        summary: "The endpoint's delivery log, newest first",
+        params: IdParams,
+        querystring: WebhookListQuery,
+        response: { 200: ListOf(WebhookDelivery), ...errorResponses(400, 401, 403, 404) },
+      },
     },
-  }, async (request) => listEndpointDeliveries(request.db, tenantOf(request).organizerId, request.params.id, {
-    limit: request.query.limit ?? PAGE_LIMIT_DEFAULT,
-    starting_after: request.query.starting_after,
-  }));
+    async (request) =>
+      listEndpointDeliveries(request.db, tenantOf(request).organizerId, request.params.id, {
+        limit: request.query.limit ?? PAGE_LIMIT_DEFAULT,
+        starting_after: request.query.starting_after,
+      }),
+  );
 };

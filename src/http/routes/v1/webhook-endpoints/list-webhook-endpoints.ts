@@ -5,14 +5,21 @@ import { errorResponses, ListOf, PAGE_LIMIT_DEFAULT } from '../../../schemas/com
 import { WebhookEndpoint, WebhookListQuery } from '../../../schemas/webhooks.ts';
 
 export const listWebhookEndpointsRoute: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/webhook_endpoints', {
-    schema: {
-      tags: ['webhooks'], operationId: 'listWebhookEndpoints', summary: 'List webhook endpoints, newest first',
-      querystring: WebhookListQuery,
-      response: { 200: ListOf(WebhookEndpoint), ...errorResponses(400, 401, 403) },
+  app.get(
+    '/webhook_endpoints',
+    {
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'listWebhookEndpoints',
+        summary: 'List webhook endpoints, newest first',
+        querystring: WebhookListQuery,
+        response: { 200: ListOf(WebhookEndpoint), ...errorResponses(400, 401, 403) },
+      },
     },
-  }, async (request) => listEndpoints(request.db, tenantOf(request).organizerId, {
-    limit: request.query.limit ?? PAGE_LIMIT_DEFAULT,
-    starting_after: request.query.starting_after,
-  }));
+    async (request) =>
+      listEndpoints(request.db, tenantOf(request).organizerId, {
+        limit: request.query.limit ?? PAGE_LIMIT_DEFAULT,
+        starting_after: request.query.starting_after,
+      }),
+  );
 };

@@ -5,15 +5,21 @@ import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { WebhookEndpointWithSecret } from '../../../schemas/webhooks.ts';
 
 export const rotateWebhookEndpointSecretRoute: FastifyPluginAsyncTypebox = async (app) => {
-  app.post('/webhook_endpoints/:id/rotate_secret', {
-    config: { resource: 'Webhook endpoint' },
-    schema: {
-      tags: ['webhooks'], operationId: 'rotateWebhookEndpointSecret',
-      summary: 'Replace the signing secret; the old one stops verifying at once',
-      params: IdParams,
-      response: { 200: WebhookEndpointWithSecret, ...errorResponses(400, 401, 403, 404) },
+  app.post(
+    '/webhook_endpoints/:id/rotate_secret',
+    {
+      config: { resource: 'Webhook endpoint' },
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'rotateWebhookEndpointSecret',
+        summary: 'Replace the signing secret; the old one stops verifying at once',
+        params: IdParams,
+        response: { 200: WebhookEndpointWithSecret, ...errorResponses(400, 401, 403, 404) },
+      },
     },
-  }, async (request) => presentEndpointWithSecret(
-    await rotateEndpointSecret(request.db, tenantOf(request).organizerId, request.params.id, app.deps.clock.now()),
-  ));
+    async (request) =>
+      presentEndpointWithSecret(
+        await rotateEndpointSecret(request.db, tenantOf(request).organizerId, request.params.id, app.deps.clock.now()),
+      ),
+  );
 };

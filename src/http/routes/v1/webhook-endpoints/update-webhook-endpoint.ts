@@ -6,20 +6,31 @@ import { UpdateWebhookEndpoint, WebhookEndpoint } from '../../../schemas/webhook
 import { vetBodyUrl, vettedUrlOf } from './vet-url.ts';
 
 export const updateWebhookEndpointRoute: FastifyPluginAsyncTypebox = async (app) => {
-  app.patch('/webhook_endpoints/:id', {
-    config: { resource: 'Webhook endpoint' },
-    schema: {
-      tags: ['webhooks'], operationId: 'updateWebhookEndpoint',
-      summary: 'Update url (re-vetted), description, event_types or status (enabled/disabled)',
-      params: IdParams,
-      body: UpdateWebhookEndpoint,
-      response: { 200: WebhookEndpoint, ...errorResponses(400, 401, 403, 404) },
+  app.patch(
+    '/webhook_endpoints/:id',
+    {
+      config: { resource: 'Webhook endpoint' },
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'updateWebhookEndpoint',
+        summary: 'Update url (re-vetted), description, event_types or status (enabled/disabled)',
+        params: IdParams,
+        body: UpdateWebhookEndpoint,
+        response: { 200: WebhookEndpoint, ...errorResponses(400, 401, 403, 404) },
+      },
+      // DNS before any transaction opens (see vet-url.ts).
+      preHandler: vetBodyUrl,
     },
-    // DNS before any transaction opens (see vet-url.ts).
-    preHandler: vetBodyUrl,
-  }, async (request) => {
-    const row = await updateEndpointSettings(request.db, tenantOf(request).organizerId, request.params.id, request.body,
-      vettedUrlOf(request), app.deps.clock.now());
-    return presentEndpoint(row);
-  });
+    async (request) => {
+      const row = await updateEndpointSettings(
+        request.db,
+        tenantOf(request).organizerId,
+        request.params.id,
+        request.body,
+        vettedUrlOf(request),
+        app.deps.clock.now(),
+      );
+      return presentEndpoint(row);
+    },
+  );
 };

@@ -14,7 +14,14 @@ export async function vetBodyUrl(request: FastifyRequest): Promise<void> {
   const url = (request.body as { url?: unknown } | undefined)?.url;
   if (typeof url !== 'string') return;
   const { config, webhookResolver } = request.server.deps;
-  vettedUrls.set(request, await vetUrlForStorage(url, { allowLoopback: config.webhookAllowLoopback, resolver: webhookResolver }));
+  vettedUrls.set(
+    request,
+    await vetUrlForStorage(url, {
+      allowLoopback: config.webhookAllowLoopback,
+      allowInsecureLoopback: config.webhookAllowInsecureLoopback,
+      resolver: webhookResolver,
+    }),
+  );
 }
 
 /** The outcome vetBodyUrl() reached for this request (undefined when the body had no url). */

@@ -1,0 +1,89 @@
+// Lint rules of the repository: type-aware typescript-eslint rules and the layer
+// boundaries of docs/architecture.md ("Folders"), enforced on every import.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import globals from 'globals';
+
+/** An import pattern for `no-restricted-imports`, with the reason a reader sees. */
+const forbid = (group, message) => ({ group, message });
+
+const HTTP = forbid(['**/http/**'], 'Only the HTTP layer and the process entry points may import src/http.');
+const DOMAIN = forbid(['**/domain/**'], 'The database layer and the libraries never call up into src/domain.');
+const DB = forbid(['**/db/**'], 'src/lib holds plain utilities with no database access.');
+const WORKERS = forbid(['**/workers/**'], 'Workers are started by the process entry points only.');
+
+/** The layers, top to bottom: each may import only what is below it. */
+const layers = [
+  { files: ['src/domain/**/*.ts'], patterns: [HTTP, WORKERS] },
+  { files: ['src/outbox/**/*.ts'], patterns: [HTTP, DOMAIN, WORKERS] },
+  { files: ['src/mail/**/*.ts'], patterns: [HTTP, WORKERS] },
+  {
+    files: ['src/db/**/*.ts'],
+    patterns: [
+      HTTP,
+      DOMAIN,
+      WORKERS,
+      forbid(['**/outbox/**', '**/mail/**'], 'The database layer is the bottom layer.'),
+    ],
+  },
+  { files: ['src/workers/**/*.ts'], patterns: [HTTP] },
+  { files: ['src/lib/**/*.ts'], patterns: [HTTP, DOMAIN, DB, WORKERS] },
+];
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', 'data/**', 'openapi.json', 'bench/results.*', '**/*.d.ts'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      globals: { ...globals.node },
+    },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
+      // Fastify plugins, hooks and handlers are async by contract, whether or not they await.
+      '@typescript-eslint/require-await': 'off',
+    },
+  },
+  {
+    // Tests and benchmarks read HTTP response bodies as untyped JSON and assert them field
+    // by field; typing every body would add casts, not safety.
+    files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-explicit-any': 'off',
+      // node:test runs the promises that test() and describe() return.
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        {
+          allowForKnownSafeCalls: [
+            {
+              from: 'package',
+              package: 'node:test',
+              name: ['test', 'it', 'describe', 'suite', 'before', 'after', 'beforeEach', 'afterEach'],
+            },
+          ],
+        },
+      ],
+    },
+  },
+  ...layers.map(({ files, patterns }) => ({
+    files,
+    rules: { 'no-restricted-imports': ['error', { patterns }] },
+  })),
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+);

@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { after, before, describe, test } from 'node:test';
+import { ALL_ERROR_CODES, ERROR_CODES } from '../../src/errors/codes.ts';
+import { ERROR_STATUS } from '../../src/http/errors.ts';
+import { createTestApp, problemOf, type TestApp } from '../helpers/app.ts';
+
+/** The rows of the codes table in docs/errors.md: code, status and kind as written there. */
+async function documentedCodes(): Promise<Array<{ code: string; status: number; kind: string }>> {
+  const text = await readFile(new URL('../../docs/errors.md', import.meta.url), 'utf8');
+  return [...text.matchAll(/^\| `([a-z_]+)` \| (\d{3}) \| ([a-z_]+) \|/gm)].map((m) => ({
+    code: m[1]!,
+    status: Number(m[2]),
+    kind: m[3]!,
+  }));
+}
+
+type Schema = { properties?: Record<string, { enum?: unknown[] }>; required?: string[] };
+
+describe('the closed set of error codes', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp();
+  });
+  after(() => t.close());
+
+  test('docs/errors.md lists every code once, with its status and kind', async () => {
+    const rows = await documentedCodes();
+    assert.deepEqual(
+      rows.map((r) => r.code),
+      ALL_ERROR_CODES,
+    );
+    for (const row of rows) {
+      assert.equal(row.status, ERROR_STATUS[row.code as keyof typeof ERROR_STATUS], row.code);
+      assert.equal(row.kind, ERROR_CODES[row.code as keyof typeof ERROR_CODES], row.code);
+    }
+  });
+
+  test('every error response of the OpenAPI document is the Problem schema with the code enum', async () => {
+    const doc = (await t.inject({ method: 'GET', url: '/v1/openapi.json' })).json<{
+      paths: Record<
+        string,
+        Record<string, { responses?: Record<string, { content?: Record<string, { schema: Schema }> }> }>
+      >;
+    }>();
+    let problems = 0;
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        for (const [status, response] of Object.entries(operation.responses ?? {})) {
+          if (Number(status) < 400) continue;
+          for (const media of Object.values(response.content ?? {})) {
+            problems += 1;
+            assert.deepEqual(media.schema.properties?.code?.enum, ALL_ERROR_CODES, `${method} ${path} ${status}`);
+            assert.ok(media.schema.required?.includes('code'), `${method} ${path} ${status}`);
+            assert.ok(
+              media.schema.properties?.param && !media.schema.required?.includes('param'),
+              `${method} ${path} ${status}`,
+            );
+          }
+        }
+      }
+    }
+    assert.ok(problems > 0);
+  });
+
+  test('a field at fault is named in param as a dotted path, beside its code', async () => {
+    const org = await t.createOrganizer();
+    const res = await t.api(org.key, 'POST', '/v1/orders', {
+      items: [{ performance_id: 'x', ticket_type_id: 'y', quantity: 1 }],
+      tender: 'cash',
+      buyer: { first_name: 'A' },
+      extra: 1,
+    });
+    assert.equal(res.statusCode, 400);
+    assert.deepEqual(res.json(), problemOf(400, 'Unknown field `extra` in body.', 'parameter_unknown', 'extra'));
+    const missing = await t.admin('POST', '/admin/v1/organizers', {});
+    assert.deepEqual(
+      missing.json(),
+      problemOf(400, 'Missing required field `name` in body.', 'parameter_missing', 'name'),
+    );
+  });
+});
