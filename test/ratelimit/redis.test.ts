@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
-import { RATE_LIMIT_STORE_MESSAGES } from '../../src/http/rate-limit/limiter.ts';
+import { createRateLimiter, RATE_LIMIT_STORE_MESSAGES } from '../../src/http/rate-limit/limiter.ts';
 import { createTestApp, problemOf, type TestApp, type TestOrganizer } from '../helpers/app.ts';
 import { eventBody } from '../helpers/catalog.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
@@ -29,9 +29,20 @@ describe('two instances against one Redis', () => {
       RATE_LIMIT_READ_PER_MIN: '4',
       RATE_LIMIT_PREAUTH_PER_MIN: '1000',
     };
-    a = await createTestApp({ env, appOptions: { rateLimitKeyPrefix } });
-    // Same database (so the same API keys work), same Redis namespace, separate limiter and client.
-    b = await createTestApp({ env, database: a.database, appOptions: { rateLimitKeyPrefix } });
+    // Each instance gets its own limiter and Redis client in one namespace. The store timeout
+    // is raised so that a stall of the loaded test machine cannot send a request to the
+    // per-process fallback counters, which would split the shared count this test asserts.
+    const sharedLimiter = () =>
+      createRateLimiter({
+        limits: { write: 3, read: 4, preauth: 1000 },
+        redisUrl: REDIS_URL,
+        keyPrefix: rateLimitKeyPrefix,
+        storeTimeoutMs: 10_000,
+        logger: pino({ level: 'silent' }),
+      });
+    a = await createTestApp({ env, appOptions: { rateLimiter: sharedLimiter() } });
+    // Same database, so the same API keys work.
+    b = await createTestApp({ env, database: a.database, appOptions: { rateLimiter: sharedLimiter() } });
     org = await a.createOrganizer();
   });
   after(async () => {

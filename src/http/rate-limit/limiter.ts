@@ -42,16 +42,22 @@ interface RateLimiterOptions {
   logger: { warn(obj: object, msg: string): void; info?(...a: unknown[]): void };
   /** Namespace of the Redis keys; default 'marquee:rl'. */
   keyPrefix?: string;
+  /**
+   * How long a request waits for Redis (the first connection, then each command) before it
+   * is counted in-process; default 500 ms. Tests on a loaded machine raise it.
+   */
+  storeTimeoutMs?: number;
 }
 
 const RATE_LIMIT_WINDOW_SECONDS = 60;
 
 const BUCKETS: readonly RateLimitBucket[] = ['preauth', 'read', 'write'];
 
-/** How long the first requests wait for the initial Redis connection before counting in-process. */
-const STARTUP_CONNECT_WAIT_MS = 500;
-/** A slow Redis must not slow requests down: past this, the request is counted in-process. */
-const REDIS_COMMAND_TIMEOUT_MS = 500;
+/**
+ * A slow Redis must not slow requests down: past this, the request is counted in-process.
+ * The first requests wait as long for the initial connection.
+ */
+const DEFAULT_STORE_TIMEOUT_MS = 500;
 /**
  * During an outage on a connection that still looks open (no reply, no reset), at most one
  * request per this interval tries Redis; the others are counted in-process at once.
@@ -88,11 +94,12 @@ function createMemoryRateLimiter(opts: RateLimiterOptions): RateLimiter {
 }
 
 function createRedisRateLimiter(opts: RateLimiterOptions, redisUrl: string, keyPrefix: string): RateLimiter {
+  const storeTimeoutMs = opts.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
   const client = new Redis(redisUrl, {
     connectionName: 'marquee-rate-limit',
     // Never queue commands while disconnected: a queued request would wait instead of falling back.
     enableOfflineQueue: false,
-    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    commandTimeout: storeTimeoutMs,
     // An INCR whose reply was lost may already have run; resending it after a reconnect
     // would count the request twice. Fail such commands instead.
     maxRetriesPerRequest: 0,
@@ -113,7 +120,7 @@ function createRedisRateLimiter(opts: RateLimiterOptions, redisUrl: string, keyP
 
   // Requests arriving right at startup wait (briefly) for the first connection rather than
   // counting in-process and logging an outage that never was. Settles on ready, error or timeout.
-  const firstConnection = once(client, 'ready', { signal: AbortSignal.timeout(STARTUP_CONNECT_WAIT_MS) }).then(
+  const firstConnection = once(client, 'ready', { signal: AbortSignal.timeout(storeTimeoutMs) }).then(
     () => undefined,
     () => undefined,
   );
