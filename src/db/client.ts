@@ -15,6 +15,7 @@ import type { Config } from '../config.ts';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
+import { startEmbeddedDatabase } from './pglite-thread.ts';
 import { preparedStatementName } from './prepared.ts';
 
 export type Db = Kysely<Database>;
@@ -145,13 +146,12 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<DatabaseH
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, engine: 'postgres', close: () => db.destroy() };
   }
-  const { PGlite } = await import('@electric-sql/pglite');
   let dataDir: string | undefined;
   if (opts.dataDir) {
     dataDir = path.resolve(opts.dataDir, 'pgdata');
     mkdirSync(dataDir, { recursive: true });
   }
-  const pglite = await PGlite.create(dataDir);
+  const pglite = await startEmbeddedDatabase(dataDir);
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite, { acquireTimeoutMs }) });
   return {
     db,

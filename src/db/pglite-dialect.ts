@@ -12,7 +12,6 @@
  * (answered 503), and when its turn comes it hands the mutex on at once, so a timed-out
  * wait never holds the connection nor leaves it locked.
  */
-import type { PGlite } from '@electric-sql/pglite';
 import { Mutex } from 'async-mutex';
 import {
   CompiledQuery,
@@ -27,6 +26,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import { AcquireTimeoutError } from './errors.ts';
+import type { EmbeddedDatabase } from './pglite-thread.ts';
 
 interface PGliteDialectOptions {
   /** Longest wait for the connection while another holds it. */
@@ -63,7 +63,7 @@ function acquireWithin(mutex: Mutex, timeoutMs: number): Promise<() => void> {
 }
 
 class PGliteConnection implements DatabaseConnection {
-  constructor(private readonly pglite: PGlite) {}
+  constructor(private readonly pglite: EmbeddedDatabase) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     // A raw parameterless query may hold several statements (a migration file); the
@@ -77,12 +77,10 @@ class PGliteConnection implements DatabaseConnection {
         numAffectedRows: last?.affectedRows === undefined ? undefined : BigInt(last.affectedRows),
       };
     }
-    const result = await this.pglite.query<R>(compiled.sql, compiled.parameters as unknown[], {
-      rowMode: 'object',
-    });
+    const result = await this.pglite.query(compiled.sql, compiled.parameters as unknown[]);
     const affected = result.affectedRows;
     return {
-      rows: result.rows,
+      rows: result.rows as R[],
       numAffectedRows: affected === undefined ? undefined : BigInt(affected),
     };
   }
@@ -99,7 +97,7 @@ class PGliteDriver implements Driver {
   #release: (() => void) | undefined;
 
   constructor(
-    pglite: PGlite,
+    pglite: EmbeddedDatabase,
     private readonly acquireTimeoutMs: number,
   ) {
     this.#connection = new PGliteConnection(pglite);
@@ -148,7 +146,7 @@ class PGliteDriver implements Driver {
 
 export class PGliteDialect implements Dialect {
   constructor(
-    private readonly pglite: PGlite,
+    private readonly pglite: EmbeddedDatabase,
     private readonly opts: PGliteDialectOptions,
   ) {}
   createAdapter() {

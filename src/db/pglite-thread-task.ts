@@ -1,0 +1,65 @@
+/**
+ * The embedded database's thread: owns the PGlite instance and runs what
+ * ./pglite-thread.ts sends, one task at a time.
+ *
+ * PGlite is PostgreSQL compiled to WebAssembly: every query runs synchronously on the
+ * thread that owns the instance. Here that is this thread, so the thread that serves
+ * HTTP only posts SQL and awaits rows.
+ */
+import { PGlite } from '@electric-sql/pglite';
+import type { EmbeddedRequest, EmbeddedResponse, EmbeddedResult, SerializedError } from './pglite-protocol.ts';
+
+let pglite: PGlite | undefined;
+
+export default async function runEmbeddedTask(request: EmbeddedRequest): Promise<EmbeddedResponse> {
+  try {
+    return { ok: true, result: await run(request) };
+  } catch (err) {
+    return { ok: false, error: serializeError(err) };
+  }
+}
+
+async function run(request: EmbeddedRequest): Promise<EmbeddedResult[]> {
+  if (request.op === 'open') {
+    if (pglite !== undefined) throw new Error('the embedded database is already open on this thread');
+    pglite = await PGlite.create(request.dataDir);
+    return [];
+  }
+  // A thread started again after a crash has no database: its queries fail as lost.
+  if (pglite === undefined) {
+    throw Object.assign(
+      new Error('Connection terminated: the embedded database is not open (closed, or its thread restarted)'),
+      {
+        code: '08006',
+      },
+    );
+  }
+  switch (request.op) {
+    case 'query': {
+      const result = await pglite.query(request.sql, request.params, { rowMode: 'object' });
+      return [{ rows: result.rows, affectedRows: result.affectedRows }];
+    }
+    case 'exec': {
+      const results = await pglite.exec(request.sql);
+      return results.map((result) => ({ rows: result.rows, affectedRows: result.affectedRows }));
+    }
+    case 'close':
+      await pglite.close();
+      pglite = undefined;
+      return [];
+  }
+}
+
+/**
+ * A structured clone of an Error keeps only its message and stack; PostgreSQL's fields
+ * (code, constraint, detail, …) are what callers classify errors by (src/db/errors.ts),
+ * so every own string or number field crosses too.
+ */
+function serializeError(err: unknown): SerializedError {
+  if (!(err instanceof Error)) return { name: 'Error', message: String(err), fields: {} };
+  const fields: Record<string, string | number> = {};
+  for (const [key, value] of Object.entries(err)) {
+    if (typeof value === 'string' || typeof value === 'number') fields[key] = value;
+  }
+  return { name: err.name, message: err.message, ...(err.stack ? { stack: err.stack } : {}), fields };
+}

@@ -1,0 +1,93 @@
+/**
+ * The embedded database on a thread of its own (docs/architecture.md, "Embedded database").
+ *
+ * PGlite runs PostgreSQL as WebAssembly on the thread that owns it, synchronously: on
+ * the thread that serves HTTP, every query would stop every socket for as long as it
+ * runs. Here one worker thread owns the instance (./pglite-thread-task.ts) and this side
+ * only posts SQL and awaits the rows, so the HTTP thread never waits on WebAssembly.
+ * Opening the database (compiling the WebAssembly, initialising or recovering the data
+ * directory) happens on that thread too.
+ *
+ * The thread is a piscina pool of exactly one thread that never idles out, so the
+ * instance lives as long as the handle. Tasks run in the order they are sent; the
+ * dialect's mutex (./pglite-dialect.ts) already keeps one transaction at a time.
+ * If the thread dies, piscina starts a new one without the database: every later query
+ * fails as a lost connection (SQLSTATE 08006), which the API answers 503 (src/db/errors.ts).
+ */
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import type { EmbeddedRequest, EmbeddedResponse, EmbeddedResult, SerializedError } from './pglite-protocol.ts';
+
+/** What the Kysely dialect needs of the embedded database (./pglite-dialect.ts). */
+export interface EmbeddedDatabase {
+  /** One statement over the extended protocol, with parameters. */
+  query(sql: string, params: unknown[]): Promise<EmbeddedResult>;
+  /** Any number of statements, without parameters; one result per statement. */
+  exec(sql: string): Promise<EmbeddedResult[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the thread and opens the database in `dataDir` (in memory when omitted).
+ * Resolves once it is open; rejects with the error that prevented it.
+ */
+export async function startEmbeddedDatabase(dataDir: string | undefined): Promise<EmbeddedDatabase> {
+  // Worker threads inherit the process's execArgv, so under `--import tsx` (development,
+  // tests) piscina loads the TypeScript task as this thread does, and dist/ its JavaScript.
+  const thread = new Piscina<EmbeddedRequest, EmbeddedResponse>({
+    filename: new URL(`./pglite-thread-task${extname(fileURLToPath(import.meta.url))}`, import.meta.url).href,
+    minThreads: 1,
+    maxThreads: 1,
+    idleTimeout: Infinity,
+    // Only run() may fail a task; an 'error' without a listener would end the process.
+  });
+  thread.on('error', () => undefined);
+  let closed = false;
+  const send = async (request: EmbeddedRequest): Promise<EmbeddedResult[]> => {
+    if (closed) throw connectionLost('the embedded database is closed');
+    let response: EmbeddedResponse;
+    try {
+      response = await thread.run(request);
+    } catch (err) {
+      // The thread died with the task in hand (it ran out of memory, or was terminated).
+      throw connectionLost(err instanceof Error ? err.message : String(err));
+    }
+    if (!response.ok) throw deserializeError(response.error);
+    return response.result;
+  };
+
+  try {
+    await send({ op: 'open', dataDir });
+  } catch (err) {
+    await thread.destroy();
+    throw err;
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    async query(sql, params) {
+      const [result] = await send({ op: 'query', sql, params });
+      return result ?? { rows: [], affectedRows: undefined };
+    },
+    exec: (sql) => send({ op: 'exec', sql }),
+    close() {
+      closing ??= (async () => {
+        await send({ op: 'close' }).catch(() => undefined);
+        closed = true;
+        await thread.destroy();
+      })();
+      return closing;
+    },
+  };
+}
+
+function connectionLost(reason: string): Error {
+  return Object.assign(new Error(`Connection terminated: ${reason}`), { code: '08006' });
+}
+
+function deserializeError(serialized: SerializedError): Error {
+  const err = Object.assign(new Error(serialized.message), serialized.fields);
+  err.name = serialized.name;
+  if (serialized.stack !== undefined) err.stack = serialized.stack;
+  return err;
+}

@@ -1,0 +1,74 @@
+/**
+ * The embedded database runs on a thread of its own (docs/architecture.md, "Embedded
+ * database"): a long query leaves the calling thread's event loop free, errors keep their
+ * PostgreSQL fields, and a closed database fails queries as a lost connection.
+ * PGlite only, whatever engine the rest of the suite runs on.
+ */
+import assert from 'node:assert/strict';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { openDatabase } from '../../src/db/client.ts';
+import { classifyDatabaseError } from '../../src/db/errors.ts';
+import { startEmbeddedDatabase } from '../../src/db/pglite-thread.ts';
+
+describe('embedded database thread', () => {
+  test('a query that runs for seconds leaves the event loop free', async () => {
+    const handle = await openDatabase({});
+    try {
+      // Warm the thread up, so only the long query is timed.
+      await sql`SELECT 1`.execute(handle.db);
+      const delay = monitorEventLoopDelay({ resolution: 10 });
+      let ticks = 0;
+      const ticker = setInterval(() => ticks++, 20);
+      delay.enable();
+      const started = performance.now();
+      const { rows } = await sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM generate_series(1, 4000000) AS g(i) WHERE md5(i::text) LIKE 'a%'`.execute(
+        handle.db,
+      );
+      const queryMs = performance.now() - started;
+      delay.disable();
+      clearInterval(ticker);
+      assert.ok(rows[0]!.n > 200_000, `the query counted ${rows[0]!.n}`);
+      // The query is long enough that a blocked loop would show it many times over.
+      assert.ok(queryMs > 500, `the query took only ${Math.round(queryMs)} ms`);
+      const maxDelayMs = delay.max / 1e6;
+      assert.ok(
+        maxDelayMs < 200,
+        `the event loop stalled ${Math.round(maxDelayMs)} ms during a ${Math.round(queryMs)} ms query`,
+      );
+      assert.ok(ticks >= (queryMs / 20) * 0.5, `${ticks} ticks of 20 ms in ${Math.round(queryMs)} ms`);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  test('errors cross with their PostgreSQL fields', async () => {
+    const handle = await openDatabase({});
+    await sql`CREATE TABLE t (id int CONSTRAINT t_pk PRIMARY KEY)`.execute(handle.db);
+    await sql`INSERT INTO t VALUES (1)`.execute(handle.db);
+    const duplicate = await sql`INSERT INTO t VALUES (1)`.execute(handle.db).then(
+      () => assert.fail('a duplicate key was inserted'),
+      (err: unknown) => err as Error & Record<string, unknown>,
+    );
+    assert.equal(duplicate.code, '23505');
+    assert.equal(duplicate.constraint, 't_pk');
+    assert.equal(duplicate.message, 'duplicate key value violates unique constraint "t_pk"');
+    assert.equal(classifyDatabaseError(duplicate), undefined);
+
+    await handle.close();
+  });
+
+  test('once closed, the thread answers every query as a lost connection', async () => {
+    const embedded = await startEmbeddedDatabase(undefined);
+    assert.deepEqual(await embedded.query('SELECT $1::int AS n', [7]), { rows: [{ n: 7 }], affectedRows: 0 });
+    await embedded.close();
+    const afterClose = await embedded.query('SELECT 1', []).then(
+      () => assert.fail('a closed database answered'),
+      (err: unknown) => err as Error & { code?: string },
+    );
+    assert.equal(afterClose.code, '08006');
+    assert.equal(classifyDatabaseError(afterClose), 'unavailable');
+  });
+});
