@@ -71,7 +71,6 @@ describe(`idempotency under concurrency (${onPostgres ? 'PostgreSQL' : 'PGlite'}
       .where('order_id', '=', original.json().id)
       .execute();
     assert.equal(tickets.length, 2, 'one order, its two tickets, once');
-    if (!onPostgres) assert.equal(inFlight, 0, 'PGlite serializes: the others replay');
     // After the dust settles every retry is a replay.
     assert.equal(isReplayOf(await t.api(org.key, 'POST', '/v1/orders', body, withKey(key)), original), undefined);
   });
