@@ -12,6 +12,7 @@ import pg from 'pg';
 import { Pool } from 'undici';
 import { createScratchDb, withClient } from '../lib/db.ts';
 import { call, startMarquee } from '../lib/marquee.ts';
+import { postgresPids, processCpuMs } from '../lib/proc-cpu.ts';
 import { percentile, round, seededRandom } from '../lib/stats.ts';
 import { BASELINE_SCHEMA, setupRush, type PlannedOrder } from './onsale.ts';
 import { check, type ScenarioOptions, type ScenarioResult } from './types.ts';
@@ -88,6 +89,7 @@ async function marqueeSide(databaseUrl: string, capacity: number, cap: number, c
     const pool = new Pool(proc.base, { connections: CONNECTIONS, pipelining: 1 });
     const headers = { authorization: `Bearer ${setup.key}`, 'content-type': 'application/json' };
     let badDetails = 0;
+    const cpuBefore = { api: processCpuMs(proc.pid), pg: postgresCpuMs() };
     const run = await runBuyers(async (buyer, n, order) => {
       try {
         const res = await pool.request({
@@ -118,6 +120,7 @@ async function marqueeSide(databaseUrl: string, capacity: number, cap: number, c
         return { failed: String(err) };
       }
     });
+    const cpu = { api: processCpuMs(proc.pid) - cpuBefore.api, pg: postgresCpuMs() - cpuBefore.pg };
     await pool.close();
     const sold = await withClient(databaseUrl, async (c) => {
       const rows = await c.query<{ ticket_type_id: string; n: string }>(
@@ -137,6 +140,9 @@ async function marqueeSide(databaseUrl: string, capacity: number, cap: number, c
     const figures = {
       ...figuresOf(run.tally, run.durationS),
       demand_over_supply: round(run.tally.ticketsAsked / capacity, 2),
+      // Where the CPU of the rush went, per request (accepted and refused alike).
+      api_cpu_us_per_request: round((cpu.api * 1000) / (run.tally.accepted.length + run.tally.refused.length)),
+      postgres_cpu_us_per_request: round((cpu.pg * 1000) / (run.tally.accepted.length + run.tally.refused.length)),
     };
     return {
       figures,
@@ -175,6 +181,10 @@ async function marqueeSide(databaseUrl: string, capacity: number, cap: number, c
   }
 }
 
+function postgresCpuMs(): number {
+  return postgresPids().reduce((sum, pid) => sum + processCpuMs(pid), 0);
+}
+
 /**
  * The baseline seller: an unlocked read of what remains of the type (autocommit, as
  * Marquee's step-1 read), a refusal if the order cannot fit; otherwise BEGIN, the
@@ -204,6 +214,7 @@ async function baselineSide(capacity: number, cap: number) {
       );
       return r.rows[0]!;
     };
+    const pgBefore = postgresCpuMs();
     const run = await runBuyers(async (buyer, n, order) => {
       const client = await pool.connect();
       try {
@@ -261,6 +272,9 @@ async function baselineSide(capacity: number, cap: number) {
       figures: {
         ...figuresOf(run.tally, run.durationS),
         demand_over_supply: round(run.tally.ticketsAsked / capacity, 2),
+        postgres_cpu_us_per_request: round(
+          ((postgresCpuMs() - pgBefore) * 1000) / (run.tally.accepted.length + run.tally.refused.length),
+        ),
       },
       checks: [
         check(

@@ -119,6 +119,31 @@ describe('early refusal', () => {
     assert.deepEqual(await rowCounts(t.database.db), before);
   });
 
+  test('concurrent sales of one performance share their catalog read, each read starting after its sale asked', async () => {
+    const sale = await setupSale(t, {
+      event: {
+        performances: [{ starts_at: '2027-04-04T19:00:00Z', capacity: 3 }],
+        ticket_types: [{ name: 'General', price_minor: 1000 }],
+      },
+    });
+    await placeOrder(t, sale, {}, 3);
+    const counter = new CountingPlugin();
+    const db = t.app.deps.db;
+    t.app.deps.db = t.database.db.withPlugin(counter);
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => postOrder(t, sale.org.key, orderBody(sale, {}, 1))),
+      );
+      const detail = 'Not enough tickets left: 1 "General" requested, 0 remaining for this performance.';
+      for (const res of answers) assert.deepEqual(res.json(), problemOf(400, detail, 'insufficient_inventory'));
+      // At least one read ran while others asked, so they waited for a later one together.
+      assert.ok(counter.queries < 20, `${counter.queries} catalog reads for 20 concurrent refusals`);
+      assert.ok(counter.queries >= 2, `${counter.queries} catalog reads: the first cannot answer later callers`);
+    } finally {
+      t.app.deps.db = db;
+    }
+  });
+
   test('oversubscribed rush: 24 buyers keep trying until each has seen "0 remaining" three times; exactly capacity and cap sold', async () => {
     const capacity = 60;
     const cap = 12;

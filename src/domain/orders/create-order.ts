@@ -37,6 +37,7 @@ import { findQuestionsOfEvents, insertAnswers } from '../../db/repositories/ques
 import type { TicketRow } from '../../db/repositories/tickets.ts';
 import { withTransaction, type Executor } from '../../db/transaction.ts';
 import { invalid } from '../../errors/domain-error.ts';
+import { FreshReadCoalescer } from '../../lib/fresh-read-coalescer.ts';
 import { emitDomainEvent } from '../../outbox/emit.ts';
 import { refuseIfShort, takeInventory } from '../inventory/inventory.ts';
 import { orderEmailJobValues } from '../mail/email-jobs.ts';
@@ -58,6 +59,30 @@ interface CreateOrderInput {
 const DELIVERY_METHOD = 'eticket' as const;
 const ORDER_NO_ATTEMPTS = 8;
 
+type SaleCatalog = Awaited<ReturnType<typeof findSaleCatalog>>;
+/** Per database handle: concurrent sales of the same performances share their first read. */
+const catalogReads = new WeakMap<Executor, FreshReadCoalescer<Date, SaleCatalog>>();
+
+/**
+ * Step 1's read. Concurrent sales of the same organizer and performances share one read
+ * that starts after each of them asked (src/lib/fresh-read-coalescer.ts), so each is as
+ * fresh as a read of its own, at the clock of the latest of them; in an on-sale rush that
+ * is one query per round trip instead of one per request (docs/inventory.md, "Why the early refusal is safe"). Inside a
+ * caller's transaction the read is the transaction's own.
+ */
+function readSaleCatalog(db: Executor, organizerId: string, performanceIds: string[], now: Date) {
+  if (db.isTransaction) return findSaleCatalog(db, organizerId, performanceIds, now);
+  let reads = catalogReads.get(db);
+  if (reads === undefined) {
+    reads = new FreshReadCoalescer();
+    catalogReads.set(db, reads);
+  }
+  const key = `${organizerId} ${[...performanceIds].sort().join(' ')}`;
+  return reads.read(key, now, (nows) =>
+    findSaleCatalog(db, organizerId, performanceIds, new Date(Math.max(...nows.map((at) => at.getTime())))),
+  );
+}
+
 interface PlannedLine {
   performanceId: string;
   ticketTypeId: string;
@@ -78,7 +103,7 @@ export async function createOrder(db: Executor, organizerId: string, input: Crea
     throw invalid('parameter_invalid', '`buyer.first_name` must not be blank.', 'buyer.first_name');
 
   const performanceIds = [...new Set(input.items.map((item) => item.performance_id))];
-  const catalog = await findSaleCatalog(db, organizerId, performanceIds, now);
+  const catalog = await readSaleCatalog(db, organizerId, performanceIds, now);
   const organizer = catalog[0];
   if (!organizer) throw new Error(`organizer ${organizerId} vanished`);
   const performances = new Map<string, SalePerformance>();
