@@ -4,7 +4,7 @@
  * happens after commit, from these rows; nothing is ever published before commit.
  */
 import type { Executor } from '../db/transaction.ts';
-import { insertDomainEventWithDeliveries } from '../db/repositories/webhooks.ts';
+import { insertDomainEventWithDeliveries, type NewDomainEvent } from '../db/repositories/webhooks.ts';
 import { notifyDeliveriesQueued } from './wakeup.ts';
 
 /** The 7 subscribable event types (docs/webhooks.md), plus the synthetic test.ping. */
@@ -36,13 +36,27 @@ interface DomainEventInput {
  * addressed to one endpoint by the admin test route.
  */
 export async function emitDomainEvent(trx: Executor, event: DomainEventInput): Promise<string> {
-  const { id, queued } = await insertDomainEventWithDeliveries(trx, {
+  const { id, queued } = await insertDomainEventWithDeliveries(trx, storedDomainEvent(event));
+  deliveriesQueued(queued);
+  return id;
+}
+
+/**
+ * The row of a domain event that a statement of the caller's writes together with the
+ * change (a sale: insertSale); the caller then reports what it queued to
+ * deliveriesQueued(). emitDomainEvent() is both in a statement of its own.
+ */
+export function storedDomainEvent(event: DomainEventInput): NewDomainEvent {
+  return {
     organizerId: event.organizerId,
     type: event.type,
     data: JSON.stringify(event.data),
     at: event.at,
     fanOut: event.type !== 'test.ping',
-  });
+  };
+}
+
+/** Wakes this process's delivery pump when a statement queued deliveries. */
+export function deliveriesQueued(queued: number): void {
   if (queued > 0) notifyDeliveriesQueued();
-  return id;
 }

@@ -588,26 +588,34 @@ describe('POST /v1/orders', () => {
     ]);
   });
 
-  test('an order number already taken writes nothing: no order, transaction, ticket, payment, e-mail job or contact change', async () => {
+  test('an order number already taken writes nothing: no order, transaction, ticket, payment, e-mail job, contact change or event', async () => {
     const org = await setupSale(t);
     const first = await placeOrder(t, org);
     const counts = async () =>
       Object.fromEntries(
         await Promise.all(
-          (['orders', 'order_transactions', 'tickets', 'payments', 'email_jobs', 'contacts'] as const).map(
-            async (table) => {
-              const row = await t.database.db
-                .selectFrom(table)
-                .select((eb) => eb.fn.countAll<number>().as('n'))
-                .where('organizer_id', '=', org.org.id)
-                .executeTakeFirstOrThrow();
-              return [table, Number(row.n)];
-            },
-          ),
+          (
+            ['orders', 'order_transactions', 'tickets', 'payments', 'email_jobs', 'contacts', 'domain_events'] as const
+          ).map(async (table) => {
+            const row = await t.database.db
+              .selectFrom(table)
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .where('organizer_id', '=', org.org.id)
+              .executeTakeFirstOrThrow();
+            return [table, Number(row.n)];
+          }),
         ),
       );
     const before = await counts();
-    assert.deepEqual(before, { orders: 1, order_transactions: 1, tickets: 1, payments: 1, email_jobs: 2, contacts: 1 });
+    assert.deepEqual(before, {
+      orders: 1,
+      order_transactions: 1,
+      tickets: 1,
+      payments: 1,
+      email_jobs: 2,
+      contacts: 1,
+      domain_events: 2, // event.published, order.created
+    });
     const now = t.clock.now();
     const orderId = randomUUID();
     const transactionId = randomUUID();
@@ -700,6 +708,13 @@ describe('POST /v1/orders', () => {
         lastName: null,
         phone: null,
         at: now,
+      },
+      event: {
+        organizerId: org.org.id,
+        type: 'order.created',
+        data: JSON.stringify({ order_id: orderId }),
+        at: now,
+        fanOut: true,
       },
     });
     assert.equal(inserted, undefined);

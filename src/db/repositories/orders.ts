@@ -4,6 +4,7 @@ import { PREPARED } from '../prepared.ts';
 import type { Executor } from '../transaction.ts';
 import type { EmailJobsTable, PaymentsTable, RefundsTable } from '../schema.ts';
 import type { TicketRow } from './tickets.ts';
+import { domainEventCtes, type NewDomainEvent } from './webhooks.ts';
 
 export type OrderRow = Awaited<ReturnType<typeof findOrder>> & {};
 export type OrderTransactionRow = Awaited<ReturnType<typeof findTransactionsOfOrders>>[number];
@@ -92,6 +93,8 @@ export interface NewSale {
   payment: NewPayment | null;
   emailJobs: NewEmailJob[];
   contact: ContactInput;
+  /** The sale's domain event (order.created), written with it. */
+  event: NewDomainEvent;
 }
 
 /**
@@ -99,8 +102,9 @@ export interface NewSale {
  * text is the same for any number of transactions, tickets and e-mail jobs): the order
  * unless its order_no is taken for the organizer, and only if it went in, its transactions,
  * tickets, payment and e-mail jobs (data-modifying CTEs; foreign keys are checked at the
- * end of the statement, when all are in) and the CRM contact upsert: one contact per
- * organizer and lower(email); a repeat buyer's details refresh.
+ * end of the statement, when all are in), the CRM contact upsert (one contact per
+ * organizer and lower(email); a repeat buyer's details refresh), and the sale's domain
+ * event with its webhook fan-out (domainEventCtes), which saves the sale a round trip.
  *
  * Every stored column is given by the caller (ids included) or starts null, so the rows
  * returned are built from the input, not read back. Undefined when the order_no was taken
@@ -109,10 +113,10 @@ export interface NewSale {
 export async function insertSale(
   db: Executor,
   sale: NewSale,
-): Promise<{ order: OrderRow; tickets: TicketRow[] } | undefined> {
+): Promise<{ order: OrderRow; tickets: TicketRow[]; queuedDeliveries: number } | undefined> {
   const { order: o, transactions: tx, tickets: t, emailJobs: ej, contact: c } = sale;
   const payments = sale.payment ? [sale.payment] : [];
-  const result = await sql<{ inserted: number }>`${PREPARED}
+  const result = await sql<{ inserted: number; queued: number }>`${PREPARED}
     WITH new_order AS (
       INSERT INTO orders (id, organizer_id, order_no, status, channel, tender, buyer_first_name, buyer_last_name, buyer_email,
                           buyer_phone, currency, total_minor, paid_at, created_at, updated_at)
@@ -178,11 +182,13 @@ export async function insertSale(
         orders_count = contacts.orders_count + 1,
         last_order_at = greatest(contacts.last_order_at, EXCLUDED.last_order_at),
         updated_at = EXCLUDED.updated_at
-    )
-    SELECT count(*)::int AS inserted FROM new_order
+    ),
+    ${domainEventCtes(sale.event, sql<boolean>`EXISTS (SELECT 1 FROM new_order)`)}
+    SELECT (SELECT count(*) FROM new_order)::int AS inserted, (SELECT count(*) FROM queued)::int AS queued
   `.execute(db);
   if (result.rows[0]?.inserted !== 1) return undefined;
   return {
+    queuedDeliveries: result.rows[0].queued,
     order: { ...o, etickets_sent_at: null, disputed_at: null, cancelled_at: null },
     tickets: t.map((ticket) => ({ ...ticket, checked_in_at: null, transferred_at: null, refund_id: null })),
   };

@@ -1,5 +1,5 @@
 /** SQL for webhook endpoints, deliveries and their attempt log. */
-import { sql, type Insertable, type Updateable } from 'kysely';
+import { sql, type Insertable, type RawBuilder, type Updateable } from 'kysely';
 import { PREPARED } from '../prepared.ts';
 import type { Executor } from '../transaction.ts';
 import type { WebhookDeliveriesTable, WebhookDeliveryStatus, WebhookEndpointsTable } from '../schema.ts';
@@ -83,30 +83,50 @@ export async function autoDisableEndpoint(db: Executor, id: string, reason: stri
  */
 export const DELIVERIES_QUEUED_CHANNEL = 'marquee_deliveries_queued';
 
+/** A domain event as stored: `data` is the serialized `data` object of the envelope. */
+export interface NewDomainEvent {
+  organizerId: string;
+  type: string;
+  data: string;
+  at: Date;
+  /** Queue a delivery for every subscribed endpoint (false for test.ping). */
+  fanOut: boolean;
+}
+
 /**
- * A domain event and its fan-out in one statement: the event row, and (when `fanOut`) a
- * pending delivery for every enabled endpoint of the organizer subscribed to the type.
- * One round trip instead of two matters: every sale and check-in emits an event.
+ * The CTEs `new_event` and `queued` of a domain event and its fan-out: the event row, and
+ * (when `fanOut`) a pending delivery for every enabled endpoint of the organizer
+ * subscribed to the type, written only when `guard` holds. Shared by the statements that
+ * emit an event together with the change that causes it.
+ */
+export function domainEventCtes(event: NewDomainEvent, guard: RawBuilder<boolean> = sql<boolean>`true`) {
+  return sql`new_event AS (
+      INSERT INTO domain_events (organizer_id, type, data, created_at)
+      SELECT ${event.organizerId}::uuid, ${event.type}::text, ${event.data}::json, ${event.at}::timestamptz
+      WHERE ${guard}
+      RETURNING id
+    ), queued AS (
+      INSERT INTO webhook_deliveries (organizer_id, endpoint_id, event_id, event_type, created_at, updated_at)
+      SELECT w.organizer_id, w.id, new_event.id, ${event.type}::text, ${event.at}::timestamptz, ${event.at}::timestamptz
+      FROM new_event CROSS JOIN webhook_endpoints w
+      WHERE ${event.fanOut} AND w.organizer_id = ${event.organizerId}
+        AND w.status = 'enabled' AND ${event.type} = ANY (w.event_types)
+      RETURNING 1
+    )`;
+}
+
+/**
+ * A domain event and its fan-out in one statement (domainEventCtes). One round trip
+ * instead of two matters: every sale and check-in emits an event.
  * Returns the event id and how many deliveries it queued.
  */
 export async function insertDomainEventWithDeliveries(
   db: Executor,
-  event: { organizerId: string; type: string; data: string; at: Date; fanOut: boolean },
+  event: NewDomainEvent,
 ): Promise<{ id: string; queued: number }> {
   const result = await sql<{ id: string; queued: number }>`${PREPARED}
-    WITH event AS (
-      INSERT INTO domain_events (organizer_id, type, data, created_at)
-      VALUES (${event.organizerId}, ${event.type}, ${event.data}::json, ${event.at})
-      RETURNING id
-    ), queued AS (
-      INSERT INTO webhook_deliveries (organizer_id, endpoint_id, event_id, event_type, created_at, updated_at)
-      SELECT w.organizer_id, w.id, event.id, ${event.type}, ${event.at}, ${event.at}
-      FROM event CROSS JOIN webhook_endpoints w
-      WHERE ${event.fanOut} AND w.organizer_id = ${event.organizerId}
-        AND w.status = 'enabled' AND ${event.type} = ANY (w.event_types)
-      RETURNING 1
-    )
-    SELECT event.id, (SELECT count(*) FROM queued)::int AS queued FROM event
+    WITH ${domainEventCtes(event)}
+    SELECT new_event.id, (SELECT count(*) FROM queued)::int AS queued FROM new_event
   `.execute(db);
   return result.rows[0]!;
 }

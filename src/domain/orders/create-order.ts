@@ -9,8 +9,8 @@
  *     does not fit what remains: an early refusal writes nothing and takes no lock;
  *  2. in one transaction, write in ONE statement the order (order_no retried on
  *     collision), one transaction per performance with its tickets, the payment (cash),
- *     the e-mail jobs and the CRM contact; then the answers (only if any) and
- *     `order.created`;
+ *     the e-mail jobs, the CRM contact and `order.created` with its webhook deliveries;
+ *     then the answers (only if any);
  *  3. LAST, take inventory (src/domain/inventory, one round trip: lock the performances in
  *     id order, recount with the availability query, move the counters if all fits; then
  *     re-check that each is still box-office sellable as of the lock, and 400 naming the
@@ -19,8 +19,9 @@
  *     only for that call and the COMMIT (docs/inventory.md). A refusal here rolls back
  *     everything written in step 2, and the counters.
  *
- * So a sale without registration answers is 6 round trips: the catalog read, BEGIN, the
- * sale's rows, `order.created`, take_inventory(), COMMIT; an order refused early is one.
+ * So a sale without registration answers is 5 round trips: the catalog read, BEGIN, the
+ * sale's rows, take_inventory(), COMMIT; an order refused early is one (or none of its
+ * own, when it shares the catalog read of concurrent sales).
  * Every column of the rows written in step 2 is given here (ids included) or starts null,
  * so the 201 body is built from them, not read back (test: GET answers the same body).
  */
@@ -38,7 +39,7 @@ import type { TicketRow } from '../../db/repositories/tickets.ts';
 import { withTransaction, type Executor } from '../../db/transaction.ts';
 import { invalid } from '../../errors/domain-error.ts';
 import { FreshReadCoalescer } from '../../lib/fresh-read-coalescer.ts';
-import { emitDomainEvent } from '../../outbox/emit.ts';
+import { deliveriesQueued, storedDomainEvent } from '../../outbox/emit.ts';
 import { refuseIfShort, takeInventory } from '../inventory/inventory.ts';
 import { orderEmailJobValues } from '../mail/email-jobs.ts';
 import { presentAnswer, resolveAnswers, type AnswerInput } from '../questions/questions.ts';
@@ -305,15 +306,31 @@ export async function createOrder(db: Executor, organizerId: string, input: Crea
           phone: buyer.phone,
           at: now,
         },
+        event: storedDomainEvent({
+          organizerId,
+          type: 'order.created',
+          data: {
+            order_id: order.id,
+            order_no: order.order_no,
+            status: order.status,
+            total_minor: order.total_minor,
+            currency: order.currency,
+            channel: 'boxOffice',
+          },
+          at: now,
+        }),
       };
     };
-    let written: { order: OrderRow; tickets: TicketRow[]; transactions: OrderTransactionRow[] } | undefined;
+    let written:
+      | { order: OrderRow; tickets: TicketRow[]; transactions: OrderTransactionRow[]; queuedDeliveries: number }
+      | undefined;
     for (let attempt = 0; attempt < ORDER_NO_ATTEMPTS && !written; attempt++) {
       const rows = saleRows(generateOrderNo());
       const inserted = await insertSale(trx, rows);
       if (inserted) written = { ...inserted, transactions: rows.transactions };
     }
     if (!written) throw new Error(`no free order number after ${ORDER_NO_ATTEMPTS} attempts`);
+    deliveriesQueued(written.queuedDeliveries);
     const { order, transactions } = written;
     const tickets = written.tickets.sort((a, b) => a.position - b.position);
     const byPosition = new Map(tickets.map((t) => [t.position, t]));
@@ -340,20 +357,6 @@ export async function createOrder(db: Executor, organizerId: string, input: Crea
               };
             }),
           );
-
-    await emitDomainEvent(trx, {
-      organizerId,
-      type: 'order.created',
-      data: {
-        order_id: order.id,
-        order_no: order.order_no,
-        status: order.status,
-        total_minor: order.total_minor,
-        currency: order.currency,
-        channel: 'boxOffice',
-      },
-      at: now,
-    });
 
     // 3. Inventory, atomically and last: lock, re-check sellability under the lock, recount,
     //    move the counters. The lock is held from here to COMMIT only.
