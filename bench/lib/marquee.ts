@@ -1,10 +1,13 @@
 /**
- * Marquee as real child processes (`node --import tsx src/main.ts`): a fixed free port,
+ * Marquee as real child processes, as production runs it: the compiled build
+ * (`node scripts/start.mjs`, dist/; `node --import tsx src/main.ts` for a baseline tree
+ * from before the build existed). A fixed free port,
  * LOG_LEVEL=warn (so no per-request logging), raised rate limits; ready when /healthz
  * answers (API) or when the worker logs "workers started". Also the bench's HTTP client.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
@@ -35,6 +38,8 @@ export interface MarqueeProcess {
   child: ChildProcess;
   /** Peak resident set size so far (VmHWM), in MiB. */
   peakRssMiB(): number;
+  /** Resident set size now (VmRSS), in MiB. */
+  rssMiB(): number;
   stop(): Promise<void>;
   output(): string;
 }
@@ -74,10 +79,13 @@ export async function startMarquee(opts: StartOptions): Promise<MarqueeProcess> 
     DATA_DIR: opts.dataDir ?? '/tmp/marquee-bench-data',
     ...opts.env,
   };
-  const args = ['--import', 'tsx'];
+  // scripts/start.mjs builds dist/ first if a source is newer (bench/run.ts builds before
+  // any scenario, so no start measured here includes a build).
+  const compiled = existsSync(join(opts.root ?? ROOT, 'scripts', 'start.mjs'));
+  const args = compiled ? [] : ['--import', 'tsx'];
   for (const module of opts.preload ?? []) args.push('--import', module);
   if (opts.cpuProfDir) args.push('--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`);
-  args.push('src/main.ts');
+  args.push(compiled ? 'scripts/start.mjs' : 'src/main.ts');
   const started = performance.now();
   const child = spawn(process.execPath, args, { cwd: opts.root ?? ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
@@ -125,15 +133,8 @@ export async function startMarquee(opts: StartOptions): Promise<MarqueeProcess> 
     startMs,
     child,
     output: () => output,
-    peakRssMiB() {
-      try {
-        const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-        const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-        return kb / 1024;
-      } catch {
-        return NaN;
-      }
-    },
+    peakRssMiB: () => statusMiB(pid, 'VmHWM'),
+    rssMiB: () => statusMiB(pid, 'VmRSS'),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
@@ -225,4 +226,14 @@ export async function createEvent(
     })),
     ticket_types: opts.ticketTypes,
   });
+}
+
+/** A memory figure of /proc/PID/status (kB there), in MiB; NaN once the process is gone. */
+function statusMiB(pid: number, field: 'VmHWM' | 'VmRSS'): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) / 1024;
+  } catch {
+    return NaN;
+  }
 }

@@ -12,6 +12,9 @@ import { planOrders, rush, rushChecks, setupRush } from './onsale.ts';
 import { bareReads, readsAgainst } from './reads.ts';
 import { check, type ScenarioOptions, type ScenarioResult } from './types.ts';
 
+/** How long the restarted process idles before its resident set is read. */
+const IDLE_SETTLE_MS = 2000;
+
 export async function embeddedScenario(opts: ScenarioOptions): Promise<ScenarioResult> {
   const capacity = opts.quick ? 1000 : 5000;
   const cap = capacity / 5;
@@ -27,13 +30,16 @@ export async function embeddedScenario(opts: ScenarioOptions): Promise<ScenarioR
     const peak = proc.peakRssMiB();
     await proc.stop();
     const bare = await bareReads(reads.bytes, reads.contentType, reads.path, durationS);
-    // A warm restart on the same DATA_DIR (no migrations to apply).
+    // A warm restart on the same DATA_DIR (no migrations to apply), then idle.
     const again = await startMarquee({ role: 'all', dataDir });
     const warmStartMs = again.startMs;
+    await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS));
+    const idleRss = again.rssMiB();
     await again.stop();
     const out: Record<string, number> = {
       cold_start_ms: round(coldStartMs),
       warm_start_ms: round(warmStartMs),
+      idle_rss_mib: round(idleRss),
       peak_rss_mib: round(peak),
     };
     for (const [k, v] of Object.entries(figures)) out[`rush_${k}`] = v;
@@ -52,7 +58,18 @@ export async function embeddedScenario(opts: ScenarioOptions): Promise<ScenarioR
         ...checks.map((c) => ({ ...c, name: `PGlite ${c.name}` })),
         check('PGlite reads: every answer 200', non200 === 0, `${non200} non-200 of ${reads.marquee.requests}`),
       ],
-      goals: [],
+      goals: [
+        {
+          name: 'embedded: first start (empty DATA_DIR) to ready, ms',
+          ratio: round(coldStartMs),
+          bound: 4000,
+          kind: 'max',
+        },
+        { name: 'embedded: second start to ready, ms', ratio: round(warmStartMs), bound: 1500, kind: 'max' },
+        { name: 'embedded: RSS idle after the second start, MiB', ratio: round(idleRss), bound: 250, kind: 'max' },
+        { name: 'embedded: peak RSS through the rush and the reads, MiB', ratio: round(peak), bound: 400, kind: 'max' },
+        { name: 'embedded: rush p99 at 64 clients, ms', ratio: figures.p99_ms, bound: 500, kind: 'max' },
+      ],
       notes: [
         'Sold counts are checked through the availability endpoint and the post-sell-out probe (the PGlite files belong to the process).',
       ],

@@ -7,7 +7,7 @@ export interface Check {
 
 export interface Goal {
   name: string;
-  /** Marquee / baseline (or deep / first), computed from the figures of the same run. */
+  /** Marquee / baseline (or deep / first) from the figures of the same run, or a figure itself (its bound in its units). */
   ratio: number;
   /** The bound the ratio must meet. */
   bound: number;

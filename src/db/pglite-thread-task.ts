@@ -11,6 +11,14 @@ import type { EmbeddedRequest, EmbeddedResponse, EmbeddedResult, SerializedError
 
 let pglite: PGlite | undefined;
 
+/**
+ * PostgreSQL's default shared_buffers (128 MB) is written in full at start-up, so it is
+ * all resident from the first second; an embedded database of a single organizer's
+ * events is served as well from 16 MB, with the operating system's file cache behind it
+ * (bench/README.md, "Embedded footprint").
+ */
+const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+
 export default async function runEmbeddedTask(request: EmbeddedRequest): Promise<EmbeddedResponse> {
   try {
     return { ok: true, result: await run(request) };
@@ -22,7 +30,7 @@ export default async function runEmbeddedTask(request: EmbeddedRequest): Promise
 async function run(request: EmbeddedRequest): Promise<EmbeddedResult[]> {
   if (request.op === 'open') {
     if (pglite !== undefined) throw new Error('the embedded database is already open on this thread');
-    pglite = await PGlite.create(request.dataDir);
+    pglite = await PGlite.create(request.dataDir, { startParams: START_PARAMS });
     return [];
   }
   // A thread started again after a crash has no database: its queries fail as lost.

@@ -14,7 +14,8 @@
  * If the thread dies, piscina starts a new one without the database: every later query
  * fails as a lost connection (SQLSTATE 08006), which the API answers 503 (src/db/errors.ts).
  */
-import { extname } from 'node:path';
+import { existsSync } from 'node:fs';
+import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { EmbeddedRequest, EmbeddedResponse, EmbeddedResult, SerializedError } from './pglite-protocol.ts';
@@ -31,8 +32,20 @@ export interface EmbeddedDatabase {
 /**
  * Starts the thread and opens the database in `dataDir` (in memory when omitted).
  * Resolves once it is open; rejects with the error that prevented it.
+ *
+ * A data directory without a database is first initialised on a thread of its own that
+ * then ends: initialisation leaves hundreds of megabytes of WebAssembly memory behind,
+ * which a WebAssembly instance never gives back, so the database is then opened afresh.
  */
 export async function startEmbeddedDatabase(dataDir: string | undefined): Promise<EmbeddedDatabase> {
+  if (dataDir !== undefined && !existsSync(join(dataDir, 'PG_VERSION'))) {
+    const initialising = await openOnThread(dataDir);
+    await initialising.close();
+  }
+  return openOnThread(dataDir);
+}
+
+async function openOnThread(dataDir: string | undefined): Promise<EmbeddedDatabase> {
   // Worker threads inherit the process's execArgv, so under `--import tsx` (development,
   // tests) piscina loads the TypeScript task as this thread does, and dist/ its JavaScript.
   const thread = new Piscina<EmbeddedRequest, EmbeddedResponse>({
@@ -40,8 +53,8 @@ export async function startEmbeddedDatabase(dataDir: string | undefined): Promis
     minThreads: 1,
     maxThreads: 1,
     idleTimeout: Infinity,
-    // Only run() may fail a task; an 'error' without a listener would end the process.
   });
+  // Only run() may fail a task; an 'error' without a listener would end the process.
   thread.on('error', () => undefined);
   let closed = false;
   const send = async (request: EmbeddedRequest): Promise<EmbeddedResult[]> => {

@@ -5,6 +5,9 @@
  * PGlite only, whatever engine the rest of the suite runs on.
  */
 import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
@@ -70,5 +73,21 @@ describe('embedded database thread', () => {
     );
     assert.equal(afterClose.code, '08006');
     assert.equal(classifyDatabaseError(afterClose), 'unavailable');
+  });
+
+  test('a new data directory is initialised, then opened afresh; what was written is there on the next open', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'marquee-embedded-'));
+    try {
+      const first = await startEmbeddedDatabase(dataDir);
+      assert.ok(existsSync(join(dataDir, 'PG_VERSION')), 'initialised');
+      await first.exec('CREATE TABLE kept (n int); INSERT INTO kept VALUES (42);');
+      await first.close();
+      const second = await startEmbeddedDatabase(dataDir);
+      assert.deepEqual((await second.query('SELECT n FROM kept', [])).rows, [{ n: 42 }]);
+      assert.deepEqual((await second.query('SHOW shared_buffers', [])).rows, [{ shared_buffers: '16MB' }]);
+      await second.close();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
