@@ -23,13 +23,18 @@ type TenantTable = {
   [K in keyof Database]: Database[K] extends { organizer_id: string; id: unknown } ? K : never;
 }[keyof Database];
 
-interface KeysetOptions {
-  /** The listed table; the query must select from it unaliased. */
-  table: TenantTable;
+type KeysetOptions = {
   sortColumn: string;
   direction: 'asc' | 'desc';
-  organizerId: string;
-}
+} & (
+  | {
+      /** The listed table; the query must select from it unaliased. */
+      table: TenantTable;
+      /** The cursor must be a row of this organizer. */
+      organizerId: string;
+    }
+  | { table: 'organizers'; organizerId?: undefined }
+);
 
 export async function keysetPage<DB, TB extends keyof DB, O>(
   db: Executor,
@@ -41,13 +46,10 @@ export async function keysetPage<DB, TB extends keyof DB, O>(
   const idRef = sql.ref(`${opts.table}.id`);
   let q = query;
   if (page.starting_after !== undefined) {
-    const cursor = await db
-      .selectFrom(opts.table)
-      .select('id')
-      .where('id', '=', page.starting_after)
-      .where('organizer_id', '=', opts.organizerId)
-      .executeTakeFirst();
-    if (!cursor) {
+    const sameTenant = opts.organizerId === undefined ? sql`` : sql`AND organizer_id = ${opts.organizerId}`;
+    const cursor =
+      await sql`SELECT 1 FROM ${sql.table(opts.table)} WHERE id = ${page.starting_after} ${sameTenant}`.execute(db);
+    if (cursor.rows.length === 0) {
       throw invalid(
         'invalid_cursor',
         `starting_after \`${page.starting_after}\` is not the id of an item in this list.`,

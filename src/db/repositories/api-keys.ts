@@ -35,3 +35,11 @@ export function revokeApiKey(db: Executor, id: string, now: Date) {
     .returning(['id', 'revoked_at', 'key_hash'])
     .executeTakeFirst();
 }
+
+/** An organizer's keys for the admin list (never the hash), to page with keysetPage. */
+export function apiKeysListQuery(db: Executor, organizerId: string) {
+  return db
+    .selectFrom('api_keys')
+    .select(['id', 'name', 'key_preview', 'scopes', 'expires_at', 'revoked_at', 'last_used_at', 'created_at'])
+    .where('organizer_id', '=', organizerId);
+}

@@ -7,6 +7,11 @@ export function findOrganizer(db: Executor, id: string) {
   return db.selectFrom('organizers').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** Every organizer, to page with keysetPage. */
+export function organizersListQuery(db: Executor) {
+  return db.selectFrom('organizers').selectAll();
+}
+
 export function insertOrganizer(db: Executor, values: Insertable<OrganizersTable>) {
   return db.insertInto('organizers').values(values).returningAll().executeTakeFirstOrThrow();
 }

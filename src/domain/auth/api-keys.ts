@@ -13,7 +13,9 @@
  */
 import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Executor } from '../../db/transaction.ts';
-import { findApiKeyByHash, insertApiKey, revokeApiKey } from '../../db/repositories/api-keys.ts';
+import { apiKeysListQuery, findApiKeyByHash, insertApiKey, revokeApiKey } from '../../db/repositories/api-keys.ts';
+import { findOrganizer } from '../../db/repositories/organizers.ts';
+import { keysetPage, mapPage, type PageRequest } from '../../db/pagination.ts';
 import { notFound } from '../../errors/domain-error.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { TtlCache } from '../../lib/ttl-cache.ts';
@@ -149,4 +151,30 @@ export async function revoke(db: Executor, id: string, now: Date) {
   const row = await revokeApiKey(db, id, now);
   if (!row) throw notFound('API key');
   return row;
+}
+
+/**
+ * GET /admin/v1/organizers/{id}/api_keys: every key of the organizer, revoked and expired
+ * ones included, newest first; never the key itself nor its hash, only the preview
+ * (docs/operations.md, "Admin lists").
+ */
+export async function listApiKeys(db: Executor, organizerId: string, page: PageRequest) {
+  if (!(await findOrganizer(db, organizerId))) throw notFound('Organizer');
+  const rows = await keysetPage(db, apiKeysListQuery(db, organizerId), page, {
+    table: 'api_keys',
+    sortColumn: 'created_at',
+    direction: 'desc',
+    organizerId,
+  });
+  return mapPage(rows, (row) => ({
+    id: row.id,
+    object: 'api_key' as const,
+    name: row.name,
+    key_preview: row.key_preview,
+    scopes: row.scopes as Scope[],
+    expires_at: row.expires_at,
+    revoked_at: row.revoked_at,
+    last_used_at: row.last_used_at,
+    created_at: row.created_at,
+  }));
 }

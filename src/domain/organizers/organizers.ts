@@ -1,6 +1,12 @@
 /** Organizers (tenants): creation with validated defaults, settings updates. */
 import type { Executor } from '../../db/transaction.ts';
-import { findOrganizer, insertOrganizer, updateOrganizer } from '../../db/repositories/organizers.ts';
+import {
+  findOrganizer,
+  insertOrganizer,
+  organizersListQuery,
+  updateOrganizer,
+} from '../../db/repositories/organizers.ts';
+import { keysetPage, mapPage, type PageRequest } from '../../db/pagination.ts';
 import { invalid, notFound } from '../../errors/domain-error.ts';
 import { isValidCurrency, isValidTimeZone } from '../../lib/locale.ts';
 
@@ -66,4 +72,14 @@ export function presentOrganizer(row: Awaited<ReturnType<typeof getOrganizer>>) 
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
+}
+
+/** GET /admin/v1/organizers: newest first (docs/operations.md, "Admin lists"). */
+export async function listOrganizers(db: Executor, page: PageRequest) {
+  const rows = await keysetPage(db, organizersListQuery(db), page, {
+    table: 'organizers',
+    sortColumn: 'created_at',
+    direction: 'desc',
+  });
+  return mapPage(rows, presentOrganizer);
 }

@@ -58,3 +58,16 @@ export const RevokedApiKey = Type.Object({
   object: Type.Literal('api_key'),
   revoked_at: Timestamp,
 });
+
+/** An API key as the admin list shows it: never the key, only its first characters. */
+export const ListedApiKey = Type.Object({
+  id: Uuid,
+  object: Type.Literal('api_key'),
+  name: Nullable(Type.String()),
+  key_preview: Type.String({ description: 'the first characters of the key (prefix included), to recognise it' }),
+  scopes: Type.Array(Scope),
+  expires_at: Nullable(Timestamp),
+  revoked_at: Nullable(Timestamp),
+  last_used_at: Nullable(Timestamp),
+  created_at: Timestamp,
+});

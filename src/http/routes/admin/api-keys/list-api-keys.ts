@@ -1,0 +1,27 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { listApiKeys } from '../../../../domain/auth/api-keys.ts';
+import { errorResponses, IdParams, ListOf, PAGE_LIMIT_DEFAULT, PaginationQuery } from '../../../schemas/common.ts';
+import { ListedApiKey } from '../../../schemas/organizers.ts';
+
+export const listApiKeysRoute: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/organizers/:id/api_keys',
+    {
+      config: { resource: 'Organizer' },
+      schema: {
+        tags: ['admin'],
+        operationId: 'adminListApiKeys',
+        summary: "An organizer's API keys, revoked ones included, newest first (never the key itself)",
+        params: IdParams,
+        querystring: Type.Object(PaginationQuery, { additionalProperties: false }),
+        response: { 200: ListOf(ListedApiKey), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) =>
+      listApiKeys(request.db, request.params.id, {
+        limit: request.query.limit ?? PAGE_LIMIT_DEFAULT,
+        starting_after: request.query.starting_after,
+      }),
+  );
+};

@@ -1,0 +1,25 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { listOrganizers } from '../../../../domain/organizers/organizers.ts';
+import { errorResponses, ListOf, PAGE_LIMIT_DEFAULT, PaginationQuery } from '../../../schemas/common.ts';
+import { Organizer } from '../../../schemas/organizers.ts';
+
+export const listOrganizersRoute: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/organizers',
+    {
+      schema: {
+        tags: ['admin'],
+        operationId: 'adminListOrganizers',
+        summary: 'Every organizer, newest first',
+        querystring: Type.Object(PaginationQuery, { additionalProperties: false }),
+        response: { 200: ListOf(Organizer), ...errorResponses(400, 401) },
+      },
+    },
+    async (request) =>
+      listOrganizers(request.db, {
+        limit: request.query.limit ?? PAGE_LIMIT_DEFAULT,
+        starting_after: request.query.starting_after,
+      }),
+  );
+};
