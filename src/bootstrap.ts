@@ -34,12 +34,19 @@ export function resolveAdminToken(configured: string | undefined, dataDir: strin
  * Creates the Default organizer and its key when no organizer exists yet. Runs under an
  * advisory lock so two instances starting at once create one, not two.
  */
-export async function ensureDefaultOrganizer(db: Db): Promise<CreatedApiKey | undefined> {
+export async function ensureDefaultOrganizer(
+  db: Db,
+): Promise<{ organizerId: string; apiKey: CreatedApiKey } | undefined> {
   return db.transaction().execute(async (trx) => {
     await sql`SELECT pg_advisory_xact_lock(${BOOTSTRAP_LOCK_KEY})`.execute(trx);
     const existing = await trx.selectFrom('organizers').select('id').limit(1).executeTakeFirst();
     if (existing) return undefined;
     const organizer = await createOrganizer(trx, { name: 'Default' });
-    return createApiKey(trx, { organizerId: organizer.id, name: 'Default key', scopes: ['read', 'write'] });
+    const apiKey = await createApiKey(trx, {
+      organizerId: organizer.id,
+      name: 'Default key',
+      scopes: ['read', 'write'],
+    });
+    return { organizerId: organizer.id, apiKey };
   });
 }

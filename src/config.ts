@@ -55,6 +55,8 @@ export interface Config {
   rateLimits: { preauth: number; read: number; write: number };
   trustProxy: boolean;
   logLevel: string;
+  /** JSON lines, human-readable lines, or `auto`: readable on a terminal, JSON otherwise. */
+  logFormat: LogFormat;
   /**
    * IDEMPOTENCY_LEASE: how long an idempotency key stays "in flight" on PostgreSQL without
    * a heartbeat from the request holding it, i.e. how long a retry waits (409) after the
@@ -276,6 +278,8 @@ function insecureLoopback(read: EnvReader): boolean {
   return insecure;
 }
 
+type LogFormat = 'auto' | 'json' | 'pretty';
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Reads and validates every variable; throws one ConfigError listing all invalid ones. */
@@ -318,6 +322,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     }),
     trustProxy: read.boolean('TRUST_PROXY', false),
     logLevel: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS, `one of ${LOG_LEVELS.join(', ')}`),
+    logFormat: read.oneOf<LogFormat>('LOG_FORMAT', 'auto', ['auto', 'json', 'pretty'], 'auto, json or pretty'),
     http: httpLimits(read),
     idempotencyLeaseMs: read.duration('IDEMPOTENCY_LEASE', '5s', '1s'),
     testHoldIdempotentRequestsMs: testHoldIdempotentRequests(read, env),

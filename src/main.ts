@@ -10,12 +10,13 @@ import { accessSync, constants, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
 import { ensureDefaultOrganizer, resolveAdminToken } from './bootstrap.ts';
 import { loadConfig, loadDotEnv, type Config } from './config.ts';
 import { databaseOptions, openDatabase } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
+import { createLogger, humanReadable } from './logging.ts';
 import { systemClock } from './lib/clock.ts';
 import { acquireDataDirLock, type DataDirLock } from './lib/data-dir-lock.ts';
 import { checkDatabase, pingRedis } from './startup-checks.ts';
@@ -28,7 +29,7 @@ type Undo = Array<() => unknown>;
 async function main(): Promise<void> {
   loadDotEnv();
   const config = loadConfig();
-  const logger = pino({ level: config.logLevel });
+  const logger = await createLogger(config);
   const undo: Undo = [];
   try {
     await start(config, logger, undo);
@@ -82,10 +83,13 @@ async function start(config: Readonly<Config>, logger: Logger, undo: Undo): Prom
     () => resolveAdminToken(config.adminToken, config.dataDir),
     (err) => dataDirError(err, config.dataDir),
   );
-  const defaultKey = await ensureDefaultOrganizer(database.db);
-  if (defaultKey || admin.generated) {
+  const defaultOrganizer = await ensureDefaultOrganizer(database.db);
+  if (defaultOrganizer || admin.generated) {
     const lines = ['', 'Marquee first start:'];
-    if (defaultKey) lines.push(`  Default organizer API key (read, write): ${defaultKey.key}`);
+    if (defaultOrganizer) {
+      lines.push(`  Default organizer id: ${defaultOrganizer.organizerId}`);
+      lines.push(`  Default organizer API key (read, write): ${defaultOrganizer.apiKey.key}`);
+    }
     if (admin.generated) lines.push(`  Admin token (stored in ${config.dataDir}/admin-token): ${admin.token}`);
     lines.push('  These are shown once. Keep them secret.', '');
     process.stdout.write(lines.join('\n') + '\n');
@@ -112,10 +116,30 @@ async function start(config: Readonly<Config>, logger: Logger, undo: Undo): Prom
       () => app.listen({ port: config.port, host: config.host }),
       (err) => listenError(err, config.host, config.port),
     );
-    logger.info(`Marquee API listening at ${address}/v1 (role ${config.role}, ${database.engine})`);
+    const urls = {
+      api: `${address}/v1`,
+      docs: `${address}/docs`,
+      healthz: `${address}/healthz`,
+      readyz: `${address}/readyz`,
+    };
+    logger.info(urls, `Marquee API listening at ${urls.api} (role ${config.role}, ${database.engine})`);
+    if (humanReadable(config)) process.stdout.write(banner(urls));
   } else {
     logger.info(`Marquee worker running (${database.engine})`);
   }
+}
+
+/** Where to go next, for a person at a terminal (the JSON log line carries the same URLs). */
+function banner(urls: { api: string; docs: string; healthz: string; readyz: string }): string {
+  return [
+    '',
+    `  API         ${urls.api}`,
+    `  Docs        ${urls.docs}   (the OpenAPI document, with "Try it out")`,
+    `  Liveness    ${urls.healthz}`,
+    `  Readiness   ${urls.readyz}`,
+    '',
+    '',
+  ].join('\n');
 }
 
 /**

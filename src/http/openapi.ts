@@ -11,7 +11,9 @@ export const openApiDocument: NonNullable<Extract<SwaggerOptions, { openapi?: un
       'Errors are RFC 9457 problem+json with a stable `code` (and `param` naming the field at fault); lists are cursor-paginated with `limit` and `starting_after`.',
     license: { name: 'Proprietary', identifier: 'LicenseRef-Marquee' },
   },
-  servers: [{ url: 'http://127.0.0.1:3000', description: 'local' }],
+  // Relative: it resolves against wherever the document was fetched from, so /docs "Try
+  // it out" calls the server that served the page, whatever its host, port or proxy.
+  servers: [{ url: '/', description: 'the server that serves this document' }],
   tags: [
     { name: 'events', description: 'Events, ticket types and prices' },
     { name: 'performances', description: 'Scheduled dates and availability' },

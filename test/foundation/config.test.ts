@@ -33,6 +33,7 @@ describe('configuration', () => {
       rateLimits: { preauth: 600, read: 300, write: 60 },
       trustProxy: false,
       logLevel: 'info',
+      logFormat: 'auto',
       http: {
         requestTimeoutMs: 30_000,
         headersTimeoutMs: 10_000,
@@ -61,6 +62,12 @@ describe('configuration', () => {
 
   test('WORKER_JOBS picks the job kinds a worker runs', () => {
     assert.deepEqual(loadConfig({ WORKER_JOBS: 'webhooks' }).workerJobs, ['webhooks']);
+    assert.equal(loadConfig({ LOG_FORMAT: 'json' }).logFormat, 'json');
+    assert.throws(
+      () => loadConfig({ LOG_FORMAT: 'text' }),
+      (err: ConfigError) =>
+        err.message === 'Invalid configuration: LOG_FORMAT must be auto, json or pretty, got "text".',
+    );
     assert.deepEqual(loadConfig({ WORKER_JOBS: ' email , purge,email' }).workerJobs, ['email', 'purge']);
   });
 

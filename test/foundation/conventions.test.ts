@@ -203,6 +203,10 @@ describe('conventions every route shares', () => {
     assert.equal(doc.statusCode, 200);
     assert.equal(doc.json().openapi, '3.1.0');
     assert.ok(doc.json().paths['/admin/v1/organizers'].post);
+    assert.ok(doc.json().paths['/admin/v1/organizers'].get);
+    assert.ok(doc.json().paths['/admin/v1/organizers/{id}/api_keys'].get);
+    // Relative, so "Try it out" calls whichever host and port served the page.
+    assert.deepEqual(doc.json().servers, [{ url: '/', description: 'the server that serves this document' }]);
     const page = await t.inject({ method: 'GET', url: '/docs/' });
     assert.equal(page.statusCode, 200);
     assert.match(String(page.headers['content-type']), /text\/html/);

@@ -19,8 +19,28 @@ describe('the service process', () => {
     const first = await start({ DATA_DIR: dataDir });
     const key = /Default organizer API key \(read, write\): (mqk_\S+)/.exec(first.output())?.[1];
     const adminToken = /Admin token \(stored in .*\): (mqa_\S+)/.exec(first.output())?.[1];
+    const organizerId = /Default organizer id: (\S+)/.exec(first.output())?.[1];
     assert.ok(key, 'the key is printed');
     assert.ok(adminToken, 'the admin token is printed');
+    const organizers = await fetch(`${first.baseUrl}/admin/v1/organizers`, {
+      headers: { authorization: `Bearer ${adminToken}` },
+    });
+    const listed = ((await organizers.json()) as { data: { id: string; name: string }[] }).data;
+    assert.deepEqual(
+      listed.map((o) => [o.id, o.name]),
+      [[organizerId, 'Default']],
+    );
+    // Not a terminal: JSON lines, and the listening line carries the URLs to go to.
+    const listening = first
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"msg":"Marquee API listening'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    assert.equal(listening.length, 1);
+    assert.deepEqual(
+      [listening[0]!.api, listening[0]!.docs, listening[0]!.healthz, listening[0]!.readyz],
+      ['/v1', '/docs', '/healthz', '/readyz'].map((p) => `${first.baseUrl}${p}`),
+    );
     const list = await fetch(`${first.baseUrl}/v1/events`, { headers: { authorization: `Bearer ${key}` } });
     assert.equal(list.status, 200);
     assert.ok(list.headers.get('x-request-id'));
@@ -45,6 +65,25 @@ describe('the service process', () => {
     const stillValid = await fetch(`${second.baseUrl}/v1/events`, { headers: { authorization: `Bearer ${key}` } });
     assert.equal(stillValid.status, 200);
     assert.equal(await stop(second), 0);
+  });
+
+  test('LOG_FORMAT=pretty: readable lines and a banner of where to go, no JSON', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'marquee-data-'));
+    const run = await start({ DATA_DIR: dataDir, LOG_FORMAT: 'pretty' });
+    try {
+      const output = run.output();
+      assert.doesNotMatch(output, /^\{"level"/m);
+      assert.match(output, /INFO.*Marquee API listening at/);
+      for (const [label, p] of [
+        ['API', '/v1'],
+        ['Docs', '/docs'],
+        ['Liveness', '/healthz'],
+        ['Readiness', '/readyz'],
+      ] as const)
+        assert.match(output, new RegExp(`^  ${label} +${run.baseUrl.replaceAll('.', '\\.')}${p}(?: |$)`, 'm'));
+    } finally {
+      assert.equal(await stop(run), 0);
+    }
   });
 
   test('invalid configuration stops the process with a message naming the variable', async () => {
