@@ -65,8 +65,7 @@ export const emailJob: JobFactory = (deps) => {
           renderer,
           clock: deps.clock,
           concurrency: deps.config.smtpMaxConnections,
-          onError: (err, job) =>
-            deps.logger.warn({ err, emailJobId: job.id, attempt: job.attempts }, 'e-mail attempt failed'),
+          log: deps.logger,
         });
       } catch (err) {
         // The database is down or slow: keep looping, after a longer pause.

@@ -98,7 +98,7 @@ export function createSenderFor(deps: WorkerDeps): WebhookSender {
 }
 
 function contextFor(deps: WorkerDeps, sender: WebhookSender): DispatchContext {
-  return { db: deps.db, clock: deps.clock, config: deps.config, sender };
+  return { db: deps.db, clock: deps.clock, config: deps.config, sender, log: deps.logger };
 }
 
 interface Queued {

@@ -9,10 +9,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { closedPort } from '../helpers/ports.ts';
-import { EMAIL_RETRY_DELAYS_MS, runEmailJobsOnce } from '../../src/domain/mail/email-jobs.ts';
+import { EMAIL_RETRY_DELAYS_MS, runEmailJobsOnce, type MailOutcomeLogger } from '../../src/domain/mail/email-jobs.ts';
 import { createRenderPool, type MailRenderer } from '../../src/mail/render-pool.ts';
 import { createMailer, type Mailer } from '../../src/mail/transport.ts';
 import { createTestApp, problemOf, type TestApp } from '../helpers/app.ts';
+import { captureLog } from '../helpers/log-capture.ts';
 import { eventsOfType, placeOrder, postOrder, orderBody, setupSale, type Sale } from '../helpers/orders.ts';
 import { header, parseMime, startSmtpReceiver, type SmtpReceiver } from '../helpers/smtp-receiver.ts';
 
@@ -42,14 +43,25 @@ describe('order e-mails', () => {
     await rm(outbox, { recursive: true, force: true });
   });
 
-  const run = (m = mailer) => runEmailJobsOnce({ db: t.database.db, mailer: m, renderer, clock: t.clock });
+  const run = (m = mailer, log?: MailOutcomeLogger) =>
+    runEmailJobsOnce({ db: t.database.db, mailer: m, renderer, clock: t.clock, ...(log ? { log } : {}) });
 
   test('receipt and e-tickets reach the buyer; ticket.issued, etickets_sent_at and fulfilled follow delivery', async () => {
     const order = await placeOrder(t, sale, {}, 2);
     const tickets = order.transactions[0].items;
     t.clock.advance(1000);
-    assert.equal(await run(), 2);
+    const mailLog = captureLog();
+    assert.equal(await run(mailer, mailLog.logger), 2);
     const [receipt, etickets] = await smtp.waitFor(2);
+    // One info line per mail sent, with ids, never the recipient's address.
+    assert.deepEqual(
+      mailLog.withMessage('e-mail sent').map((l) => [l.levelName, l.orderId, l.organizerId, l.kind, l.attempt]),
+      [
+        ['info', order.id, sale.org.id, 'receipt', 1],
+        ['info', order.id, sale.org.id, 'etickets', 1],
+      ],
+    );
+    assert.equal(JSON.stringify(mailLog.lines).includes('ada@example.test'), false);
     assert.deepEqual(receipt!.to, ['ada@example.test']);
     const r = parseMime(receipt!.raw);
     assert.equal(header(r.headers, 'subject'), `Your receipt for order ${order.order_no}`);
@@ -146,9 +158,10 @@ describe('order e-mails', () => {
       from: FROM,
       outboxDir: '/nonexistent',
     });
+    const log = captureLog();
     try {
       for (let attempt = 1; attempt <= EMAIL_RETRY_DELAYS_MS.length + 1; attempt++) {
-        assert.equal(await run(broken), 1, `attempt ${attempt} claims the job`);
+        assert.equal(await run(broken, log.logger), 1, `attempt ${attempt} claims the job`);
         const job = await t.database.db
           .selectFrom('email_jobs')
           .selectAll()
@@ -169,6 +182,16 @@ describe('order e-mails', () => {
     } finally {
       broken.close();
     }
+    const retrying = log.withMessage('e-mail attempt failed; retrying later');
+    assert.deepEqual(
+      retrying.map((l) => [l.levelName, l.orderId, l.kind, l.attempt]),
+      EMAIL_RETRY_DELAYS_MS.map((_, i) => ['warn', res.json().id, 'receipt', i + 1]),
+    );
+    const gaveUp = log.withMessage('e-mail failed; no attempt is left');
+    assert.deepEqual(
+      gaveUp.map((l) => [l.levelName, l.orderId, l.attempt]),
+      [['warn', res.json().id, EMAIL_RETRY_DELAYS_MS.length + 1]],
+    );
     assert.equal((await t.api(s.org.key, 'GET', `/v1/orders/${res.json().id}`)).json().status, 'unpaid');
   });
 

@@ -179,7 +179,7 @@ describe('webhook delivery in batches', () => {
     });
     const sender = createSenderFor(deps);
     try {
-      const ctx = { db: deps.db, clock: deps.clock, config: deps.config, sender };
+      const ctx = { db: deps.db, clock: deps.clock, config: deps.config, sender, log: deps.logger };
       const first = await claimDeliveries(ctx, CLAIM_BATCH);
       assert.equal(first.filter((r) => r.endpoint_id === busy.id).length, PER_ENDPOINT_LEASED);
       assert.equal(first.filter((r) => r.endpoint_id === quiet.id).length, 1);
@@ -247,7 +247,7 @@ describe('webhook delivery in batches', () => {
     await emit(2);
     const sender = createSenderFor(deps);
     try {
-      const ctx = { db: deps.db, clock: deps.clock, config: deps.config, sender };
+      const ctx = { db: deps.db, clock: deps.clock, config: deps.config, sender, log: deps.logger };
       const rows = await claimDeliveries(ctx, 10);
       assert.equal(rows.length, 2);
       // Less than WEBHOOK_TIMEOUT + RECORD_MARGIN_MS of the lease is left.

@@ -553,7 +553,10 @@ describe('webhook delivery', () => {
     await emit();
     const sender = createSenderFor(deps);
     try {
-      const claimed = await claimDeliveries({ db: deps.db, clock: deps.clock, config: deps.config, sender }, 10);
+      const claimed = await claimDeliveries(
+        { db: deps.db, clock: deps.clock, config: deps.config, sender, log: deps.logger },
+        10,
+      );
       assert.equal(claimed.length, 1);
     } finally {
       await sender.close();

@@ -77,8 +77,23 @@ interface EmailJobDeps {
   batchSize?: number;
   /** How many orders' mails are in flight at once (default 1). */
   concurrency?: number;
-  onError?: (err: unknown, job: EmailJobRow) => void;
+  /** Where each job's outcome is logged (docs/orders.md, "E-mail"); omitted: nowhere. */
+  log?: MailOutcomeLogger;
 }
+
+/** The log of mail outcomes: ids and kinds, never a recipient address or a mail's content. */
+export interface MailOutcomeLogger {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+}
+
+const jobFields = (job: EmailJobRow) => ({
+  emailJobId: job.id,
+  orderId: job.order_id,
+  organizerId: job.organizer_id,
+  kind: job.kind,
+  attempt: job.attempts,
+});
 
 const EMAIL_BATCH_SIZE = 25;
 
@@ -120,6 +135,7 @@ async function processJob(deps: EmailJobDeps, job: EmailJobRow): Promise<void> {
   if (!rendered) {
     // Nothing left to send (e.g. every ticket was cancelled before the mail went out).
     await finishEmailJob(deps.db, job, { status: 'skipped', last_error: null, updated_at: deps.clock.now() });
+    deps.log?.info(jobFields(job), 'e-mail skipped: nothing left to send');
     return;
   }
   let messageId: string;
@@ -166,23 +182,26 @@ async function processJob(deps: EmailJobDeps, job: EmailJobRow): Promise<void> {
       at: sentAt,
     });
   });
+  deps.log?.info({ ...jobFields(job), messageId }, 'e-mail sent');
 }
 
 async function recordFailure(deps: EmailJobDeps, job: EmailJobRow, err: unknown): Promise<void> {
-  deps.onError?.(err, job);
   const now = deps.clock.now();
   const message = (err instanceof Error ? err.message : String(err)).slice(0, 1000);
   if (job.attempts >= job.max_attempts) {
     await finishEmailJob(deps.db, job, { status: 'failed', last_error: message, updated_at: now });
+    deps.log?.warn({ ...jobFields(job), err }, 'e-mail failed; no attempt is left');
     return;
   }
   const delay = EMAIL_RETRY_DELAYS_MS[Math.min(job.attempts, EMAIL_RETRY_DELAYS_MS.length) - 1]!;
+  const nextAttemptAt = new Date(now.getTime() + delay);
   await finishEmailJob(deps.db, job, {
     status: 'pending',
-    next_attempt_at: new Date(now.getTime() + delay),
+    next_attempt_at: nextAttemptAt,
     last_error: message,
     updated_at: now,
   });
+  deps.log?.warn({ ...jobFields(job), err, nextAttemptAt }, 'e-mail attempt failed; retrying later');
 }
 
 /** What the job's mail says, read from the database as it is now; undefined: nothing to send. */

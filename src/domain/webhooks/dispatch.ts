@@ -39,11 +39,18 @@ const SUSTAINED_FAILURE_COUNT = 20;
 /** ...and spanning at least this long, oldest to newest created_at. */
 const SUSTAINED_FAILURE_SPAN_MS = 3 * 24 * 60 * 60 * 1000;
 
+/** Where the outcome of every recorded attempt is logged (docs/webhooks.md, "Logs"). */
+export interface OutcomeLogger {
+  debug(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+}
+
 export interface DispatchContext {
   db: Db;
   clock: Clock;
   config: Readonly<Config>;
   sender: WebhookSender;
+  log: OutcomeLogger;
 }
 
 /** A claim outlives the longest possible attempt (one deadline covers it) with room to record. */
@@ -165,11 +172,13 @@ export async function recordAttempts(ctx: DispatchContext, batch: FinishedAttemp
         const ids = await recordDeliveryAttempts(trx, attempts);
         await applyAutoDisableRules(
           trx,
+          ctx.log,
           batch.filter((f) => ids.has(f.row.id)),
         );
         return ids;
       })
     : await recordDeliveryAttempts(ctx.db, attempts);
+  for (const f of batch) logOutcome(ctx.log, f, recorded.has(f.row.id));
   return batch.map((f) => ({
     deliveryId: f.row.id,
     status: f.rec.status,
@@ -178,7 +187,36 @@ export async function recordAttempts(ctx: DispatchContext, batch: FinishedAttemp
   }));
 }
 
-async function applyAutoDisableRules(trx: Executor, recorded: FinishedAttempt[]): Promise<void> {
+/**
+ * One line per attempt: debug when delivered, warn when it failed (with the next try, or
+ * that it was the last). Ids only: never the URL (it may carry a token) nor the secret.
+ */
+function logOutcome(log: OutcomeLogger, f: FinishedAttempt, recorded: boolean): void {
+  const fields = {
+    deliveryId: f.row.id,
+    endpointId: f.row.endpoint_id,
+    organizerId: f.row.organizer_id,
+    eventId: f.row.event_id,
+    eventType: f.row.event_type,
+    attempt: f.rec.attempt,
+    responseStatus: f.rec.response_status,
+    responseMs: f.rec.response_ms,
+  };
+  if (!recorded) {
+    log.debug(fields, 'webhook attempt not recorded: its lease had run out, another worker retries it');
+  } else if (f.rec.status === 'success') {
+    log.debug(fields, 'webhook delivered');
+  } else if (f.rec.status === 'failed' && f.rec.next_retry_at !== null) {
+    log.warn(
+      { ...fields, error: f.rec.error, nextRetryAt: f.rec.next_retry_at },
+      'webhook attempt failed; retrying later',
+    );
+  } else {
+    log.warn({ ...fields, error: f.rec.error }, 'webhook attempt failed; no retry is left');
+  }
+}
+
+async function applyAutoDisableRules(trx: Executor, log: OutcomeLogger, recorded: FinishedAttempt[]): Promise<void> {
   const gone = new Map<string, FinishedAttempt>();
   const failing = new Map<string, FinishedAttempt>();
   for (const f of recorded) {
@@ -190,28 +228,29 @@ async function applyAutoDisableRules(trx: Executor, recorded: FinishedAttempt[])
     }
   }
   for (const [endpointId, f] of gone) {
-    await autoDisableEndpoint(trx, endpointId, `Endpoint answered 410 Gone on ${f.rec.now.toISOString()}.`, f.rec.now);
+    const reason = `Endpoint answered 410 Gone on ${f.rec.now.toISOString()}.`;
+    if (await autoDisableEndpoint(trx, endpointId, reason, f.rec.now)) logDisabled(log, f.row, reason);
   }
   for (const [endpointId, f] of failing) {
-    if (!gone.has(endpointId)) await checkSustainedFailure(trx, f.row, f.rec.now);
+    if (!gone.has(endpointId)) await checkSustainedFailure(trx, log, f.row, f.rec.now);
   }
+}
+
+function logDisabled(log: OutcomeLogger, row: ClaimedDelivery, reason: string): void {
+  log.warn({ endpointId: row.endpoint_id, organizerId: row.organizer_id, reason }, 'webhook endpoint auto-disabled');
 }
 
 /**
  * Auto-disables the endpoint when its last 20 deliveries (since it was last re-enabled)
  * all failed or were exhausted and the oldest and newest of them are 3 days apart.
  */
-async function checkSustainedFailure(db: Executor, row: ClaimedDelivery, now: Date): Promise<void> {
+async function checkSustainedFailure(db: Executor, log: OutcomeLogger, row: ClaimedDelivery, now: Date): Promise<void> {
   const latest = await latestDeliveries(db, row.endpoint_id, row.reenabled_at, SUSTAINED_FAILURE_COUNT);
   if (latest.length < SUSTAINED_FAILURE_COUNT) return;
   if (!latest.every((d) => d.status === 'failed' || d.status === 'exhausted')) return;
   const newest = latest[0]!.created_at;
   const oldest = latest[latest.length - 1]!.created_at;
   if (newest.getTime() - oldest.getTime() < SUSTAINED_FAILURE_SPAN_MS) return;
-  await autoDisableEndpoint(
-    db,
-    row.endpoint_id,
-    `The last ${SUSTAINED_FAILURE_COUNT} deliveries all failed, from ${oldest.toISOString()} to ${newest.toISOString()}.`,
-    now,
-  );
+  const reason = `The last ${SUSTAINED_FAILURE_COUNT} deliveries all failed, from ${oldest.toISOString()} to ${newest.toISOString()}.`;
+  if (await autoDisableEndpoint(db, row.endpoint_id, reason, now)) logDisabled(log, row, reason);
 }
