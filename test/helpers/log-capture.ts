@@ -1,7 +1,7 @@
 /** A pino logger whose lines a test reads back, parsed. */
 import pino, { type Logger } from 'pino';
 
-export interface CapturedLog {
+interface CapturedLog {
   logger: Logger;
   lines: Array<Record<string, unknown>>;
   /** Lines with this message, and their level names. */

@@ -40,7 +40,7 @@ const SUSTAINED_FAILURE_COUNT = 20;
 const SUSTAINED_FAILURE_SPAN_MS = 3 * 24 * 60 * 60 * 1000;
 
 /** Where the outcome of every recorded attempt is logged (docs/webhooks.md, "Logs"). */
-export interface OutcomeLogger {
+interface OutcomeLogger {
   debug(fields: object, message: string): void;
   warn(fields: object, message: string): void;
 }
