@@ -122,8 +122,8 @@ async function start(config: Readonly<Config>, logger: Logger, undo: Undo): Prom
       healthz: `${address}/healthz`,
       readyz: `${address}/readyz`,
     };
-    logger.info(urls, `Marquee API listening at ${urls.api} (role ${config.role}, ${database.engine})`);
     if (humanReadable(config)) process.stdout.write(banner(urls));
+    logger.info(urls, `Marquee API listening at ${urls.api} (role ${config.role}, ${database.engine})`);
   } else {
     logger.info(`Marquee worker running (${database.engine})`);
   }
