@@ -12,9 +12,16 @@ const DOMAIN = forbid(['**/domain/**'], 'The database layer and the libraries ne
 const DB = forbid(['**/db/**'], 'src/lib holds plain utilities with no database access.');
 const WORKERS = forbid(['**/workers/**'], 'Workers are started by the process entry points only.');
 
+/** SQL lives in src/db/repositories (docs/architecture.md, "Layers"). */
+const NO_SQL = {
+  name: 'kysely',
+  importNames: ['sql'],
+  message: 'Write SQL in a repository under src/db/repositories and call it from here.',
+};
+
 /** The layers, top to bottom: each may import only what is below it. */
 const layers = [
-  { files: ['src/domain/**/*.ts'], patterns: [HTTP, WORKERS] },
+  { files: ['src/domain/**/*.ts'], patterns: [HTTP, WORKERS], paths: [NO_SQL] },
   { files: ['src/outbox/**/*.ts'], patterns: [HTTP, DOMAIN, WORKERS] },
   { files: ['src/mail/**/*.ts'], patterns: [HTTP, WORKERS] },
   {
@@ -78,9 +85,9 @@ export default tseslint.config(
       ],
     },
   },
-  ...layers.map(({ files, patterns }) => ({
+  ...layers.map(({ files, patterns, paths = [] }) => ({
     files,
-    rules: { 'no-restricted-imports': ['error', { patterns }] },
+    rules: { 'no-restricted-imports': ['error', { patterns, paths }] },
   })),
   {
     files: ['**/*.js', '**/*.mjs'],

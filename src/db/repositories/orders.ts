@@ -306,3 +306,32 @@ interface ContactInput {
   phone: string | null;
   at: Date;
 }
+
+/** Any order by id, across organizers (background jobs that hold the id). */
+export function findOrderById(db: Executor, id: string) {
+  return db.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+/** Marks a change of the order's tickets on the order itself. */
+export async function touchOrder(db: Executor, id: string, now: Date): Promise<void> {
+  await db.updateTable('orders').set({ updated_at: now }).where('id', '=', id).execute();
+}
+
+/** The e-tickets went out: stamps the order, and a `placed` order becomes `fulfilled`. */
+export function markEticketsSent(db: Executor, id: string, sentAt: Date) {
+  return db
+    .updateTable('orders')
+    .set((eb) => ({
+      etickets_sent_at: sentAt,
+      status: eb
+        .case()
+        .when('status', '=', 'placed')
+        .then('fulfilled' as const)
+        .else(eb.ref('status'))
+        .end(),
+      updated_at: sentAt,
+    }))
+    .where('id', '=', id)
+    .returning(['id', 'order_no'])
+    .executeTakeFirstOrThrow();
+}

@@ -103,3 +103,32 @@ export function transferTicket(
     .returningAll()
     .executeTakeFirst();
 }
+
+/** The ids of the tickets a refund returned, in order position. */
+export async function findRefundedTicketIds(db: Executor, refundId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('tickets')
+    .select('id')
+    .where('refund_id', '=', refundId)
+    .orderBy('position')
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** The ticket numbers of an order's checked-in tickets, in order position. */
+export async function findCheckedInTicketNos(db: Executor, orderId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('tickets')
+    .select('ticket_no')
+    .where('order_id', '=', orderId)
+    .where('status', '=', 'checked_in')
+    .orderBy('position')
+    .execute();
+  return rows.map((row) => row.ticket_no);
+}
+
+/** The status of a ticket's order. */
+export async function findOrderStatusOfTicket(db: Executor, orderId: string): Promise<string> {
+  const row = await db.selectFrom('orders').select('status').where('id', '=', orderId).executeTakeFirstOrThrow();
+  return row.status;
+}

@@ -16,8 +16,14 @@
  * unlocked refusal) and under the lock (the only place a sale is accepted).
  * docs/inventory.md explains the design.
  */
-import { sql } from 'kysely';
-import { PREPARED } from '../../db/prepared.ts';
+import {
+  callTakeInventory,
+  lockPerformanceRows,
+  moveCounterRows,
+  selectRemaining,
+  type InventoryCount,
+  type LockedPerformance,
+} from '../../db/repositories/inventory.ts';
 import type { Executor } from '../../db/transaction.ts';
 import { invalid } from '../../errors/domain-error.ts';
 
@@ -31,16 +37,6 @@ interface Availability {
   performance_id: string;
   performance_remaining: number;
   ticket_types: TypeAvailability[];
-}
-
-/** One row of inventory_remaining(): a (performance, active price) with what remains of each. */
-interface InventoryCount {
-  performance_id: string;
-  performance_remaining: number;
-  ticket_type_id: string | null;
-  ticket_type_name: string | null;
-  sort_order: number | null;
-  type_remaining: number | null;
 }
 
 function toAvailability(rows: InventoryCount[]): Map<string, Availability> {
@@ -67,19 +63,13 @@ function toAvailability(rows: InventoryCount[]): Map<string, Availability> {
 }
 
 /**
- * The counting query, for one or more performances, is ONE piece of SQL: the database
- * function inventory_remaining() (migrations/0006_inventory_functions.sql). The
+ * What remains of one or more performances: the counting query is ONE piece of SQL, the
+ * database function inventory_remaining() (src/db/repositories/inventory.ts). The
  * availability endpoint and hold creation run it on its own; a sale runs it inside
- * take_inventory(), under the lock. Types without an active price on a performance are
- * absent. Holds are active while not released and not expired at `now`.
+ * take_inventory(), under the lock.
  */
 async function countRemaining(db: Executor, performanceIds: string[], now: Date): Promise<Map<string, Availability>> {
-  const result = await sql<InventoryCount>`${PREPARED}
-    SELECT performance_id, performance_remaining, ticket_type_id, ticket_type_name, sort_order, type_remaining
-    FROM inventory_remaining(${performanceIds}::uuid[], ${now}::timestamptz)
-    ORDER BY performance_id, sort_order, ticket_type_id
-  `.execute(db);
-  return toAvailability(result.rows);
+  return toAvailability(await selectRemaining(db, performanceIds, now));
 }
 
 /** Availability of one performance (an advisory snapshot), or undefined if it does not exist. */
@@ -106,37 +96,14 @@ function totals(lines: InventoryLine[], key: (line: InventoryLine) => string): M
 
 const priceKey = (line: InventoryLine) => `${line.performanceId}/${line.ticketTypeId}`;
 
-/** What a sale re-checks under the lock: the performance's sellability. */
-interface LockedPerformance {
-  id: string;
-  status: string;
-  box_office_sales_enabled: boolean;
-  event_status: string;
-}
-
 /**
- * Locks the performances (in id order, so concurrent sales never deadlock) that the
- * caller is about to change the inventory of, and returns them with what decides their
- * sellability (no extra round trip for a caller that re-checks it).
- *
- * FOR NO KEY UPDATE, the lock an UPDATE of sold_count takes anyway: it excludes every other
- * inventory writer (they all lock here) but not the FOR KEY SHARE locks that foreign keys
- * take. A sale inserts its tickets (which reference the performance) BEFORE it locks; with
- * FOR UPDATE, two sales would each wait for the other's key-share lock: a deadlock. The performance's own
- * columns are its latest committed version (the row lock re-reads it); the event's status
- * is as of the start of this statement. Must run inside a transaction.
+ * Locks the performances (in id order, so concurrent sales never deadlock; FOR NO KEY
+ * UPDATE, see lockPerformanceRows) that the caller is about to change the inventory of,
+ * and returns them with what decides their sellability (no extra round trip for a caller
+ * that re-checks it). Must run inside a transaction.
  */
 export async function lockPerformances(trx: Executor, performanceIds: string[]): Promise<LockedPerformance[]> {
-  const ids = [...new Set(performanceIds)].sort();
-  const result = await sql<LockedPerformance>`
-    SELECT p.id, p.status, p.box_office_sales_enabled, e.status AS event_status
-    FROM performances p
-    JOIN events e ON e.id = p.event_id
-    WHERE p.id = ANY(${ids}::uuid[])
-    ORDER BY p.id
-    FOR NO KEY UPDATE OF p
-  `.execute(trx);
-  return result.rows;
+  return lockPerformanceRows(trx, [...new Set(performanceIds)].sort());
 }
 
 /**
@@ -165,18 +132,11 @@ export async function takeInventory(
   const perPrice = [...totals(lines, priceKey)]
     .sort()
     .map(([key, quantity]) => [...key.split('/'), quantity] as [string, string, number]);
-  const result = await sql<TakeInventoryRow>`${PREPARED}
-    SELECT kind, performance_id, status, box_office_sales_enabled, event_status,
-           performance_remaining, ticket_type_id, ticket_type_name, sort_order, type_remaining, taken
-    FROM take_inventory(${perPerformance.map(([id]) => id)}::uuid[], ${perPerformance.map(([, q]) => q)}::int[],
-                        ${perPrice.map(([p]) => p)}::uuid[], ${perPrice.map(([, t]) => t)}::uuid[], ${perPrice.map(([, , q]) => q)}::int[],
-                        ${now}::timestamptz)
-    ORDER BY kind, performance_id, sort_order, ticket_type_id
-  `.execute(trx);
+  const rows = await callTakeInventory(trx, perPerformance, perPrice, now);
   const locked: LockedPerformance[] = [];
   const counted: InventoryCount[] = [];
   let taken = false;
-  for (const row of result.rows) {
+  for (const row of rows) {
     if (row.kind === 'locked') {
       locked.push({
         id: row.performance_id,
@@ -247,11 +207,6 @@ function byDisplayOrder(a: InventoryCount, b: InventoryCount): number {
   );
 }
 
-/** A row of take_inventory(): a locked performance, or a recount row with whether the counters moved. */
-type TakeInventoryRow =
-  | { kind: 'locked'; performance_id: string; status: string; box_office_sales_enabled: boolean; event_status: string }
-  | (InventoryCount & { kind: 'counted'; taken: boolean });
-
 /** Returns seats of refunded or cancelled tickets to availability. */
 export async function releaseInventory(trx: Executor, lines: InventoryLine[]): Promise<void> {
   await lockPerformances(
@@ -261,25 +216,13 @@ export async function releaseInventory(trx: Executor, lines: InventoryLine[]): P
   await moveCounters(trx, lines, -1);
 }
 
-/**
- * Moves the performance and price counters of the lines in ONE statement (a round trip
- * less under the lock). The caller holds the performances' locks, so nothing else writes
- * these rows meanwhile; the CHECK constraints still refuse an oversell.
- */
+/** Moves the performance and price counters of the lines by `sign` × their quantities (one statement). */
 async function moveCounters(trx: Executor, lines: InventoryLine[], sign: 1 | -1): Promise<void> {
-  const perPerformance = [...totals(lines, (line) => line.performanceId)].sort();
+  const perPerformance = [...totals(lines, (line) => line.performanceId)]
+    .sort()
+    .map(([id, quantity]) => [id, sign * quantity] as [string, number]);
   const perPrice = [...totals(lines, priceKey)]
     .sort()
-    .map(([key, quantity]) => [...key.split('/'), quantity] as [string, string, number]);
-  await sql`
-    WITH performance_counts AS (
-      UPDATE performances p SET sold_count = p.sold_count + v.quantity
-      FROM unnest(${perPerformance.map(([id]) => id)}::uuid[], ${perPerformance.map(([, q]) => sign * q)}::int[]) AS v(id, quantity)
-      WHERE p.id = v.id
-    )
-    UPDATE prices pr SET sold_count = pr.sold_count + v.quantity
-    FROM unnest(${perPrice.map(([p]) => p)}::uuid[], ${perPrice.map(([, t]) => t)}::uuid[], ${perPrice.map(([, , q]) => sign * q)}::int[])
-      AS v(performance_id, ticket_type_id, quantity)
-    WHERE pr.performance_id = v.performance_id AND pr.ticket_type_id = v.ticket_type_id
-  `.execute(trx);
+    .map(([key, quantity]) => [...key.split('/'), sign * quantity] as [string, string, number]);
+  await moveCounterRows(trx, perPerformance, perPrice);
 }

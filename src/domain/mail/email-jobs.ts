@@ -23,7 +23,7 @@ import {
   insertEmailJobs,
   type EmailJobRow,
 } from '../../db/repositories/emails.ts';
-import { findTransactionsOfOrders } from '../../db/repositories/orders.ts';
+import { findOrderById, findTransactionsOfOrders, markEticketsSent } from '../../db/repositories/orders.ts';
 import type { ComposedMail } from '../../mail/compose.ts';
 import type { MailRenderer } from '../../mail/render-pool.ts';
 import type { RenderRequest } from '../../mail/render-task.ts';
@@ -154,21 +154,7 @@ async function processJob(deps: EmailJobDeps, job: EmailJobRow): Promise<void> {
       updated_at: sentAt,
     });
     if (!done || job.kind !== 'etickets') return;
-    const order = await trx
-      .updateTable('orders')
-      .set((eb) => ({
-        etickets_sent_at: sentAt,
-        status: eb
-          .case()
-          .when('status', '=', 'placed')
-          .then('fulfilled' as const)
-          .else(eb.ref('status'))
-          .end(),
-        updated_at: sentAt,
-      }))
-      .where('id', '=', job.order_id)
-      .returning(['id', 'order_no'])
-      .executeTakeFirstOrThrow();
+    const order = await markEticketsSent(trx, job.order_id, sentAt);
     await emitDomainEvent(trx, {
       organizerId: job.organizer_id,
       type: 'ticket.issued',
@@ -209,7 +195,7 @@ async function mailContent(
   db: Db,
   job: EmailJobRow,
 ): Promise<{ request: RenderRequest; ticketIds: string[]; orderNo: string } | undefined> {
-  const order = await db.selectFrom('orders').selectAll().where('id', '=', job.order_id).executeTakeFirstOrThrow();
+  const order = await findOrderById(db, job.order_id);
   const organizer = await findOrganizer(db, job.organizer_id);
   if (!organizer) throw new Error(`organizer ${job.organizer_id} not found`);
   const buyer = { first_name: order.buyer_first_name, last_name: order.buyer_last_name, email: job.recipient };

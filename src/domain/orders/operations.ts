@@ -12,11 +12,18 @@ import {
   lockOrder,
   lockRefund,
   settleRefundRow,
+  touchOrder,
   updateOrderStatus,
   type OrderRow,
   type RefundRow,
 } from '../../db/repositories/orders.ts';
-import { findTicketsOfOrders, releaseTickets, type TicketRow } from '../../db/repositories/tickets.ts';
+import {
+  findCheckedInTicketNos,
+  findRefundedTicketIds,
+  findTicketsOfOrders,
+  releaseTickets,
+  type TicketRow,
+} from '../../db/repositories/tickets.ts';
 import { withTransaction, type Executor } from '../../db/transaction.ts';
 import { conflict, invalid, notFound } from '../../errors/domain-error.ts';
 import { emitDomainEvent } from '../../outbox/emit.ts';
@@ -149,7 +156,7 @@ export async function refundOrder(
         'A ticket of this refund changed state meanwhile (e.g. was checked in); review the order and retry.',
       );
     await releaseInventory(trx, inventoryLines(moved));
-    await trx.updateTable('orders').set({ updated_at: now }).where('id', '=', order.id).execute();
+    await touchOrder(trx, order.id, now);
     await emitDomainEvent(trx, {
       organizerId: order.organizer_id,
       type: 'order.refunded',
@@ -187,16 +194,7 @@ export async function settleRefund(db: Executor, id: string, status: 'refunded' 
       data: { order_id: refund.order_id, refund_id: refund.id, status },
       at: now,
     });
-    const tickets = await trx
-      .selectFrom('tickets')
-      .select('id')
-      .where('refund_id', '=', refund.id)
-      .orderBy('position')
-      .execute();
-    return presentRefund(
-      settled,
-      tickets.map((t) => t.id),
-    );
+    return presentRefund(settled, await findRefundedTicketIds(trx, refund.id));
   });
 }
 
@@ -206,17 +204,11 @@ export async function cancelOrder(db: Executor, id: string, now: Date) {
     if (order.status === 'cancelled') throw conflict('invalid_state', `Order ${order.order_no} is already cancelled.`);
     const moved = await releaseTickets(trx, order.id, 'all', { status: 'cancelled', updated_at: now });
     // Read after the update: it waited for any concurrent check-in of these tickets.
-    const checkedIn = await trx
-      .selectFrom('tickets')
-      .select('ticket_no')
-      .where('order_id', '=', order.id)
-      .where('status', '=', 'checked_in')
-      .orderBy('position')
-      .execute();
-    if (checkedIn.length > 0) {
+    const [checkedIn] = await findCheckedInTicketNos(trx, order.id);
+    if (checkedIn !== undefined) {
       throw conflict(
         'invalid_state',
-        `Order ${order.order_no} cannot be cancelled: ticket ${checkedIn[0]!.ticket_no} is checked in. Refund the other tickets instead.`,
+        `Order ${order.order_no} cannot be cancelled: ticket ${checkedIn} is checked in. Refund the other tickets instead.`,
       );
     }
     if (moved.length > 0) await releaseInventory(trx, inventoryLines(moved));

@@ -8,6 +8,7 @@
  */
 import { keysetPage, mapPage, type PageRequest } from '../../db/pagination.ts';
 import {
+  findOrderStatusOfTicket,
   checkInTicket,
   findTicket,
   findTicketOrganizer,
@@ -92,12 +93,7 @@ export async function transfer(
     if (!current) throw notFound('Ticket');
     const firstName = holder.first_name.trim();
     if (firstName === '') throw invalid('parameter_invalid', '`first_name` must not be blank.', 'first_name');
-    const order = await trx
-      .selectFrom('orders')
-      .select('status')
-      .where('id', '=', current.order_id)
-      .executeTakeFirstOrThrow();
-    if (order.status === 'cancelled')
+    if ((await findOrderStatusOfTicket(trx, current.order_id)) === 'cancelled')
       throw conflict('invalid_state', 'Ticket cannot be transferred: its order is cancelled.');
     const updated = await transferTicket(
       trx,

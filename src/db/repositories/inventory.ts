@@ -1,0 +1,113 @@
+/**
+ * SQL for inventory (the rules and why: docs/inventory.md). The counting query and the
+ * sale's lock-recount-move are database functions (migrations/0006_inventory_functions.sql);
+ * these are their calls, the plain lock, and the counter move of releases.
+ */
+import { sql } from 'kysely';
+import { PREPARED } from '../prepared.ts';
+import type { Executor } from '../transaction.ts';
+
+/** One row of inventory_remaining(): a (performance, active price) with what remains of each. */
+export interface InventoryCount {
+  performance_id: string;
+  performance_remaining: number;
+  ticket_type_id: string | null;
+  ticket_type_name: string | null;
+  sort_order: number | null;
+  type_remaining: number | null;
+}
+
+/** What a sale re-checks under the lock: the performance's sellability. */
+export interface LockedPerformance {
+  id: string;
+  status: string;
+  box_office_sales_enabled: boolean;
+  event_status: string;
+}
+
+/** A row of take_inventory(): a locked performance, or a recount row with whether the counters moved. */
+type TakeInventoryRow =
+  | { kind: 'locked'; performance_id: string; status: string; box_office_sales_enabled: boolean; event_status: string }
+  | (InventoryCount & { kind: 'counted'; taken: boolean });
+
+/**
+ * inventory_remaining() for the performances, in display order. Types without an active
+ * price on a performance are absent; holds count while not released and not expired at `now`.
+ */
+export async function selectRemaining(db: Executor, performanceIds: string[], now: Date): Promise<InventoryCount[]> {
+  const result = await sql<InventoryCount>`${PREPARED}
+    SELECT performance_id, performance_remaining, ticket_type_id, ticket_type_name, sort_order, type_remaining
+    FROM inventory_remaining(${performanceIds}::uuid[], ${now}::timestamptz)
+    ORDER BY performance_id, sort_order, ticket_type_id
+  `.execute(db);
+  return result.rows;
+}
+
+/**
+ * Locks the performances `ids` (sorted by the caller: a fixed order, so concurrent
+ * writers never deadlock) FOR NO KEY UPDATE, with what decides their sellability.
+ *
+ * FOR NO KEY UPDATE, the lock an UPDATE of sold_count takes anyway: it excludes every other
+ * inventory writer (they all lock here) but not the FOR KEY SHARE locks that foreign keys
+ * take. A sale inserts its tickets (which reference the performance) BEFORE it locks; with
+ * FOR UPDATE, two sales would each wait for the other's key-share lock: a deadlock. The
+ * performance's own columns are its latest committed version (the row lock re-reads it);
+ * the event's status is as of the start of this statement.
+ */
+export async function lockPerformanceRows(trx: Executor, ids: string[]): Promise<LockedPerformance[]> {
+  const result = await sql<LockedPerformance>`
+    SELECT p.id, p.status, p.box_office_sales_enabled, e.status AS event_status
+    FROM performances p
+    JOIN events e ON e.id = p.event_id
+    WHERE p.id = ANY(${ids}::uuid[])
+    ORDER BY p.id
+    FOR NO KEY UPDATE OF p
+  `.execute(trx);
+  return result.rows;
+}
+
+/**
+ * take_inventory(): locks the performances in id order, then recounts with
+ * inventory_remaining() on a snapshot taken after the lock was granted and moves the
+ * counters only if every line fits. `perPerformance` and `perPrice` are the quantities
+ * per performance and per (performance, ticket type), sorted.
+ */
+export async function callTakeInventory(
+  trx: Executor,
+  perPerformance: Array<[string, number]>,
+  perPrice: Array<[string, string, number]>,
+  now: Date,
+): Promise<TakeInventoryRow[]> {
+  const result = await sql<TakeInventoryRow>`${PREPARED}
+    SELECT kind, performance_id, status, box_office_sales_enabled, event_status,
+           performance_remaining, ticket_type_id, ticket_type_name, sort_order, type_remaining, taken
+    FROM take_inventory(${perPerformance.map(([id]) => id)}::uuid[], ${perPerformance.map(([, q]) => q)}::int[],
+                        ${perPrice.map(([p]) => p)}::uuid[], ${perPrice.map(([, t]) => t)}::uuid[], ${perPrice.map(([, , q]) => q)}::int[],
+                        ${now}::timestamptz)
+    ORDER BY kind, performance_id, sort_order, ticket_type_id
+  `.execute(trx);
+  return result.rows;
+}
+
+/**
+ * Adds the (signed) quantities to the performance and price counters in ONE statement.
+ * The caller holds the performances' locks, so nothing else writes these rows meanwhile;
+ * the CHECK constraints still refuse an oversell.
+ */
+export async function moveCounterRows(
+  trx: Executor,
+  perPerformance: Array<[string, number]>,
+  perPrice: Array<[string, string, number]>,
+): Promise<void> {
+  await sql`
+    WITH performance_counts AS (
+      UPDATE performances p SET sold_count = p.sold_count + v.quantity
+      FROM unnest(${perPerformance.map(([id]) => id)}::uuid[], ${perPerformance.map(([, q]) => q)}::int[]) AS v(id, quantity)
+      WHERE p.id = v.id
+    )
+    UPDATE prices pr SET sold_count = pr.sold_count + v.quantity
+    FROM unnest(${perPrice.map(([p]) => p)}::uuid[], ${perPrice.map(([, t]) => t)}::uuid[], ${perPrice.map(([, , q]) => q)}::int[])
+      AS v(performance_id, ticket_type_id, quantity)
+    WHERE pr.performance_id = v.performance_id AND pr.ticket_type_id = v.ticket_type_id
+  `.execute(trx);
+}
