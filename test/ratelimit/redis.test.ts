@@ -11,6 +11,7 @@ import pino from 'pino';
 import { createRateLimiter, RATE_LIMIT_STORE_MESSAGES } from '../../src/http/rate-limit/limiter.ts';
 import { createTestApp, problemOf, type TestApp, type TestOrganizer } from '../helpers/app.ts';
 import { eventBody } from '../helpers/catalog.ts';
+import { captureLog } from '../helpers/log-capture.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -90,17 +91,10 @@ describe('two instances against one Redis', () => {
   });
 });
 
-/** A pino logger into an array of parsed lines. */
-function capturingLogger() {
-  const lines: Array<Record<string, unknown>> = [];
-  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
-  return { lines, logger };
-}
-
 const PREAUTH_HEADERS_AT = (remaining: number) => ({ 'ratelimit-policy': '"preauth";q=3;w=60', remaining });
 
 describe('Redis unreachable from the start', () => {
-  const { lines, logger } = capturingLogger();
+  const { lines, logger } = captureLog('info');
   let t: TestApp;
   before(async () => {
     t = await createTestApp({
@@ -154,8 +148,8 @@ describe(
   'Redis cut mid-run and restored (loopback TCP proxy)',
   { skip: !process.env.TEST_REDIS_URL && 'needs TEST_REDIS_URL' },
   () => {
-    const logA = capturingLogger();
-    const logB = capturingLogger();
+    const logA = captureLog('info');
+    const logB = captureLog('info');
     let proxy: TcpProxy;
     let a: TestApp;
     let b: TestApp;
