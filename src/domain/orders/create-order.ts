@@ -94,19 +94,91 @@ interface PlannedLine {
 }
 
 export async function createOrder(db: Executor, organizerId: string, input: CreateOrderInput, now: Date) {
-  const buyer = {
-    first_name: input.buyer.first_name.trim(),
-    last_name: input.buyer.last_name?.trim() || null,
-    email: input.buyer.email.trim(),
-    phone: input.buyer.phone?.trim() || null,
-  };
-  if (buyer.first_name === '')
-    throw invalid('parameter_invalid', '`buyer.first_name` must not be blank.', 'buyer.first_name');
-
+  const buyer = normalizedBuyer(input.buyer);
   const performanceIds = [...new Set(input.items.map((item) => item.performance_id))];
   const catalog = await readSaleCatalog(db, organizerId, performanceIds, now);
   const organizer = catalog[0];
   if (!organizer) throw new Error(`organizer ${organizerId} vanished`);
+
+  // 1. Every item on a sellable performance at an active price; the money; the answers.
+  const lines = planLines(catalog, input.items);
+  const { planned, priced, totalMinor } = priceSale(lines, organizer);
+  if (input.tender === 'free' && totalMinor !== 0) {
+    throw invalid(
+      'parameter_invalid',
+      `tender "free" needs a total of exactly 0, but this order totals ${totalMinor} (${organizer.currency} minor units, fees and taxes included); use cash or pay_later.`,
+      'tender',
+    );
+  }
+  // Registration answers against the questions of the order's events (read only if any).
+  const questions = catalog.some((row) => row.has_questions)
+    ? await findQuestionsOfEvents(db, organizerId, [...new Set(lines.map((line) => line.eventId))])
+    : [];
+  const answers = resolveAnswers(
+    questions,
+    input.registration_answers ?? [],
+    planned.map((t) => ({ position: t.position, eventId: t.line.eventId })),
+  );
+  // Refuse early what cannot fit the counts read with the catalog (no lock, nothing
+  // written): correct as of that read, and the same rule and detail as under the lock.
+  const inventoryLines = lines.map((l) => ({
+    performanceId: l.performanceId,
+    ticketTypeId: l.ticketTypeId,
+    quantity: l.quantity,
+  }));
+  refuseIfShort(inventoryLines, remainingCounts(catalog));
+
+  const sale: SalePlan = {
+    organizerId,
+    orderId: randomUUID(),
+    status: input.tender === 'pay_later' ? 'unpaid' : 'placed',
+    tender: input.tender,
+    buyer,
+    currency: organizer.currency,
+    priced,
+    totalMinor,
+    now,
+  };
+  return withTransaction(db, async (trx) => {
+    // 2. The order and everything it carries (no inventory lock held yet), in one statement.
+    const { order, transactions, tickets } = await insertSaleRows(trx, sale);
+    const answerRows = answers.length === 0 ? [] : await insertSaleAnswers(trx, sale, answers, tickets);
+
+    // 3. Inventory, atomically and last: lock, re-check sellability under the lock, recount,
+    //    move the counters. The lock is held from here to COMMIT only.
+    await takeInventory(trx, inventoryLines, now, (locked) =>
+      input.items.forEach((item, index) =>
+        checkSellable(
+          locked.find((p) => p.id === item.performance_id)!,
+          index,
+        ),
+      ),
+    );
+
+    return {
+      ...presentOrder(order),
+      transactions: transactions.map((t) => presentTransaction(t, tickets)),
+      registration_answers: answerRows.sort((a, b) => a.position - b.position).map(presentAnswer),
+    };
+  });
+}
+
+type Buyer = ReturnType<typeof normalizedBuyer>;
+
+function normalizedBuyer(input: CreateOrderInput['buyer']) {
+  const buyer = {
+    first_name: input.first_name.trim(),
+    last_name: input.last_name?.trim() || null,
+    email: input.email.trim(),
+    phone: input.phone?.trim() || null,
+  };
+  if (buyer.first_name === '')
+    throw invalid('parameter_invalid', '`buyer.first_name` must not be blank.', 'buyer.first_name');
+  return buyer;
+}
+
+/** Step 1 for each item: a performance of this organizer, sellable, with an active price of the type. */
+function planLines(catalog: SaleCatalog, items: CreateOrderInput['items']): PlannedLine[] {
   const performances = new Map<string, SalePerformance>();
   for (const row of catalog) {
     if (row.performance_id === null || performances.has(row.performance_id)) continue;
@@ -119,9 +191,7 @@ export async function createOrder(db: Executor, organizerId: string, input: Crea
     });
   }
   const prices = catalog.filter((row) => row.ticket_type_id !== null);
-
-  // 1. Every item: a sellable performance and an active price on it.
-  const lines: PlannedLine[] = input.items.map((item, index) => {
+  return items.map((item, index) => {
     const performance = performances.get(item.performance_id);
     if (!performance)
       throw invalid(
@@ -149,19 +219,17 @@ export async function createOrder(db: Executor, organizerId: string, input: Crea
       quantity: item.quantity,
     };
   });
+}
 
-  const inventoryLines = lines.map((l) => ({
-    performanceId: l.performanceId,
-    ticketTypeId: l.ticketTypeId,
-    quantity: l.quantity,
-  }));
-
-  // Tickets in request order, quantities expanded: position 1..N (what answers' ticket_no names).
+/**
+ * The tickets in request order, quantities expanded (position 1..N, what answers'
+ * ticket_no names), grouped into one transaction per performance in order of first
+ * appearance, each priced with the organizer's fee and tax.
+ */
+function priceSale(lines: PlannedLine[], organizer: { box_office_fee_minor: number; tax_rate_bps: number }) {
   const planned = lines
     .flatMap((line) => Array.from({ length: line.quantity }, () => line))
     .map((line, i) => ({ line, position: i + 1 }));
-
-  // One transaction per performance, in order of first appearance.
   const groups = new Map<string, typeof planned>();
   for (const ticket of planned) {
     const group = groups.get(ticket.line.performanceId) ?? [];
@@ -179,202 +247,189 @@ export async function createOrder(db: Executor, organizerId: string, input: Crea
     ),
   }));
   const totalMinor = priced.reduce((sum, p) => sum + p.totals.total_minor, 0);
-  if (input.tender === 'free' && totalMinor !== 0) {
-    throw invalid(
-      'parameter_invalid',
-      `tender "free" needs a total of exactly 0, but this order totals ${totalMinor} (${organizer.currency} minor units, fees and taxes included); use cash or pay_later.`,
-      'tender',
-    );
+  return { planned, priced, totalMinor };
+}
+
+/** What remains of each priced type, as the catalog read counted it (unlocked). */
+function remainingCounts(catalog: SaleCatalog) {
+  return catalog.flatMap((row) =>
+    row.ticket_type_id === null
+      ? []
+      : [
+          {
+            performance_id: row.performance_id!,
+            performance_remaining: row.performance_remaining!,
+            ticket_type_id: row.ticket_type_id,
+            ticket_type_name: row.ticket_type_name,
+            sort_order: row.sort_order,
+            type_remaining: row.type_remaining,
+          },
+        ],
+  );
+}
+
+/** Everything the sale writes is decided before its transaction opens. */
+interface SalePlan {
+  organizerId: string;
+  orderId: string;
+  status: OrderRow['status'];
+  tender: Tender;
+  buyer: Buyer;
+  currency: string;
+  priced: ReturnType<typeof priceSale>['priced'];
+  totalMinor: number;
+  now: Date;
+}
+
+/**
+ * Writes the sale's rows in one statement (insertSale); a taken order_no (rare) writes
+ * nothing and is retried with another. Returns the rows as written, tickets in position order.
+ */
+async function insertSaleRows(trx: Executor, sale: SalePlan) {
+  for (let attempt = 0; attempt < ORDER_NO_ATTEMPTS; attempt++) {
+    const rows = saleRows(sale, generateOrderNo());
+    const inserted = await insertSale(trx, rows);
+    if (!inserted) continue;
+    deliveriesQueued(inserted.queuedDeliveries);
+    return {
+      order: inserted.order,
+      transactions: rows.transactions,
+      tickets: inserted.tickets.sort((a, b) => a.position - b.position),
+    };
   }
+  throw new Error(`no free order number after ${ORDER_NO_ATTEMPTS} attempts`);
+}
 
-  // Registration answers against the questions of the order's events (read only if any).
-  const eventIds = [...new Set(lines.map((line) => line.eventId))];
-  const questions = catalog.some((row) => row.has_questions)
-    ? await findQuestionsOfEvents(db, organizerId, eventIds)
-    : [];
-  const answers = resolveAnswers(
-    questions,
-    input.registration_answers ?? [],
-    planned.map((t) => ({ position: t.position, eventId: t.line.eventId })),
-  );
-
-  // Refuse early what cannot fit the counts read with the catalog (no lock, nothing
-  // written): correct as of that read, and the same rule and detail as under the lock.
-  refuseIfShort(
-    inventoryLines,
-    catalog.flatMap((row) =>
-      row.ticket_type_id === null
-        ? []
-        : [
-            {
-              performance_id: row.performance_id!,
-              performance_remaining: row.performance_remaining!,
-              ticket_type_id: row.ticket_type_id,
-              ticket_type_name: row.ticket_type_name,
-              sort_order: row.sort_order,
-              type_remaining: row.type_remaining,
-            },
-          ],
-    ),
-  );
-
-  return withTransaction(db, async (trx) => {
-    // 2. The order and everything it carries (no inventory lock held yet), in one statement;
-    //    a taken order_no (rare) writes nothing and is retried with another.
-    const status: OrderRow['status'] = input.tender === 'pay_later' ? 'unpaid' : 'placed';
-    const orderId = randomUUID();
-    // Every column of the sale's rows is given here (ids too), so these are its rows.
-    const saleRows = (orderNo: string): NewSale => {
-      const transactions: OrderTransactionRow[] = priced.map((p, i) => ({
+/**
+ * Every column of the sale's rows is given here (ids too), so these are its rows. Long on
+ * purpose: one literal per table, every column of a row in one place.
+ */
+function saleRows(sale: SalePlan, orderNo: string): NewSale {
+  const { organizerId, orderId, status, buyer, now, priced, totalMinor } = sale;
+  const transactions: OrderTransactionRow[] = priced.map((p, i) => ({
+    id: randomUUID(),
+    organizer_id: organizerId,
+    order_id: orderId,
+    transaction_no: transactionNo(orderNo, i + 1),
+    position: i + 1,
+    event_id: p.eventId,
+    performance_id: p.performanceId,
+    delivery_method: DELIVERY_METHOD,
+    items_total_minor: p.totals.items_total_minor,
+    surcharges_minor: p.totals.surcharges_minor,
+    taxes_minor: p.totals.taxes_minor,
+    service_fees_minor: p.totals.service_fees_minor,
+    total_minor: p.totals.total_minor,
+    created_at: now,
+  }));
+  const order: NewOrder = {
+    id: orderId,
+    organizer_id: organizerId,
+    order_no: orderNo,
+    status,
+    channel: 'box_office',
+    tender: sale.tender,
+    buyer_first_name: buyer.first_name,
+    buyer_last_name: buyer.last_name,
+    buyer_email: buyer.email,
+    buyer_phone: buyer.phone,
+    currency: sale.currency,
+    total_minor: totalMinor,
+    paid_at: status === 'placed' ? now : null,
+    created_at: now,
+    updated_at: now,
+  };
+  return {
+    order,
+    transactions,
+    tickets: priced.flatMap((p, i) =>
+      p.tickets.map((t, j) => ({
         id: randomUUID(),
         organizer_id: organizerId,
         order_id: orderId,
-        transaction_no: transactionNo(orderNo, i + 1),
-        position: i + 1,
+        order_transaction_id: transactions[i]!.id,
+        order_no: orderNo,
+        position: t.position,
+        ticket_no: ticketNo(orderNo, t.position),
+        serial_no: generateSerialNo(),
+        status: 'purchased' as const,
         event_id: p.eventId,
         performance_id: p.performanceId,
-        delivery_method: DELIVERY_METHOD,
-        items_total_minor: p.totals.items_total_minor,
-        surcharges_minor: p.totals.surcharges_minor,
-        taxes_minor: p.totals.taxes_minor,
-        service_fees_minor: p.totals.service_fees_minor,
-        total_minor: p.totals.total_minor,
-        created_at: now,
-      }));
-      const order: NewOrder = {
-        id: orderId,
-        organizer_id: organizerId,
-        order_no: orderNo,
-        status,
-        channel: 'box_office',
-        tender: input.tender,
-        buyer_first_name: buyer.first_name,
-        buyer_last_name: buyer.last_name,
-        buyer_email: buyer.email,
-        buyer_phone: buyer.phone,
-        currency: organizer.currency,
-        total_minor: totalMinor,
-        paid_at: status === 'placed' ? now : null,
+        ticket_type_id: t.line.ticketTypeId,
+        holder_first_name: buyer.first_name,
+        holder_last_name: buyer.last_name,
+        holder_email: buyer.email,
+        unit_price_minor: p.totals.tickets[j]!.unitPriceMinor,
+        fee_minor: p.totals.tickets[j]!.feeMinor,
+        tax_minor: p.totals.tickets[j]!.taxMinor,
+        total_minor: p.totals.tickets[j]!.totalMinor,
         created_at: now,
         updated_at: now,
-      };
-      return {
-        order,
-        transactions,
-        tickets: priced.flatMap((p, i) =>
-          p.tickets.map((t, j) => ({
-            id: randomUUID(),
+      })),
+    ),
+    payment:
+      sale.tender === 'cash'
+        ? {
             organizer_id: organizerId,
             order_id: orderId,
-            order_transaction_id: transactions[i]!.id,
-            order_no: orderNo,
-            position: t.position,
-            ticket_no: ticketNo(orderNo, t.position),
-            serial_no: generateSerialNo(),
-            status: 'purchased' as const,
-            event_id: p.eventId,
-            performance_id: p.performanceId,
-            ticket_type_id: t.line.ticketTypeId,
-            holder_first_name: buyer.first_name,
-            holder_last_name: buyer.last_name,
-            holder_email: buyer.email,
-            unit_price_minor: p.totals.tickets[j]!.unitPriceMinor,
-            fee_minor: p.totals.tickets[j]!.feeMinor,
-            tax_minor: p.totals.tickets[j]!.taxMinor,
-            total_minor: p.totals.tickets[j]!.totalMinor,
+            tender: 'cash',
+            amount_minor: totalMinor,
+            currency: sale.currency,
             created_at: now,
-            updated_at: now,
-          })),
-        ),
-        payment:
-          input.tender === 'cash'
-            ? {
-                organizer_id: organizerId,
-                order_id: orderId,
-                tender: 'cash',
-                amount_minor: totalMinor,
-                currency: organizer.currency,
-                created_at: now,
-              }
-            : null,
-        emailJobs: orderEmailJobValues(order, status === 'placed' ? ['receipt', 'etickets'] : ['receipt'], now),
-        contact: {
-          organizerId,
-          email: buyer.email,
-          firstName: buyer.first_name,
-          lastName: buyer.last_name,
-          phone: buyer.phone,
-          at: now,
-        },
-        event: storedDomainEvent({
-          organizerId,
-          type: 'order.created',
-          data: {
-            order_id: order.id,
-            order_no: order.order_no,
-            status: order.status,
-            total_minor: order.total_minor,
-            currency: order.currency,
-            channel: 'boxOffice',
-          },
-          at: now,
-        }),
+          }
+        : null,
+    emailJobs: orderEmailJobValues(order, status === 'placed' ? ['receipt', 'etickets'] : ['receipt'], now),
+    contact: {
+      organizerId,
+      email: buyer.email,
+      firstName: buyer.first_name,
+      lastName: buyer.last_name,
+      phone: buyer.phone,
+      at: now,
+    },
+    event: storedDomainEvent({
+      organizerId,
+      type: 'order.created',
+      data: {
+        order_id: order.id,
+        order_no: order.order_no,
+        status: order.status,
+        total_minor: order.total_minor,
+        currency: order.currency,
+        channel: 'boxOffice',
+      },
+      at: now,
+    }),
+  };
+}
+
+/** The registration answers, each tied to its ticket when it is asked per attendee. */
+function insertSaleAnswers(
+  trx: Executor,
+  sale: SalePlan,
+  answers: ReturnType<typeof resolveAnswers>,
+  tickets: TicketRow[],
+) {
+  const byPosition = new Map(tickets.map((t) => [t.position, t]));
+  return insertAnswers(
+    trx,
+    answers.map((a, i) => {
+      const ticket = a.ticketPosition === null ? undefined : byPosition.get(a.ticketPosition)!;
+      return {
+        organizer_id: sale.organizerId,
+        order_id: sale.orderId,
+        question_id: a.question.id,
+        position: i + 1,
+        key: a.question.key,
+        label: a.question.label,
+        ticket_id: ticket?.id ?? null,
+        ticket_no: ticket?.ticket_no ?? null,
+        value: JSON.stringify(a.value),
+        value_labels: a.valueLabels === null ? null : JSON.stringify(a.valueLabels),
+        created_at: sale.now,
       };
-    };
-    let written:
-      | { order: OrderRow; tickets: TicketRow[]; transactions: OrderTransactionRow[]; queuedDeliveries: number }
-      | undefined;
-    for (let attempt = 0; attempt < ORDER_NO_ATTEMPTS && !written; attempt++) {
-      const rows = saleRows(generateOrderNo());
-      const inserted = await insertSale(trx, rows);
-      if (inserted) written = { ...inserted, transactions: rows.transactions };
-    }
-    if (!written) throw new Error(`no free order number after ${ORDER_NO_ATTEMPTS} attempts`);
-    deliveriesQueued(written.queuedDeliveries);
-    const { order, transactions } = written;
-    const tickets = written.tickets.sort((a, b) => a.position - b.position);
-    const byPosition = new Map(tickets.map((t) => [t.position, t]));
-
-    const answerRows =
-      answers.length === 0
-        ? []
-        : await insertAnswers(
-            trx,
-            answers.map((a, i) => {
-              const ticket = a.ticketPosition === null ? undefined : byPosition.get(a.ticketPosition)!;
-              return {
-                organizer_id: organizerId,
-                order_id: order.id,
-                question_id: a.question.id,
-                position: i + 1,
-                key: a.question.key,
-                label: a.question.label,
-                ticket_id: ticket?.id ?? null,
-                ticket_no: ticket?.ticket_no ?? null,
-                value: JSON.stringify(a.value),
-                value_labels: a.valueLabels === null ? null : JSON.stringify(a.valueLabels),
-                created_at: now,
-              };
-            }),
-          );
-
-    // 3. Inventory, atomically and last: lock, re-check sellability under the lock, recount,
-    //    move the counters. The lock is held from here to COMMIT only.
-    await takeInventory(trx, inventoryLines, now, (locked) =>
-      input.items.forEach((item, index) =>
-        checkSellable(
-          locked.find((p) => p.id === item.performance_id)!,
-          index,
-        ),
-      ),
-    );
-
-    return {
-      ...presentOrder(order),
-      transactions: transactions.map((t) => presentTransaction(t, tickets)),
-      registration_answers: answerRows.sort((a, b) => a.position - b.position).map(presentAnswer),
-    };
-  });
+    }),
+  );
 }
 
 interface SalePerformance {
