@@ -82,8 +82,13 @@ const RECORD_DELAY_MS = 20;
 const POLL_INTERVAL_MS = 200;
 /** Pause after a claim or a start failed (the database unreachable or slow) before trying again. */
 const CLAIM_FAILURE_PAUSE_MS = 1000;
-/** Reads of endpoints for starting attempts in flight at once (the job's own connections). */
-const START_READS_IN_FLIGHT = 2;
+/**
+ * Reads of endpoints for starting attempts in flight at once (the job's own connections).
+ * One: the slots that free during a read all start after the next one, so in a drain
+ * each read serves many starts; two reads in flight halved the batches and cost the
+ * worker a third more CPU per delivery (bench/README.md, "Webhook drain").
+ */
+const START_READS_IN_FLIGHT = 1;
 /** Delay after a wakeup, so the queuing transaction has usually committed. */
 const WAKEUP_DELAY_MS = 5;
 
