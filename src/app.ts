@@ -31,7 +31,7 @@ import { v1Routes } from './http/routes/v1/index.ts';
 import { openApiDocument } from './http/openapi.ts';
 import { systemResolver, type Resolver } from './domain/webhooks/url-vetting.ts';
 import { createApiKeyCache } from './domain/auth/api-keys.ts';
-import { createEventDetailCache } from './domain/catalog/events.ts';
+import { createEventDetailCache } from './http/event-detail-cache.ts';
 
 export interface BuildAppOptions {
   config: Readonly<Config>;
@@ -95,6 +95,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.addHook('onClose', async () => rateLimiter.close());
 
   const clock = opts.clock ?? systemClock;
+  const eventDetails = createEventDetailCache(clock);
+  app.addHook('onClose', async () => eventDetails.close());
   const deps: AppDeps = {
     config: opts.config,
     db: opts.database.db,
@@ -109,7 +111,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       ...opts.idempotency,
     },
     webhookResolver: opts.webhookResolver ?? systemResolver,
-    caches: { apiKeys: createApiKeyCache(clock), eventDetails: createEventDetailCache(clock) },
+    caches: { apiKeys: createApiKeyCache(clock), eventDetails: eventDetails.cache },
   };
   app.decorate('deps', deps);
   app.decorateRequest('auth', undefined);

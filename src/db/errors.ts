@@ -87,3 +87,10 @@ export function classifyDatabaseError(err: unknown, depth = 0): DatabaseFault | 
   const cause = (err as { cause?: unknown }).cause;
   return cause === undefined ? undefined : classifyDatabaseError(cause, depth + 1);
 }
+
+/** PostgreSQL unique violation (23505) on the named index or constraint. */
+export function isUniqueViolation(error: unknown, constraint: string): boolean {
+  const e = error as { code?: string; constraint?: string; message?: string } | null;
+  if (!e || e.code !== '23505') return false;
+  return e.constraint === constraint || (e.message ?? '').includes(`"${constraint}"`);
+}

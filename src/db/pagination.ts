@@ -13,8 +13,8 @@ export interface PageRequest {
   starting_after?: string;
 }
 
-interface Page<T> {
-  object: 'list';
+/** One page of rows; the HTTP layer presents it as a list object. */
+export interface Page<T> {
   data: T[];
   has_more: boolean;
 }
@@ -67,10 +67,5 @@ export async function keysetPage<DB, TB extends keyof DB, O>(
     .limit(page.limit + 1)
     .execute();
   const has_more = rows.length > page.limit;
-  return { object: 'list', data: has_more ? rows.slice(0, page.limit) : rows, has_more };
-}
-
-/** Shapes each row of a page for the response. */
-export function mapPage<T, U>(page: Page<T>, fn: (row: T) => U): Page<U> {
-  return { object: 'list', data: page.data.map(fn), has_more: page.has_more };
+  return { data: has_more ? rows.slice(0, page.limit) : rows, has_more };
 }

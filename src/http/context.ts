@@ -7,7 +7,7 @@ import type { Config } from '../config.ts';
 import type { Db, Engine } from '../db/client.ts';
 import type { Executor } from '../db/transaction.ts';
 import type { ApiKeyCache, AuthContext, Scope } from '../domain/auth/api-keys.ts';
-import type { EventDetailCache } from '../domain/catalog/events.ts';
+import type { EventDetailCache } from './event-detail-cache.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { IdempotencySettings } from './plugins/idempotency.ts';
 import type { RateLimiter } from './rate-limit/limiter.ts';

@@ -36,6 +36,8 @@ export function revokeApiKey(db: Executor, id: string, now: Date) {
     .executeTakeFirst();
 }
 
+export type ListedApiKeyRow = Awaited<ReturnType<ReturnType<typeof apiKeysListQuery>['execute']>>[number];
+
 /** An organizer's keys for the admin list (never the hash), to page with keysetPage. */
 export function apiKeysListQuery(db: Executor, organizerId: string) {
   return db

@@ -234,7 +234,7 @@ export function insertPrices(db: Executor, rows: Insertable<PricesTable>[]) {
 }
 
 /** A ticket type with its prices, as aggregated by findEventDetail (JSON, hence plain values). */
-export interface TicketTypeWithPrices {
+interface TicketTypeWithPrices {
   id: string;
   name: string;
   description: string | null;
@@ -248,6 +248,9 @@ export interface TicketTypeWithPrices {
     is_active: boolean;
   }[];
 }
+
+/** An event with its ticket types and their prices: what findEventDetail returns. */
+export type EventDetailRow = EventRow & { ticket_types: TicketTypeWithPrices[] };
 
 /**
  * The event of this organizer with its ticket types (sort_order, id) and each type's

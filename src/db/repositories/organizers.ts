@@ -3,6 +3,8 @@ import type { Insertable, Updateable } from 'kysely';
 import type { Executor } from '../transaction.ts';
 import type { OrganizersTable } from '../schema.ts';
 
+export type OrganizerRow = Awaited<ReturnType<typeof findOrganizer>> & {};
+
 export function findOrganizer(db: Executor, id: string) {
   return db.selectFrom('organizers').selectAll().where('id', '=', id).executeTakeFirst();
 }

@@ -26,6 +26,8 @@ export async function countEndpointsLocked(db: Executor, organizerId: string): P
   return Number(row.n);
 }
 
+export type EndpointRow = NonNullable<Awaited<ReturnType<typeof findEndpoint>>>;
+
 export function findEndpoint(db: Executor, organizerId: string, id: string) {
   return db
     .selectFrom('webhook_endpoints')
@@ -134,6 +136,8 @@ export async function insertDomainEventWithDeliveries(
 export function insertDelivery(db: Executor, values: Insertable<WebhookDeliveriesTable>) {
   return db.insertInto('webhook_deliveries').values(values).returningAll().executeTakeFirstOrThrow();
 }
+
+export type DeliveryRow = NonNullable<Awaited<ReturnType<typeof findDelivery>>>;
 
 export function findDelivery(db: Executor, organizerId: string, id: string) {
   return db

@@ -12,10 +12,10 @@
  * cached (see docs/architecture.md, Decisions).
  */
 import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Executor } from '../../db/transaction.ts';
+import { afterCommit, type Executor } from '../../db/transaction.ts';
 import { apiKeysListQuery, findApiKeyByHash, insertApiKey, revokeApiKey } from '../../db/repositories/api-keys.ts';
 import { findOrganizer } from '../../db/repositories/organizers.ts';
-import { keysetPage, mapPage, type PageRequest } from '../../db/pagination.ts';
+import { keysetPage, type PageRequest } from '../../db/pagination.ts';
 import { notFound } from '../../errors/domain-error.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { TtlCache } from '../../lib/ttl-cache.ts';
@@ -61,7 +61,7 @@ function cacheKeyOf(keyHash: Uint8Array): string {
 }
 
 /** Drops the cached lookup of the key with this hash (call once its change has committed). */
-export function forgetApiKey(cache: ApiKeyCache, keyHash: Uint8Array): void {
+function forgetApiKey(cache: ApiKeyCache, keyHash: Uint8Array): void {
   cache.delete(cacheKeyOf(keyHash));
 }
 
@@ -122,7 +122,7 @@ async function loadAndCache(
 
 export interface CreatedApiKey {
   id: string;
-  object: 'api_key';
+  /** The key itself: shown once, never stored. */
   key: string;
   scopes: Scope[];
   expires_at: Date | null;
@@ -144,12 +144,18 @@ export async function createApiKey(
     scopes,
     expires_at: input.expiresAt ?? null,
   });
-  return { id: row.id, object: 'api_key', key, scopes, expires_at: row.expires_at, created_at: row.created_at };
+  return { id: row.id, key, scopes, expires_at: row.expires_at, created_at: row.created_at };
 }
 
-export async function revoke(db: Executor, id: string, now: Date) {
+/**
+ * Revokes the key. Once that has committed, this instance's lookup cache forgets it, so
+ * it answers 401 from the next request; other instances within the cache's TTL
+ * (docs/architecture.md).
+ */
+export async function revoke(db: Executor, cache: ApiKeyCache, id: string, now: Date) {
   const row = await revokeApiKey(db, id, now);
   if (!row) throw notFound('API key');
+  afterCommit(db, () => forgetApiKey(cache, row.key_hash));
   return row;
 }
 
@@ -160,21 +166,10 @@ export async function revoke(db: Executor, id: string, now: Date) {
  */
 export async function listApiKeys(db: Executor, organizerId: string, page: PageRequest) {
   if (!(await findOrganizer(db, organizerId))) throw notFound('Organizer');
-  const rows = await keysetPage(db, apiKeysListQuery(db, organizerId), page, {
+  return keysetPage(db, apiKeysListQuery(db, organizerId), page, {
     table: 'api_keys',
     sortColumn: 'created_at',
     direction: 'desc',
     organizerId,
   });
-  return mapPage(rows, (row) => ({
-    id: row.id,
-    object: 'api_key' as const,
-    name: row.name,
-    key_preview: row.key_preview,
-    scopes: row.scopes as Scope[],
-    expires_at: row.expires_at,
-    revoked_at: row.revoked_at,
-    last_used_at: row.last_used_at,
-    created_at: row.created_at,
-  }));
 }

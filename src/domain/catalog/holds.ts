@@ -4,7 +4,7 @@
  * under the same performance lock a sale takes (lockPerformances), after the same count
  * (getAvailability), so holds and sales serialize and neither can oversell the other.
  */
-import { findPerformanceAny, insertHold, releaseHoldRow, type HoldRow } from '../../db/repositories/catalog.ts';
+import { findPerformanceAny, insertHold, releaseHoldRow } from '../../db/repositories/catalog.ts';
 import { withTransaction, type Executor } from '../../db/transaction.ts';
 import { invalid, notFound } from '../../errors/domain-error.ts';
 import { getAvailability, lockPerformances } from '../inventory/inventory.ts';
@@ -16,20 +16,6 @@ interface CreateHoldInput {
   quantity: number;
   ticket_type_id?: string | null;
   expires_at?: string | null;
-}
-
-function presentHold(row: HoldRow) {
-  return {
-    id: row.id,
-    object: 'hold' as const,
-    performance_id: row.performance_id,
-    ticket_type_id: row.ticket_type_id,
-    kind: row.kind,
-    quantity: row.quantity,
-    expires_at: row.expires_at,
-    released_at: row.released_at,
-    created_at: row.created_at,
-  };
 }
 
 export async function createHold(db: Executor, performanceId: string, input: CreateHoldInput, now: Date) {
@@ -82,7 +68,7 @@ export async function createHold(db: Executor, performanceId: string, input: Cre
       expires_at: expiresAt,
       created_at: now,
     });
-    return presentHold(row);
+    return row;
   });
 }
 
@@ -90,5 +76,5 @@ export async function createHold(db: Executor, performanceId: string, input: Cre
 export async function releaseHold(db: Executor, id: string, now: Date) {
   const row = await releaseHoldRow(db, id, now);
   if (!row) throw notFound('Hold');
-  return presentHold(row);
+  return row;
 }

@@ -5,29 +5,11 @@ import {
   performancesQuery,
   type PerformanceRow,
 } from '../../db/repositories/catalog.ts';
-import { keysetPage, mapPage, type PageRequest } from '../../db/pagination.ts';
+import { keysetPage, type PageRequest } from '../../db/pagination.ts';
 import type { Executor } from '../../db/transaction.ts';
 import { invalid, notFound } from '../../errors/domain-error.ts';
 import { getAvailability } from '../inventory/inventory.ts';
 import { requireEvent } from './events.ts';
-
-function presentPerformance(row: PerformanceRow) {
-  return {
-    id: row.id,
-    object: 'performance' as const,
-    event_id: row.event_id,
-    status: row.status,
-    title: row.title,
-    starts_at: row.starts_at,
-    ends_at: row.ends_at,
-    capacity: row.capacity,
-    online_sales_enabled: row.online_sales_enabled,
-    box_office_sales_enabled: row.box_office_sales_enabled,
-    translations: (row.translations ?? []).map((t) => ({ locale: t.locale, title: t.title ?? null })),
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
-}
 
 async function requirePerformance(db: Executor, organizerId: string, id: string): Promise<PerformanceRow> {
   const row = await findPerformance(db, organizerId, id);
@@ -36,7 +18,7 @@ async function requirePerformance(db: Executor, organizerId: string, id: string)
 }
 
 export async function getPerformance(db: Executor, organizerId: string, id: string) {
-  return presentPerformance(await requirePerformance(db, organizerId, id));
+  return requirePerformance(db, organizerId, id);
 }
 
 /** The event's schedule, soonest first; an unknown or foreign event is a 404. */
@@ -50,13 +32,12 @@ export async function listPerformances(db: Executor, organizerId: string, eventI
       'starting_after',
     );
   }
-  const rows = await keysetPage(db, performancesQuery(db, organizerId, eventId), page, {
+  return keysetPage(db, performancesQuery(db, organizerId, eventId), page, {
     table: 'performances',
     sortColumn: 'starts_at',
     direction: 'asc',
     organizerId,
   });
-  return mapPage(rows, presentPerformance);
 }
 
 /** The advisory availability snapshot: the very count order placement rechecks under lock. */
@@ -64,10 +45,5 @@ export async function getPerformanceAvailability(db: Executor, organizerId: stri
   await requirePerformance(db, organizerId, id);
   const availability = await getAvailability(db, id, now);
   if (!availability) throw notFound('Performance');
-  return {
-    object: 'availability' as const,
-    performance_id: availability.performance_id,
-    performance_remaining: availability.performance_remaining,
-    ticket_types: availability.ticket_types.map((t) => ({ ticket_type_id: t.ticket_type_id, remaining: t.remaining })),
-  };
+  return availability;
 }

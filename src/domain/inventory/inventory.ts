@@ -33,7 +33,7 @@ interface TypeAvailability {
   remaining: number;
 }
 
-interface Availability {
+export interface Availability {
   performance_id: string;
   performance_remaining: number;
   ticket_types: TypeAvailability[];

@@ -247,21 +247,3 @@ async function mailContent(
   };
   return { request: { kind: 'etickets', input }, ticketIds: tickets.map((t) => t.id), orderNo: order.order_no };
 }
-
-export function presentEmail(row: EmailJobRow) {
-  return {
-    id: row.id,
-    object: 'email' as const,
-    order_id: row.order_id,
-    kind: row.kind,
-    recipient: row.recipient,
-    subject: row.subject,
-    status: row.status,
-    attempts: row.attempts,
-    last_error: row.last_error,
-    next_attempt_at: row.status === 'pending' ? row.next_attempt_at : null,
-    sent_at: row.sent_at,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
-}

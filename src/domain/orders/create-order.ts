@@ -42,10 +42,10 @@ import { FreshReadCoalescer } from '../../lib/fresh-read-coalescer.ts';
 import { deliveriesQueued, storedDomainEvent } from '../../outbox/emit.ts';
 import { refuseIfShort, takeInventory } from '../inventory/inventory.ts';
 import { orderEmailJobValues } from '../mail/email-jobs.ts';
-import { presentAnswer, resolveAnswers, type AnswerInput } from '../questions/questions.ts';
+import { resolveAnswers, type AnswerInput } from '../questions/questions.ts';
 import { generateOrderNo, generateSerialNo, ticketNo, transactionNo } from './numbers.ts';
 import { priceTransaction } from './pricing.ts';
-import { presentOrder, presentTransaction } from './present.ts';
+import type { OrderDetail } from './detail.ts';
 
 type Tender = 'cash' | 'pay_later' | 'free';
 
@@ -155,11 +155,13 @@ export async function createOrder(db: Executor, organizerId: string, input: Crea
       ),
     );
 
-    return {
-      ...presentOrder(order),
-      transactions: transactions.map((t) => presentTransaction(t, tickets)),
-      registration_answers: answerRows.sort((a, b) => a.position - b.position).map(presentAnswer),
+    const detail: OrderDetail = {
+      order,
+      transactions,
+      answers: answerRows.sort((a, b) => a.position - b.position),
+      tickets,
     };
+    return detail;
   });
 }
 

@@ -15,7 +15,6 @@ import {
   touchOrder,
   updateOrderStatus,
   type OrderRow,
-  type RefundRow,
 } from '../../db/repositories/orders.ts';
 import {
   findCheckedInTicketNos,
@@ -29,7 +28,7 @@ import { conflict, invalid, notFound } from '../../errors/domain-error.ts';
 import { emitDomainEvent } from '../../outbox/emit.ts';
 import { releaseInventory } from '../inventory/inventory.ts';
 import { enqueueOrderEmails } from '../mail/email-jobs.ts';
-import { loadOrderDetail } from './present.ts';
+import { loadOrderDetail, type RefundResult } from './detail.ts';
 
 /** REST tender names → the internal vocabulary of payments and `order.paid`. */
 const TENDER = { cash: 'cash', card: 'card', bank_transfer: 'bankTransfer' } as const;
@@ -171,10 +170,8 @@ export async function refundOrder(
       },
       at: now,
     });
-    return presentRefund(
-      refund,
-      moved.map((t) => t.id),
-    );
+    const result: RefundResult = { refund, ticketIds: moved.map((t) => t.id) };
+    return result;
   });
 }
 
@@ -194,7 +191,8 @@ export async function settleRefund(db: Executor, id: string, status: 'refunded' 
       data: { order_id: refund.order_id, refund_id: refund.id, status },
       at: now,
     });
-    return presentRefund(settled, await findRefundedTicketIds(trx, refund.id));
+    const result: RefundResult = { refund: settled, ticketIds: await findRefundedTicketIds(trx, refund.id) };
+    return result;
   });
 }
 
@@ -215,19 +213,4 @@ export async function cancelOrder(db: Executor, id: string, now: Date) {
     const updated = await updateOrderStatus(trx, order.id, { status: 'cancelled', cancelled_at: now, updated_at: now });
     return loadOrderDetail(trx, updated, { items: true });
   });
-}
-
-function presentRefund(row: RefundRow, ticketIds: string[]) {
-  return {
-    id: row.id,
-    object: 'refund' as const,
-    order_id: row.order_id,
-    mode: row.mode,
-    status: row.status,
-    amount_minor: row.amount_minor,
-    currency: row.currency,
-    ticket_ids: ticketIds,
-    settled_at: row.settled_at,
-    created_at: row.created_at,
-  };
 }

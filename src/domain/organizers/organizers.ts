@@ -6,7 +6,7 @@ import {
   organizersListQuery,
   updateOrganizer,
 } from '../../db/repositories/organizers.ts';
-import { keysetPage, mapPage, type PageRequest } from '../../db/pagination.ts';
+import { keysetPage, type PageRequest } from '../../db/pagination.ts';
 import { invalid, notFound } from '../../errors/domain-error.ts';
 import { isValidCurrency, isValidTimeZone } from '../../lib/locale.ts';
 
@@ -60,26 +60,11 @@ export async function updateOrganizerSettings(db: Executor, id: string, input: O
   return row;
 }
 
-export function presentOrganizer(row: Awaited<ReturnType<typeof getOrganizer>>) {
-  return {
-    id: row.id,
-    object: 'organizer' as const,
-    name: row.name,
-    timezone: row.timezone,
-    currency: row.currency,
-    box_office_fee_minor: row.box_office_fee_minor,
-    tax_rate_bps: row.tax_rate_bps,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
-}
-
 /** GET /admin/v1/organizers: newest first (docs/operations.md, "Admin lists"). */
 export async function listOrganizers(db: Executor, page: PageRequest) {
-  const rows = await keysetPage(db, organizersListQuery(db), page, {
+  return keysetPage(db, organizersListQuery(db), page, {
     table: 'organizers',
     sortColumn: 'created_at',
     direction: 'desc',
   });
-  return mapPage(rows, presentOrganizer);
 }

@@ -14,7 +14,6 @@ import {
   findQuestion,
   insertQuestion,
   updateQuestion,
-  type AnswerRow,
   type QuestionRow,
 } from '../../db/repositories/questions.ts';
 import { conflict, invalid, notFound } from '../../errors/domain-error.ts';
@@ -98,22 +97,6 @@ export async function patchQuestion(db: Executor, id: string, input: UpdateQuest
   if (input.required !== undefined) values.required = input.required;
   if (input.options !== undefined) values.options = JSON.stringify(checkOptions(question.type, input.options));
   return updateQuestion(db, id, values);
-}
-
-export function presentQuestion(row: QuestionRow) {
-  return {
-    id: row.id,
-    object: 'registration_question' as const,
-    event_id: row.event_id,
-    key: row.key,
-    label: row.label,
-    type: row.type,
-    options: row.options,
-    required: row.required,
-    per_attendee: row.per_attendee,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -314,15 +297,4 @@ export function resolveAnswers(
     }
   }
   return resolved;
-}
-
-export function presentAnswer(row: AnswerRow) {
-  return {
-    object: 'registration_answer' as const,
-    key: row.key,
-    label: row.label,
-    ticket_no: row.ticket_no,
-    value: row.value,
-    value_labels: row.value_labels ?? null,
-  };
 }

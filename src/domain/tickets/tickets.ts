@@ -6,7 +6,7 @@
  * read why, to answer 404 or the right 409. Concurrent check-ins of one ticket queue on the
  * row lock, and only the first finds the ticket still `purchased`: one 200, one event.
  */
-import { keysetPage, mapPage, type PageRequest } from '../../db/pagination.ts';
+import { keysetPage, type PageRequest } from '../../db/pagination.ts';
 import {
   findOrderStatusOfTicket,
   checkInTicket,
@@ -21,22 +21,20 @@ import {
 import { withTransaction, type Executor } from '../../db/transaction.ts';
 import { conflict, invalid, notFound, type DomainError } from '../../errors/domain-error.ts';
 import { emitDomainEvent } from '../../outbox/emit.ts';
-import { presentTicket } from './present.ts';
 
 export async function getTicket(db: Executor, organizerId: string, id: string) {
   const row = await findTicket(db, organizerId, id);
   if (!row) throw notFound('Ticket');
-  return presentTicket(row);
+  return row;
 }
 
 export async function listTickets(db: Executor, organizerId: string, filters: TicketFilters, page: PageRequest) {
-  const rows = await keysetPage(db, ticketsListQuery(db, organizerId, filters), page, {
+  return keysetPage(db, ticketsListQuery(db, organizerId, filters), page, {
     table: 'tickets',
     sortColumn: 'created_at',
     direction: 'desc',
     organizerId,
   });
-  return mapPage(rows, presentTicket);
 }
 
 const ALREADY_CHECKED_IN = 'Ticket is already checked in.';
@@ -58,7 +56,7 @@ export async function checkIn(db: Executor, organizerId: string, key: TicketKey,
       },
       at: now,
     });
-    return presentTicket(ticket);
+    return ticket;
   });
 }
 
@@ -112,6 +110,6 @@ export async function transfer(
         `Ticket ${current.ticket_no} ${state} and cannot be transferred; only a purchased ticket can.`,
       );
     }
-    return presentTicket(updated);
+    return updated;
   });
 }

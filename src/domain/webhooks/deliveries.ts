@@ -7,17 +7,16 @@ import {
   deliveryBelongsToEndpoint,
   deliveryListQuery,
   findDelivery,
+  type DeliveryRow,
   findEndpointById,
   insertDelivery,
 } from '../../db/repositories/webhooks.ts';
-import { keysetPage, mapPage, type PageRequest } from '../../db/pagination.ts';
+import { keysetPage, type PageRequest } from '../../db/pagination.ts';
 import { withTransaction, type Executor } from '../../db/transaction.ts';
 import { invalid, notFound } from '../../errors/domain-error.ts';
 import { emitDomainEvent } from '../../outbox/emit.ts';
 import { getEndpoint } from './endpoints.ts';
 import { notifyDeliveriesQueued } from '../../outbox/wakeup.ts';
-
-type DeliveryRow = NonNullable<Awaited<ReturnType<typeof findDelivery>>>;
 
 const TEST_PING_MESSAGE = 'This is a test event from Marquee.';
 
@@ -31,13 +30,12 @@ export async function listEndpointDeliveries(db: Executor, organizerId: string, 
       'starting_after',
     );
   }
-  const result = await keysetPage(db, deliveryListQuery(db, organizerId, endpointId), page, {
+  return keysetPage(db, deliveryListQuery(db, organizerId, endpointId), page, {
     table: 'webhook_deliveries',
     sortColumn: 'created_at',
     direction: 'desc',
     organizerId,
   });
-  return mapPage(result, presentDelivery);
 }
 
 /**
@@ -91,22 +89,4 @@ export async function sendTestPing(db: Executor, endpointId: string, now: Date):
   });
   notifyDeliveriesQueued();
   return row;
-}
-
-export function presentDelivery(row: DeliveryRow) {
-  return {
-    id: row.id,
-    object: 'webhook_delivery' as const,
-    endpoint_id: row.endpoint_id,
-    event_id: row.event_id,
-    event_type: row.event_type,
-    status: row.status,
-    attempt: row.attempt,
-    response_status: row.response_status,
-    response_ms: row.response_ms,
-    error: row.error,
-    next_retry_at: row.next_retry_at,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
 }

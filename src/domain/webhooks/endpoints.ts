@@ -13,19 +13,18 @@ import {
   deleteEndpoint,
   endpointListQuery,
   findEndpoint,
+  type EndpointRow,
   insertEndpoint,
   updateEndpoint,
 } from '../../db/repositories/webhooks.ts';
-import { keysetPage, mapPage, type PageRequest } from '../../db/pagination.ts';
+import { keysetPage, type PageRequest } from '../../db/pagination.ts';
 import type { Updateable } from 'kysely';
 import type { WebhookEndpointsTable } from '../../db/schema.ts';
 import { withTransaction, type Executor } from '../../db/transaction.ts';
 import { invalid, notFound } from '../../errors/domain-error.ts';
 import type { SubscribableEventType } from '../../outbox/emit.ts';
-import { generateWebhookSecret, secretPreview } from './signature.ts';
+import { generateWebhookSecret } from './signature.ts';
 import { UrlVettingError, vetWebhookUrl, type VettingOptions } from './url-vetting.ts';
-
-type EndpointRow = NonNullable<Awaited<ReturnType<typeof findEndpoint>>>;
 
 interface CreateEndpointInput {
   url: string;
@@ -115,13 +114,12 @@ export async function getEndpoint(db: Executor, organizerId: string, id: string)
 }
 
 export async function listEndpoints(db: Executor, organizerId: string, page: PageRequest) {
-  const result = await keysetPage(db, endpointListQuery(db, organizerId), page, {
+  return keysetPage(db, endpointListQuery(db, organizerId), page, {
     table: 'webhook_endpoints',
     sortColumn: 'created_at',
     direction: 'desc',
     organizerId,
   });
-  return mapPage(result, presentEndpoint);
 }
 
 export async function updateEndpointSettings(
@@ -158,7 +156,7 @@ export async function updateEndpointSettings(
 export async function removeEndpoint(db: Executor, organizerId: string, id: string) {
   const row = await deleteEndpoint(db, organizerId, id);
   if (!row) throw notFound('Webhook endpoint');
-  return { id: row.id, object: 'webhook_endpoint' as const, deleted: true as const };
+  return row;
 }
 
 /** A new secret replaces the old one at once: the next attempt is signed with it. */
@@ -172,24 +170,4 @@ export async function rotateEndpointSecret(
   const row = await updateEndpoint(db, organizerId, id, { secret, updated_at: now });
   if (!row) throw notFound('Webhook endpoint');
   return { row, secret };
-}
-
-export function presentEndpoint(row: EndpointRow) {
-  return {
-    id: row.id,
-    object: 'webhook_endpoint' as const,
-    url: row.url,
-    description: row.description,
-    event_types: row.event_types as SubscribableEventType[],
-    status: row.status,
-    disabled_reason: row.disabled_reason,
-    secret_preview: secretPreview(row.secret),
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
-}
-
-/** The create and rotate responses: the endpoint plus its raw secret, shown only there. */
-export function presentEndpointWithSecret(result: { row: EndpointRow; secret: string }) {
-  return { ...presentEndpoint(result.row), secret: result.secret };
 }

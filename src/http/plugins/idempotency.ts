@@ -39,7 +39,7 @@ import {
   type NewIdempotencyKey,
 } from '../../db/repositories/idempotency.ts';
 import type { Database } from '../../db/schema.ts';
-import { withTransaction } from '../../db/transaction.ts';
+import { transactionCommitted, withTransaction } from '../../db/transaction.ts';
 import { tenantOf } from '../context.ts';
 import { classifyDatabaseError } from '../../db/errors.ts';
 import {
@@ -342,6 +342,7 @@ async function finish(request: FastifyRequest, reply: FastifyReply, payload: unk
       }
       await trx.commit().execute();
       request.db = db;
+      transactionCommitted(trx);
       return payload;
     } catch (err) {
       await rollbackQuietly(request, trx);

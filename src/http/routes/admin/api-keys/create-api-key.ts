@@ -3,6 +3,7 @@ import { createApiKey } from '../../../../domain/auth/api-keys.ts';
 import { getOrganizer } from '../../../../domain/organizers/organizers.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { CreateApiKey, CreatedApiKey } from '../../../schemas/organizers.ts';
+import { presentCreatedApiKey } from '../../../presenters/organizers.ts';
 
 export const createApiKeyRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -26,7 +27,7 @@ export const createApiKeyRoute: FastifyPluginAsyncTypebox = async (app) => {
         scopes: request.body.scopes,
         expiresAt: request.body.expires_at ? new Date(request.body.expires_at) : null,
       });
-      return reply.code(201).send(key);
+      return reply.code(201).send(presentCreatedApiKey(key));
     },
   );
 };

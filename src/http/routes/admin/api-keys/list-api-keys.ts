@@ -3,6 +3,8 @@ import { Type } from '@sinclair/typebox';
 import { listApiKeys } from '../../../../domain/auth/api-keys.ts';
 import { errorResponses, IdParams, ListOf, PAGE_LIMIT_DEFAULT, PaginationQuery } from '../../../schemas/common.ts';
 import { ListedApiKey } from '../../../schemas/organizers.ts';
+import { presentList } from '../../../presenters/list.ts';
+import { presentListedApiKey } from '../../../presenters/organizers.ts';
 
 export const listApiKeysRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -18,10 +20,12 @@ export const listApiKeysRoute: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ListOf(ListedApiKey), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) =>
-      listApiKeys(request.db, request.params.id, {
+    async (request) => {
+      const page = await listApiKeys(request.db, request.params.id, {
         limit: request.query.limit ?? PAGE_LIMIT_DEFAULT,
         starting_after: request.query.starting_after,
-      }),
+      });
+      return presentList(page, presentListedApiKey);
+    },
   );
 };

@@ -3,6 +3,8 @@ import { Type } from '@sinclair/typebox';
 import { listEmails } from '../../../../domain/mail/email-log.ts';
 import { errorResponses, IdParams, ListOf, PAGE_LIMIT_DEFAULT, PaginationQuery } from '../../../schemas/common.ts';
 import { Email } from '../../../schemas/orders.ts';
+import { presentEmail } from '../../../presenters/emails.ts';
+import { presentList } from '../../../presenters/list.ts';
 
 export const listEmailsRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -18,10 +20,12 @@ export const listEmailsRoute: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ListOf(Email), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) =>
-      listEmails(request.db, request.params.id, {
+    async (request) => {
+      const page = await listEmails(request.db, request.params.id, {
         limit: request.query.limit ?? PAGE_LIMIT_DEFAULT,
         starting_after: request.query.starting_after,
-      }),
+      });
+      return presentList(page, presentEmail);
+    },
   );
 };

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { forgetEventDetail, publishEvent } from '../../../../domain/catalog/events.ts';
+import { publishEvent } from '../../../../domain/catalog/change-event.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { EventDetail } from '../../../schemas/events.ts';
+import { presentEventDetail } from '../../../presenters/events.ts';
 
 export const publishEventRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -16,11 +17,6 @@ export const publishEventRoute: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: EventDetail, ...errorResponses(401, 404, 409) },
       },
     },
-    async (request) => {
-      const detail = await publishEvent(request.db, request.params.id, app.deps.clock.now());
-      // Committed (admin requests run on the shared handle): drop the cached GET detail.
-      forgetEventDetail(app.deps.caches.eventDetails, request.params.id);
-      return detail;
-    },
+    async (request) => presentEventDetail(await publishEvent(request.db, request.params.id, app.deps.clock.now())),
   );
 };

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createHold } from '../../../../domain/catalog/holds.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { CreateHold, Hold } from '../../../schemas/holds.ts';
+import { presentHold } from '../../../presenters/holds.ts';
 
 export const createHoldRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -20,7 +21,7 @@ export const createHoldRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const hold = await createHold(request.db, request.params.id, request.body, app.deps.clock.now());
-      return reply.code(201).send(hold);
+      return reply.code(201).send(presentHold(hold));
     },
   );
 };

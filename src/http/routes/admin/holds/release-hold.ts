@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { releaseHold } from '../../../../domain/catalog/holds.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { Hold } from '../../../schemas/holds.ts';
+import { presentHold } from '../../../presenters/holds.ts';
 
 export const releaseHoldRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
@@ -16,6 +17,6 @@ export const releaseHoldRoute: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Hold, ...errorResponses(401, 404) },
       },
     },
-    async (request) => releaseHold(request.db, request.params.id, app.deps.clock.now()),
+    async (request) => presentHold(await releaseHold(request.db, request.params.id, app.deps.clock.now())),
   );
 };

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { cancelOrder } from '../../../../domain/orders/operations.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { OrderDetail } from '../../../schemas/orders.ts';
+import { presentOrderDetail } from '../../../presenters/orders.ts';
 
 export const cancelOrderRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -16,6 +17,6 @@ export const cancelOrderRoute: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: OrderDetail, ...errorResponses(401, 404, 409) },
       },
     },
-    async (request) => cancelOrder(request.db, request.params.id, app.deps.clock.now()),
+    async (request) => presentOrderDetail(await cancelOrder(request.db, request.params.id, app.deps.clock.now())),
   );
 };

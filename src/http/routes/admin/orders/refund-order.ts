@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { refundOrder } from '../../../../domain/orders/operations.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { Refund, RefundOrder } from '../../../schemas/orders.ts';
+import { presentRefund } from '../../../presenters/orders.ts';
 
 export const refundOrderRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -29,7 +30,7 @@ export const refundOrderRoute: FastifyPluginAsyncTypebox = async (app) => {
         { ticket_ids: body.ticket_ids, mode: body.mode ?? 'cash' },
         app.deps.clock.now(),
       );
-      return reply.code(201).send(refund);
+      return reply.code(201).send(presentRefund(refund));
     },
   );
 };

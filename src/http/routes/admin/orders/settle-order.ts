@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { settleOrder } from '../../../../domain/orders/operations.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { OrderDetail, SettleOrder } from '../../../schemas/orders.ts';
+import { presentOrderDetail } from '../../../presenters/orders.ts';
 
 export const settleOrderRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -21,6 +22,9 @@ export const settleOrderRoute: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: OrderDetail, ...errorResponses(400, 401, 404, 409) },
       },
     },
-    async (request) => settleOrder(request.db, request.params.id, request.body?.tender ?? 'cash', app.deps.clock.now()),
+    async (request) =>
+      presentOrderDetail(
+        await settleOrder(request.db, request.params.id, request.body?.tender ?? 'cash', app.deps.clock.now()),
+      ),
   );
 };

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { createOrganizer, presentOrganizer } from '../../../../domain/organizers/organizers.ts';
+import { createOrganizer } from '../../../../domain/organizers/organizers.ts';
 import { errorResponses } from '../../../schemas/common.ts';
 import { CreateOrganizer, Organizer } from '../../../schemas/organizers.ts';
+import { presentOrganizer } from '../../../presenters/organizers.ts';
 
 export const createOrganizerRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { getOrganizer, presentOrganizer } from '../../../../domain/organizers/organizers.ts';
+import { getOrganizer } from '../../../../domain/organizers/organizers.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { Organizer } from '../../../schemas/organizers.ts';
+import { presentOrganizer } from '../../../presenters/organizers.ts';
 
 export const getOrganizerRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(

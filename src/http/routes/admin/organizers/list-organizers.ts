@@ -3,6 +3,8 @@ import { Type } from '@sinclair/typebox';
 import { listOrganizers } from '../../../../domain/organizers/organizers.ts';
 import { errorResponses, ListOf, PAGE_LIMIT_DEFAULT, PaginationQuery } from '../../../schemas/common.ts';
 import { Organizer } from '../../../schemas/organizers.ts';
+import { presentList } from '../../../presenters/list.ts';
+import { presentOrganizer } from '../../../presenters/organizers.ts';
 
 export const listOrganizersRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -16,10 +18,12 @@ export const listOrganizersRoute: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ListOf(Organizer), ...errorResponses(400, 401) },
       },
     },
-    async (request) =>
-      listOrganizers(request.db, {
+    async (request) => {
+      const page = await listOrganizers(request.db, {
         limit: request.query.limit ?? PAGE_LIMIT_DEFAULT,
         starting_after: request.query.starting_after,
-      }),
+      });
+      return presentList(page, presentOrganizer);
+    },
   );
 };

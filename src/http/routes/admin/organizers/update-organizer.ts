@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { forgetOrganizerApiKeys } from '../../../../domain/auth/api-keys.ts';
-import { presentOrganizer, updateOrganizerSettings } from '../../../../domain/organizers/organizers.ts';
+import { updateOrganizerSettings } from '../../../../domain/organizers/organizers.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { Organizer, UpdateOrganizer } from '../../../schemas/organizers.ts';
+import { presentOrganizer } from '../../../presenters/organizers.ts';
 
 export const updateOrganizerRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.patch(

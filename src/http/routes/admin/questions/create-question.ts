@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { createQuestion, presentQuestion } from '../../../../domain/questions/questions.ts';
+import { createQuestion } from '../../../../domain/questions/questions.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { CreateQuestion, RegistrationQuestion } from '../../../schemas/questions.ts';
+import { presentQuestion } from '../../../presenters/questions.ts';
 
 export const createQuestionRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { patchQuestion, presentQuestion } from '../../../../domain/questions/questions.ts';
+import { patchQuestion } from '../../../../domain/questions/questions.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { RegistrationQuestion, UpdateQuestion } from '../../../schemas/questions.ts';
+import { presentQuestion } from '../../../presenters/questions.ts';
 
 export const updateQuestionRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.patch(

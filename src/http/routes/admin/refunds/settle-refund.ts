@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { settleRefund } from '../../../../domain/orders/operations.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { Refund, SettleRefund } from '../../../schemas/orders.ts';
+import { presentRefund } from '../../../presenters/orders.ts';
 
 export const settleRefundRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -17,6 +18,7 @@ export const settleRefundRoute: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Refund, ...errorResponses(400, 401, 404, 409) },
       },
     },
-    async (request) => settleRefund(request.db, request.params.id, request.body.status, app.deps.clock.now()),
+    async (request) =>
+      presentRefund(await settleRefund(request.db, request.params.id, request.body.status, app.deps.clock.now())),
   );
 };

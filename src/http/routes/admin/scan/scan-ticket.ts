@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { checkIn } from '../../../../domain/tickets/tickets.ts';
 import { errorResponses } from '../../../schemas/common.ts';
 import { ScanBody, Ticket } from '../../../schemas/tickets.ts';
+import { presentTicket } from '../../../presenters/tickets.ts';
 
 export const scanTicketRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -16,6 +17,8 @@ export const scanTicketRoute: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      checkIn(request.db, request.body.organizer_id, { serialNo: request.body.code }, app.deps.clock.now()),
+      presentTicket(
+        await checkIn(request.db, request.body.organizer_id, { serialNo: request.body.code }, app.deps.clock.now()),
+      ),
   );
 };

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { transfer } from '../../../../domain/tickets/tickets.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { Ticket, TransferTicket } from '../../../schemas/tickets.ts';
+import { presentTicket } from '../../../presenters/tickets.ts';
 
 export const transferTicketRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -17,6 +18,6 @@ export const transferTicketRoute: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Ticket, ...errorResponses(400, 401, 404, 409) },
       },
     },
-    async (request) => transfer(request.db, request.params.id, request.body, app.deps.clock.now()),
+    async (request) => presentTicket(await transfer(request.db, request.params.id, request.body, app.deps.clock.now())),
   );
 };

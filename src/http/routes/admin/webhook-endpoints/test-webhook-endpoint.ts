@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { presentDelivery, sendTestPing } from '../../../../domain/webhooks/deliveries.ts';
+import { sendTestPing } from '../../../../domain/webhooks/deliveries.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { WebhookDelivery } from '../../../schemas/webhooks.ts';
+import { presentDelivery } from '../../../presenters/webhooks.ts';
 
 export const testWebhookEndpointRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(

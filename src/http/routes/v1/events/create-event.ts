@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { createEvent } from '../../../../domain/catalog/events.ts';
+import { createEvent } from '../../../../domain/catalog/create-event.ts';
 import { tenantOf } from '../../../context.ts';
 import { errorResponses } from '../../../schemas/common.ts';
 import { CreateEvent, EventDetail } from '../../../schemas/events.ts';
+import { presentEventDetail } from '../../../presenters/events.ts';
 
 export const createEventRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -20,7 +21,7 @@ export const createEventRoute: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const tenant = tenantOf(request);
       const event = await createEvent(request.db, tenant, request.body, app.deps.clock.now());
-      return reply.code(201).send(event);
+      return reply.code(201).send(presentEventDetail(event));
     },
   );
 };

@@ -4,6 +4,7 @@ import { getEventDetail } from '../../../../domain/catalog/events.ts';
 import { tenantOf } from '../../../context.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { EventDetail } from '../../../schemas/events.ts';
+import { presentEventDetail } from '../../../presenters/events.ts';
 
 /** What Fastify sends for a serialized object; the cached bytes go out under the same type. */
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -39,7 +40,8 @@ export const getEventRoute: FastifyPluginAsyncTypebox = async (app) => {
       const hit = cache.get(id);
       if (hit !== undefined && hit.organizerId === organizerId) return sendSerialized(reply, hit.body);
       const loadedAt = cache.generation;
-      const body = Buffer.from(reply.serialize(await getEventDetail(request.db, organizerId, id)) as string, 'utf8');
+      const detail = presentEventDetail(await getEventDetail(request.db, organizerId, id));
+      const body = Buffer.from(reply.serialize(detail) as string, 'utf8');
       cache.set(id, { organizerId, body }, loadedAt);
       return sendSerialized(reply, body);
     },

@@ -3,6 +3,8 @@ import { listPerformances } from '../../../../domain/catalog/performances.ts';
 import { tenantOf } from '../../../context.ts';
 import { errorResponses, IdParams, ListOf, PAGE_LIMIT_DEFAULT } from '../../../schemas/common.ts';
 import { ListPerformancesQuery, Performance } from '../../../schemas/performances.ts';
+import { presentList } from '../../../presenters/list.ts';
+import { presentPerformance } from '../../../presenters/performances.ts';
 
 export const listEventPerformancesRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -18,10 +20,12 @@ export const listEventPerformancesRoute: FastifyPluginAsyncTypebox = async (app)
         response: { 200: ListOf(Performance), ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) =>
-      listPerformances(request.db, tenantOf(request).organizerId, request.params.id, {
+    async (request) => {
+      const page = await listPerformances(request.db, tenantOf(request).organizerId, request.params.id, {
         limit: request.query.limit ?? PAGE_LIMIT_DEFAULT,
         starting_after: request.query.starting_after,
-      }),
+      });
+      return presentList(page, presentPerformance);
+    },
   );
 };

@@ -3,6 +3,8 @@ import { listEvents } from '../../../../domain/catalog/events.ts';
 import { tenantOf } from '../../../context.ts';
 import { errorResponses, ListOf, PAGE_LIMIT_DEFAULT } from '../../../schemas/common.ts';
 import { Event, ListEventsQuery } from '../../../schemas/events.ts';
+import { presentList } from '../../../presenters/list.ts';
+import { presentEvent } from '../../../presenters/events.ts';
 
 export const listEventsRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -16,10 +18,12 @@ export const listEventsRoute: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ListOf(Event), ...errorResponses(400, 401, 403) },
       },
     },
-    async (request) =>
-      listEvents(request.db, tenantOf(request).organizerId, {
+    async (request) => {
+      const page = await listEvents(request.db, tenantOf(request).organizerId, {
         limit: request.query.limit ?? PAGE_LIMIT_DEFAULT,
         starting_after: request.query.starting_after,
-      }),
+      });
+      return presentList(page, presentEvent);
+    },
   );
 };

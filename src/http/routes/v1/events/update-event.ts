@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { forgetEventDetail, updateEvent } from '../../../../domain/catalog/events.ts';
+import { updateEvent } from '../../../../domain/catalog/change-event.ts';
 import { tenantOf } from '../../../context.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { EventDetail, UpdateEvent } from '../../../schemas/events.ts';
+import { presentEventDetail } from '../../../presenters/events.ts';
 
 export const updateEventRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.patch(
@@ -17,15 +18,16 @@ export const updateEventRoute: FastifyPluginAsyncTypebox = async (app) => {
         body: UpdateEvent,
         response: { 200: EventDetail, ...errorResponses(400, 401, 403, 404, 409) },
       },
-      // Drop the cached GET detail once the change has committed: route hooks run after the
-      // scope's, i.e. after the idempotency layer's onSend commits its request transaction
-      // (without Idempotency-Key the domain call committed before the handler returned).
-      onSend: async (request, _reply, payload) => {
-        forgetEventDetail(app.deps.caches.eventDetails, request.params.id);
-        return payload;
-      },
     },
     async (request) =>
-      updateEvent(request.db, tenantOf(request).organizerId, request.params.id, request.body, app.deps.clock.now()),
+      presentEventDetail(
+        await updateEvent(
+          request.db,
+          tenantOf(request).organizerId,
+          request.params.id,
+          request.body,
+          app.deps.clock.now(),
+        ),
+      ),
   );
 };

@@ -3,6 +3,7 @@ import { createOrder } from '../../../../domain/orders/create-order.ts';
 import { tenantOf } from '../../../context.ts';
 import { errorResponses } from '../../../schemas/common.ts';
 import { CreateOrder, OrderDetail } from '../../../schemas/orders.ts';
+import { presentOrderDetail } from '../../../presenters/orders.ts';
 
 export const createOrderRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -19,8 +20,8 @@ export const createOrderRoute: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const order = await createOrder(request.db, tenantOf(request).organizerId, request.body, app.deps.clock.now());
-      return reply.code(201).send(order);
+      const sale = await createOrder(request.db, tenantOf(request).organizerId, request.body, app.deps.clock.now());
+      return reply.code(201).send(presentOrderDetail(sale));
     },
   );
 };

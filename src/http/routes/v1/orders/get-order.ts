@@ -3,6 +3,7 @@ import { getOrder } from '../../../../domain/orders/orders.ts';
 import { tenantOf } from '../../../context.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { GetOrderQuery, OrderDetail } from '../../../schemas/orders.ts';
+import { presentOrderDetail } from '../../../presenters/orders.ts';
 
 export const getOrderRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -20,7 +21,9 @@ export const getOrderRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const items = request.query['expand[]']?.includes('items') ?? false;
-      return getOrder(request.db, tenantOf(request).organizerId, request.params.id, { items });
+      return presentOrderDetail(
+        await getOrder(request.db, tenantOf(request).organizerId, request.params.id, { items }),
+      );
     },
   );
 };

@@ -3,6 +3,8 @@ import { listOrders } from '../../../../domain/orders/orders.ts';
 import { tenantOf } from '../../../context.ts';
 import { errorResponses, ListOf, PAGE_LIMIT_DEFAULT } from '../../../schemas/common.ts';
 import { ListOrdersQuery, Order } from '../../../schemas/orders.ts';
+import { presentList } from '../../../presenters/list.ts';
+import { presentOrder } from '../../../presenters/orders.ts';
 
 export const listOrdersRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -18,10 +20,11 @@ export const listOrdersRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { limit, starting_after, ...filters } = request.query;
-      return listOrders(request.db, tenantOf(request).organizerId, filters, {
+      const page = await listOrders(request.db, tenantOf(request).organizerId, filters, {
         limit: limit ?? PAGE_LIMIT_DEFAULT,
         starting_after,
       });
+      return presentList(page, presentOrder);
     },
   );
 };

@@ -3,6 +3,7 @@ import { getPerformanceAvailability } from '../../../../domain/catalog/performan
 import { tenantOf } from '../../../context.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { Availability } from '../../../schemas/performances.ts';
+import { presentAvailability } from '../../../presenters/performances.ts';
 
 export const getAvailabilityRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -18,6 +19,13 @@ export const getAvailabilityRoute: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      getPerformanceAvailability(request.db, tenantOf(request).organizerId, request.params.id, app.deps.clock.now()),
+      presentAvailability(
+        await getPerformanceAvailability(
+          request.db,
+          tenantOf(request).organizerId,
+          request.params.id,
+          app.deps.clock.now(),
+        ),
+      ),
   );
 };

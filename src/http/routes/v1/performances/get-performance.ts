@@ -3,6 +3,7 @@ import { getPerformance } from '../../../../domain/catalog/performances.ts';
 import { tenantOf } from '../../../context.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { Performance } from '../../../schemas/performances.ts';
+import { presentPerformance } from '../../../presenters/performances.ts';
 
 export const getPerformanceRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -17,6 +18,7 @@ export const getPerformanceRoute: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Performance, ...errorResponses(401, 403, 404) },
       },
     },
-    async (request) => getPerformance(request.db, tenantOf(request).organizerId, request.params.id),
+    async (request) =>
+      presentPerformance(await getPerformance(request.db, tenantOf(request).organizerId, request.params.id)),
   );
 };

@@ -3,6 +3,7 @@ import { checkIn } from '../../../../domain/tickets/tickets.ts';
 import { tenantOf } from '../../../context.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { Ticket } from '../../../schemas/tickets.ts';
+import { presentTicket } from '../../../presenters/tickets.ts';
 
 export const checkInTicketRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -20,6 +21,8 @@ export const checkInTicketRoute: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      checkIn(request.db, tenantOf(request).organizerId, { id: request.params.id }, app.deps.clock.now()),
+      presentTicket(
+        await checkIn(request.db, tenantOf(request).organizerId, { id: request.params.id }, app.deps.clock.now()),
+      ),
   );
 };

@@ -3,6 +3,7 @@ import { getTicket } from '../../../../domain/tickets/tickets.ts';
 import { tenantOf } from '../../../context.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { Ticket } from '../../../schemas/tickets.ts';
+import { presentTicket } from '../../../presenters/tickets.ts';
 
 export const getTicketRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -17,6 +18,6 @@ export const getTicketRoute: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Ticket, ...errorResponses(401, 403, 404, 429) },
       },
     },
-    async (request) => getTicket(request.db, tenantOf(request).organizerId, request.params.id),
+    async (request) => presentTicket(await getTicket(request.db, tenantOf(request).organizerId, request.params.id)),
   );
 };

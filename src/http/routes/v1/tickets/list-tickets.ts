@@ -3,6 +3,8 @@ import { listTickets } from '../../../../domain/tickets/tickets.ts';
 import { tenantOf } from '../../../context.ts';
 import { errorResponses, ListOf, PAGE_LIMIT_DEFAULT } from '../../../schemas/common.ts';
 import { ListTicketsQuery, Ticket } from '../../../schemas/tickets.ts';
+import { presentList } from '../../../presenters/list.ts';
+import { presentTicket } from '../../../presenters/tickets.ts';
 
 export const listTicketsRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -18,10 +20,11 @@ export const listTicketsRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { limit, starting_after, ...filters } = request.query;
-      return listTickets(request.db, tenantOf(request).organizerId, filters, {
+      const page = await listTickets(request.db, tenantOf(request).organizerId, filters, {
         limit: limit ?? PAGE_LIMIT_DEFAULT,
         starting_after,
       });
+      return presentList(page, presentTicket);
     },
   );
 };

@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { presentDelivery, redeliver } from '../../../../domain/webhooks/deliveries.ts';
+import { redeliver } from '../../../../domain/webhooks/deliveries.ts';
 import { tenantOf } from '../../../context.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { WebhookDelivery } from '../../../schemas/webhooks.ts';
+import { presentDelivery } from '../../../presenters/webhooks.ts';
 
 export const redeliverWebhookDeliveryRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(

@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { createEndpoint, presentEndpointWithSecret } from '../../../../domain/webhooks/endpoints.ts';
+import { createEndpoint } from '../../../../domain/webhooks/endpoints.ts';
 import { tenantOf } from '../../../context.ts';
 import { errorResponses } from '../../../schemas/common.ts';
 import { CreateWebhookEndpoint, WebhookEndpointWithSecret } from '../../../schemas/webhooks.ts';
 import { vetBodyUrl, vettedUrlOf } from './vet-url.ts';
+import { presentEndpointWithSecret } from '../../../presenters/webhooks.ts';
 
 export const createWebhookEndpointRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(

@@ -16,6 +16,9 @@ export const deleteWebhookEndpointRoute: FastifyPluginAsyncTypebox = async (app)
         response: { 200: DeletedSchema('webhook_endpoint'), ...errorResponses(401, 403, 404) },
       },
     },
-    async (request) => removeEndpoint(request.db, tenantOf(request).organizerId, request.params.id),
+    async (request) => {
+      const removed = await removeEndpoint(request.db, tenantOf(request).organizerId, request.params.id);
+      return { id: removed.id, object: 'webhook_endpoint' as const, deleted: true as const };
+    },
   );
 };

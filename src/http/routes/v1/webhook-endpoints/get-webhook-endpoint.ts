@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { getEndpoint, presentEndpoint } from '../../../../domain/webhooks/endpoints.ts';
+import { getEndpoint } from '../../../../domain/webhooks/endpoints.ts';
 import { tenantOf } from '../../../context.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { WebhookEndpoint } from '../../../schemas/webhooks.ts';
+import { presentEndpoint } from '../../../presenters/webhooks.ts';
 
 export const getWebhookEndpointRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(

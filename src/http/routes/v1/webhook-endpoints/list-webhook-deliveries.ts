@@ -3,6 +3,8 @@ import { listEndpointDeliveries } from '../../../../domain/webhooks/deliveries.t
 import { tenantOf } from '../../../context.ts';
 import { errorResponses, IdParams, ListOf, PAGE_LIMIT_DEFAULT } from '../../../schemas/common.ts';
 import { WebhookDelivery, WebhookListQuery } from '../../../schemas/webhooks.ts';
+import { presentList } from '../../../presenters/list.ts';
+import { presentDelivery } from '../../../presenters/webhooks.ts';
 
 export const listWebhookDeliveriesRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -18,10 +20,12 @@ export const listWebhookDeliveriesRoute: FastifyPluginAsyncTypebox = async (app)
         response: { 200: ListOf(WebhookDelivery), ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) =>
-      listEndpointDeliveries(request.db, tenantOf(request).organizerId, request.params.id, {
+    async (request) => {
+      const page = await listEndpointDeliveries(request.db, tenantOf(request).organizerId, request.params.id, {
         limit: request.query.limit ?? PAGE_LIMIT_DEFAULT,
         starting_after: request.query.starting_after,
-      }),
+      });
+      return presentList(page, presentDelivery);
+    },
   );
 };

@@ -3,6 +3,8 @@ import { listEndpoints } from '../../../../domain/webhooks/endpoints.ts';
 import { tenantOf } from '../../../context.ts';
 import { errorResponses, ListOf, PAGE_LIMIT_DEFAULT } from '../../../schemas/common.ts';
 import { WebhookEndpoint, WebhookListQuery } from '../../../schemas/webhooks.ts';
+import { presentList } from '../../../presenters/list.ts';
+import { presentEndpoint } from '../../../presenters/webhooks.ts';
 
 export const listWebhookEndpointsRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -16,10 +18,12 @@ export const listWebhookEndpointsRoute: FastifyPluginAsyncTypebox = async (app) 
         response: { 200: ListOf(WebhookEndpoint), ...errorResponses(400, 401, 403) },
       },
     },
-    async (request) =>
-      listEndpoints(request.db, tenantOf(request).organizerId, {
+    async (request) => {
+      const page = await listEndpoints(request.db, tenantOf(request).organizerId, {
         limit: request.query.limit ?? PAGE_LIMIT_DEFAULT,
         starting_after: request.query.starting_after,
-      }),
+      });
+      return presentList(page, presentEndpoint);
+    },
   );
 };

@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { presentEndpointWithSecret, rotateEndpointSecret } from '../../../../domain/webhooks/endpoints.ts';
+import { rotateEndpointSecret } from '../../../../domain/webhooks/endpoints.ts';
 import { tenantOf } from '../../../context.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { WebhookEndpointWithSecret } from '../../../schemas/webhooks.ts';
+import { presentEndpointWithSecret } from '../../../presenters/webhooks.ts';
 
 export const rotateWebhookEndpointSecretRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(

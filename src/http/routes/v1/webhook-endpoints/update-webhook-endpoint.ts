@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { presentEndpoint, updateEndpointSettings } from '../../../../domain/webhooks/endpoints.ts';
+import { updateEndpointSettings } from '../../../../domain/webhooks/endpoints.ts';
 import { tenantOf } from '../../../context.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { UpdateWebhookEndpoint, WebhookEndpoint } from '../../../schemas/webhooks.ts';
 import { vetBodyUrl, vettedUrlOf } from './vet-url.ts';
+import { presentEndpoint } from '../../../presenters/webhooks.ts';
 
 export const updateWebhookEndpointRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.patch(

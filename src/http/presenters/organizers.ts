@@ -1,0 +1,49 @@
+/** The public shapes of organizers and their API keys (schemas Organizer, CreatedApiKey, ListedApiKey, RevokedApiKey). */
+import type { ListedApiKeyRow } from '../../db/repositories/api-keys.ts';
+import type { OrganizerRow } from '../../db/repositories/organizers.ts';
+import type { CreatedApiKey, Scope } from '../../domain/auth/api-keys.ts';
+
+export function presentOrganizer(row: OrganizerRow) {
+  return {
+    id: row.id,
+    object: 'organizer' as const,
+    name: row.name,
+    timezone: row.timezone,
+    currency: row.currency,
+    box_office_fee_minor: row.box_office_fee_minor,
+    tax_rate_bps: row.tax_rate_bps,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** The one response that carries the key itself. */
+export function presentCreatedApiKey(created: CreatedApiKey) {
+  return {
+    id: created.id,
+    object: 'api_key' as const,
+    key: created.key,
+    scopes: created.scopes,
+    expires_at: created.expires_at,
+    created_at: created.created_at,
+  };
+}
+
+/** A key as listed: its preview, never the key nor its hash. */
+export function presentListedApiKey(row: ListedApiKeyRow) {
+  return {
+    id: row.id,
+    object: 'api_key' as const,
+    name: row.name,
+    key_preview: row.key_preview,
+    scopes: row.scopes as Scope[],
+    expires_at: row.expires_at,
+    revoked_at: row.revoked_at,
+    last_used_at: row.last_used_at,
+    created_at: row.created_at,
+  };
+}
+
+export function presentRevokedApiKey(row: { id: string; revoked_at: Date | null }) {
+  return { id: row.id, object: 'api_key' as const, revoked_at: row.revoked_at! };
+}
