@@ -22,15 +22,15 @@ const NO_SQL = {
 /** The layers, top to bottom: each may import only what is below it. */
 const layers = [
   { files: ['src/domain/**/*.ts'], patterns: [HTTP, WORKERS], paths: [NO_SQL] },
-  { files: ['src/outbox/**/*.ts'], patterns: [HTTP, DOMAIN, WORKERS] },
-  { files: ['src/mail/**/*.ts'], patterns: [HTTP, WORKERS] },
+  { files: ['src/webhooks/**/*.ts'], patterns: [HTTP, DOMAIN, WORKERS] },
+  { files: ['src/mail/**/*.ts'], patterns: [HTTP, DOMAIN, WORKERS] },
   {
     files: ['src/db/**/*.ts'],
     patterns: [
       HTTP,
       DOMAIN,
       WORKERS,
-      forbid(['**/outbox/**', '**/mail/**'], 'The database layer is the bottom layer.'),
+      forbid(['**/webhooks/**', '**/mail/**'], 'The database layer is the bottom layer.'),
     ],
   },
   { files: ['src/workers/**/*.ts'], patterns: [HTTP] },

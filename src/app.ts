@@ -29,7 +29,7 @@ import { adminRoutes } from './http/routes/admin/index.ts';
 import { healthRoutes } from './http/routes/health.ts';
 import { v1Routes } from './http/routes/v1/index.ts';
 import { openApiDocument } from './http/openapi.ts';
-import { systemResolver, type Resolver } from './domain/webhooks/url-vetting.ts';
+import { systemResolver, type Resolver } from './webhooks/url-vetting.ts';
 import { createApiKeyCache } from './domain/auth/api-keys.ts';
 import { createEventDetailCache } from './http/event-detail-cache.ts';
 

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
-import { signWebhook } from '../../src/domain/webhooks/signature.ts';
+import { signWebhook } from '../../src/webhooks/signature.ts';
 
 interface Job {
   url: string;

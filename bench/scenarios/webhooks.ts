@@ -20,7 +20,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PER_ENDPOINT_IN_FLIGHT } from '../../src/domain/webhooks/dispatch.ts';
+import { PER_ENDPOINT_IN_FLIGHT } from '../../src/webhooks/dispatch.ts';
 import { startHelper } from '../lib/child.ts';
 import { processCpuMs } from '../lib/proc-cpu.ts';
 import { createScratchDb } from '../lib/db.ts';

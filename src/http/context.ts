@@ -11,7 +11,7 @@ import type { EventDetailCache } from './event-detail-cache.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { IdempotencySettings } from './plugins/idempotency.ts';
 import type { RateLimiter } from './rate-limit/limiter.ts';
-import type { Resolver } from '../domain/webhooks/url-vetting.ts';
+import type { Resolver } from '../webhooks/url-vetting.ts';
 
 export interface AppDeps {
   config: Readonly<Config>;

@@ -8,7 +8,7 @@
 import { IDEMPOTENCY_RETENTION_MS, purgeIdempotencyKeysCreatedBy } from '../db/repositories/idempotency.ts';
 import type { Db } from '../db/client.ts';
 import type { Clock } from '../lib/clock.ts';
-import type { JobFactory } from './index.ts';
+import type { JobFactory } from '../background-job.ts';
 
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 10 * 60 * 1000;
 const BATCH = 5000;

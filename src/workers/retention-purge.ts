@@ -8,7 +8,7 @@
 import { purgeDeliveriesBefore, purgeDomainEventsBefore } from '../db/repositories/webhooks.ts';
 import type { Db } from '../db/client.ts';
 import type { Clock } from '../lib/clock.ts';
-import type { JobFactory } from './index.ts';
+import type { JobFactory } from '../background-job.ts';
 
 const RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 const PURGE_INTERVAL_MS = 60 * 60 * 1000;

@@ -43,7 +43,7 @@ describe('afterCommit', () => {
       await withTransaction(outer, async (inner) => {
         afterCommit(inner, () => seen.push('inner change'));
       });
-      assert.deepEqual(seen, [], 'the inner call ended, but nothing has committed yet');
+      assert.equal(seen.length, 0, 'the inner call ended, but nothing has committed yet');
       afterCommit(outer, () => seen.push('outer change'));
     });
     assert.deepEqual(seen, ['inner change', 'outer change']);

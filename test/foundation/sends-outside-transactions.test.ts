@@ -6,10 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { runEmailJobsOnce } from '../../src/domain/mail/email-jobs.ts';
-import type { WebhookSender } from '../../src/domain/webhooks/sender.ts';
+import { runEmailJobsOnce } from '../../src/mail/jobs.ts';
+import type { WebhookSender } from '../../src/webhooks/sender.ts';
 import type { Mailer } from '../../src/mail/transport.ts';
-import { deliverDue } from '../../src/workers/webhook-delivery.ts';
+import { deliverDue } from '../../src/webhooks/pump.ts';
 import { createTestApp, type TestApp, type TestOrganizer } from '../helpers/app.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { placeOrder, setupSale } from '../helpers/orders.ts';

@@ -6,7 +6,7 @@
  * parameters and id fields draw on these real ids (see requests.ts).
  */
 import type { LightMyRequestResponse } from 'fastify';
-import type { Resolver } from '../../src/domain/webhooks/url-vetting.ts';
+import type { Resolver } from '../../src/webhooks/url-vetting.ts';
 import { ADMIN_TOKEN, createTestApp, type TestApp, type TestOrganizer } from '../helpers/app.ts';
 
 /** Every host "resolves" at once to a public documentation address: no DNS, no traffic. */

@@ -2,7 +2,7 @@
  * A DNS resolver for webhook URL vetting that answers only when the test opens its gate:
  * it stands for a resolver that takes seconds, without a test sleeping for seconds.
  */
-import type { Resolver } from '../../src/domain/webhooks/url-vetting.ts';
+import type { Resolver } from '../../src/webhooks/url-vetting.ts';
 
 export interface GatedResolver {
   resolver: Resolver;

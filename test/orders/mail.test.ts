@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { closedPort } from '../helpers/ports.ts';
-import { EMAIL_RETRY_DELAYS_MS, runEmailJobsOnce, type MailOutcomeLogger } from '../../src/domain/mail/email-jobs.ts';
+import { EMAIL_RETRY_DELAYS_MS, runEmailJobsOnce, type MailOutcomeLogger } from '../../src/mail/jobs.ts';
 import { createRenderPool, type MailRenderer } from '../../src/mail/render-pool.ts';
 import { createMailer, type Mailer } from '../../src/mail/transport.ts';
 import { createTestApp, problemOf, type TestApp } from '../helpers/app.ts';

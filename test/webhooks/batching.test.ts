@@ -6,19 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
-import { CLAIM_BATCH, PER_ENDPOINT_LEASED, claimDeliveries, leaseMs } from '../../src/domain/webhooks/dispatch.ts';
+import { CLAIM_BATCH, PER_ENDPOINT_LEASED, claimDeliveries, leaseMs } from '../../src/webhooks/dispatch.ts';
 import { claimDueDeliveries, releaseDeliveries } from '../../src/db/repositories/webhooks.ts';
-import { createWebhookSender } from '../../src/domain/webhooks/sender.ts';
-import { vettedUrlCache, type Resolver } from '../../src/domain/webhooks/url-vetting.ts';
-import { emitDomainEvent } from '../../src/outbox/emit.ts';
+import { createWebhookSender } from '../../src/webhooks/sender.ts';
+import { vettedUrlCache, type Resolver } from '../../src/webhooks/url-vetting.ts';
+import { emitDomainEvent } from '../../src/webhooks/outbox.ts';
 import type { WorkerDeps } from '../../src/workers/index.ts';
-import {
-  DeliveryPump,
-  MAX_IN_FLIGHT,
-  RECORD_MARGIN_MS,
-  createSenderFor,
-  deliverDue,
-} from '../../src/workers/webhook-delivery.ts';
+import { DeliveryPump, MAX_IN_FLIGHT, RECORD_MARGIN_MS, createSenderFor, deliverDue } from '../../src/webhooks/pump.ts';
 import type { TestApp, TestOrganizer } from '../helpers/app.ts';
 import { startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver.ts';
 import { attemptLogOf, silentLogger, useWebhookFixture } from './helpers.ts';

@@ -9,7 +9,7 @@ import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import type { Db } from '../../src/db/client.ts';
 import type { DeliveryAttemptLogEntry } from '../../src/db/schema.ts';
-import type { Resolver } from '../../src/domain/webhooks/url-vetting.ts';
+import type { Resolver } from '../../src/webhooks/url-vetting.ts';
 import type { WorkerDeps } from '../../src/workers/index.ts';
 import { createTestApp, type TestApp, type TestAppOptions, type TestOrganizer } from '../helpers/app.ts';
 import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from '../helpers/https-receiver.ts';

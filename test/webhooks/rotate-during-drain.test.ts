@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { describe, test } from 'node:test';
-import { emitDomainEvent } from '../../src/outbox/emit.ts';
-import { deliverDue } from '../../src/workers/webhook-delivery.ts';
+import { emitDomainEvent } from '../../src/webhooks/outbox.ts';
+import { deliverDue } from '../../src/webhooks/pump.ts';
 import { useWebhookFixture, verifyDelivery } from './helpers.ts';
 
 const BACKLOG = 40;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { getDefaultAutoSelectFamily, setDefaultAutoSelectFamily } from 'node:net';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { createWebhookSender, type SendResult, type WebhookSender } from '../../src/domain/webhooks/sender.ts';
-import type { Resolver } from '../../src/domain/webhooks/url-vetting.ts';
+import { createWebhookSender, type SendResult, type WebhookSender } from '../../src/webhooks/sender.ts';
+import type { Resolver } from '../../src/webhooks/url-vetting.ts';
 import { startHttpsReceiver, type HttpsReceiver, type ReceiverHandler } from '../helpers/https-receiver.ts';
 
 // Every request in this file goes to the local receiver on 127.0.0.1.

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { generateWebhookSecret, secretPreview, signWebhook } from '../../src/domain/webhooks/signature.ts';
+import { generateWebhookSecret, secretPreview, signWebhook } from '../../src/webhooks/signature.ts';
 
 describe('signWebhook', () => {
   it('reproduces the Standard Webhooks reference vector', () => {

@@ -1,12 +1,7 @@
 import assert from 'node:assert/strict';
 import { isIP } from 'node:net';
 import { describe, it } from 'node:test';
-import {
-  UrlVettingError,
-  isAddressAllowed,
-  vetWebhookUrl,
-  type Resolver,
-} from '../../src/domain/webhooks/url-vetting.ts';
+import { UrlVettingError, isAddressAllowed, vetWebhookUrl, type Resolver } from '../../src/webhooks/url-vetting.ts';
 
 const HOST = 'hooks.example.com';
 const PUBLIC_V4 = '93.184.215.14';

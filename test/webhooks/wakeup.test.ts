@@ -9,7 +9,7 @@ import { before, describe, test } from 'node:test';
 import { listenOnChannel, type ChannelListener } from '../../src/db/listen.ts';
 import { DELIVERIES_QUEUED_CHANNEL, insertDomainEventWithDeliveries } from '../../src/db/repositories/webhooks.ts';
 import { withTransaction } from '../../src/db/transaction.ts';
-import { webhookDeliveryJob } from '../../src/workers/webhook-delivery.ts';
+import { webhookDeliveryJob } from '../../src/webhooks/pump.ts';
 import type { TestApp, TestOrganizer } from '../helpers/app.ts';
 import { onPostgres } from '../helpers/database.ts';
 import type { HttpsReceiver } from '../helpers/https-receiver.ts';

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { openDatabase, type DatabaseHandle } from '../../src/db/client.ts';
-import type { Resolver } from '../../src/domain/webhooks/url-vetting.ts';
+import type { Resolver } from '../../src/webhooks/url-vetting.ts';
 import { claimDueDeliveries } from '../../src/db/repositories/webhooks.ts';
-import { PER_ENDPOINT_LEASED, leaseMs } from '../../src/domain/webhooks/dispatch.ts';
-import { emitDomainEvent } from '../../src/outbox/emit.ts';
+import { PER_ENDPOINT_LEASED, leaseMs } from '../../src/webhooks/dispatch.ts';
+import { emitDomainEvent } from '../../src/webhooks/outbox.ts';
 import type { WorkerDeps } from '../../src/workers/index.ts';
-import { webhookDeliveryJob } from '../../src/workers/webhook-delivery.ts';
+import { webhookDeliveryJob } from '../../src/webhooks/pump.ts';
 import type { TestApp, TestOrganizer } from '../helpers/app.ts';
 import { onPostgres } from '../helpers/database.ts';
 import { startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver.ts';

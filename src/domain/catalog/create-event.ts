@@ -25,7 +25,7 @@ import { withTransaction, type Executor } from '../../db/transaction.ts';
 import { invalid } from '../../errors/domain-error.ts';
 import { isValidTimeZone } from '../../lib/locale.ts';
 import { isInTimestampRange, TIMESTAMP_RANGE_TEXT } from '../../lib/timestamps.ts';
-import { emitDomainEvent } from '../../outbox/emit.ts';
+import { emitDomainEvent } from '../../webhooks/outbox.ts';
 import { cleanTitle, DEFAULT_LOCALE, duplicateTitle, getEventDetail } from './events.ts';
 import { sanitizeDescription } from './sanitize.ts';
 

@@ -25,9 +25,9 @@ import {
 } from '../../db/repositories/tickets.ts';
 import { withTransaction, type Executor } from '../../db/transaction.ts';
 import { conflict, invalid, notFound } from '../../errors/domain-error.ts';
-import { emitDomainEvent } from '../../outbox/emit.ts';
+import { emitDomainEvent } from '../../webhooks/outbox.ts';
 import { releaseInventory } from '../inventory/inventory.ts';
-import { enqueueOrderEmails } from '../mail/email-jobs.ts';
+import { enqueueOrderEmails } from '../../mail/jobs.ts';
 import { loadOrderDetail, type RefundResult } from './detail.ts';
 
 /** REST tender names → the internal vocabulary of payments and `order.paid`. */

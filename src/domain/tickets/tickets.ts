@@ -20,7 +20,7 @@ import {
 } from '../../db/repositories/tickets.ts';
 import { withTransaction, type Executor } from '../../db/transaction.ts';
 import { conflict, invalid, notFound, type DomainError } from '../../errors/domain-error.ts';
-import { emitDomainEvent } from '../../outbox/emit.ts';
+import { emitDomainEvent } from '../../webhooks/outbox.ts';
 
 export async function getTicket(db: Executor, organizerId: string, id: string) {
   const row = await findTicket(db, organizerId, id);

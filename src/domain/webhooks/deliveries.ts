@@ -14,9 +14,9 @@ import {
 import { keysetPage, type PageRequest } from '../../db/pagination.ts';
 import { withTransaction, type Executor } from '../../db/transaction.ts';
 import { invalid, notFound } from '../../errors/domain-error.ts';
-import { emitDomainEvent } from '../../outbox/emit.ts';
+import { emitDomainEvent } from '../../webhooks/outbox.ts';
 import { getEndpoint } from './endpoints.ts';
-import { notifyDeliveriesQueued } from '../../outbox/wakeup.ts';
+import { notifyDeliveriesQueued } from '../../webhooks/wakeup.ts';
 
 const TEST_PING_MESSAGE = 'This is a test event from Marquee.';
 

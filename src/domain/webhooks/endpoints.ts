@@ -22,9 +22,9 @@ import type { Updateable } from 'kysely';
 import type { WebhookEndpointsTable } from '../../db/schema.ts';
 import { withTransaction, type Executor } from '../../db/transaction.ts';
 import { invalid, notFound } from '../../errors/domain-error.ts';
-import type { SubscribableEventType } from '../../outbox/emit.ts';
-import { generateWebhookSecret } from './signature.ts';
-import { UrlVettingError, vetWebhookUrl, type VettingOptions } from './url-vetting.ts';
+import type { SubscribableEventType } from '../../webhooks/outbox.ts';
+import { generateWebhookSecret } from '../../webhooks/signature.ts';
+import { UrlVettingError, vetWebhookUrl, type VettingOptions } from '../../webhooks/url-vetting.ts';
 
 interface CreateEndpointInput {
   url: string;

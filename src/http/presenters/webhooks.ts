@@ -1,7 +1,7 @@
 /** The public shapes of webhook endpoints and deliveries (schemas WebhookEndpoint, WebhookEndpointWithSecret, WebhookDelivery). */
 import type { DeliveryRow, EndpointRow } from '../../db/repositories/webhooks.ts';
-import { secretPreview } from '../../domain/webhooks/signature.ts';
-import type { SubscribableEventType } from '../../outbox/emit.ts';
+import { secretPreview } from '../../webhooks/signature.ts';
+import type { SubscribableEventType } from '../../webhooks/outbox.ts';
 
 export function presentEndpoint(row: EndpointRow) {
   return {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { SUBSCRIBABLE_EVENT_TYPES, type SubscribableEventType } from '../../outbox/emit.ts';
+import { SUBSCRIBABLE_EVENT_TYPES, type SubscribableEventType } from '../../webhooks/outbox.ts';
 import { Nullable, PaginationQuery, Timestamp, Uuid } from './common.ts';
 
 /** One of the 7 subscribable types; an `enum` so a wrong value's error lists them. */

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { listEmails } from '../../../../domain/mail/email-log.ts';
+import { listEmails } from '../../../../mail/log.ts';
 import { errorResponses, IdParams, ListOf, PAGE_LIMIT_DEFAULT, PaginationQuery } from '../../../schemas/common.ts';
 import { Email } from '../../../schemas/orders.ts';
 import { presentEmail } from '../../../presenters/emails.ts';

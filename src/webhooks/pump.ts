@@ -45,10 +45,10 @@ import {
   type DeliveryOutcome,
   type DispatchContext,
   type FinishedAttempt,
-} from '../domain/webhooks/dispatch.ts';
-import { createWebhookSender, type WebhookSender } from '../domain/webhooks/sender.ts';
-import { systemResolver } from '../domain/webhooks/url-vetting.ts';
-import { onDeliveriesQueued } from '../outbox/wakeup.ts';
+} from './dispatch.ts';
+import { createWebhookSender, type WebhookSender } from './sender.ts';
+import { systemResolver } from './url-vetting.ts';
+import { onDeliveriesQueued } from './wakeup.ts';
 import { databaseOptions, openDatabase } from '../db/client.ts';
 import { listenOnChannel } from '../db/listen.ts';
 import {
@@ -59,7 +59,7 @@ import {
   type EndpointAtStart,
   type HeldLease,
 } from '../db/repositories/webhooks.ts';
-import type { JobFactory, WorkerDeps } from './index.ts';
+import type { JobFactory, WorkerDeps } from '../background-job.ts';
 
 /** Sends in flight at once, all endpoints together (sends are I/O, not CPU). */
 export const MAX_IN_FLIGHT = 64;

@@ -1,14 +1,14 @@
 /**
  * The e-mail worker: sends the receipt and e-ticket jobs that sales enqueue
- * (src/domain/mail/email-jobs.ts holds the core, runEmailJobsOnce, which tests call
+ * (src/mail/jobs.ts holds the core, runEmailJobsOnce, which tests call
  * directly). It polls for due jobs; the mailer is built from configuration: SMTP_URL, or
  * `.eml` files under DATA_DIR/outbox. stop() stops claiming and waits for the pass in hand.
  */
 import path from 'node:path';
-import { runEmailJobsOnce } from '../domain/mail/email-jobs.ts';
-import { createRenderPool } from '../mail/render-pool.ts';
-import { createMailer, type Mailer } from '../mail/transport.ts';
-import type { JobFactory, WorkerDeps } from './index.ts';
+import { runEmailJobsOnce } from './jobs.ts';
+import { createRenderPool } from './render-pool.ts';
+import { createMailer, type Mailer } from './transport.ts';
+import type { JobFactory, WorkerDeps } from '../background-job.ts';
 
 const EMAIL_POLL_INTERVAL_MS = 500;
 /** Pause after a pass failed (the database unreachable or slow) before trying again. */

@@ -3,10 +3,10 @@
  * request from a claimed row, send it through the vetting sender, and record outcomes
  * (success, retry later, exhausted), the 410 and sustained-failure auto-disable rules
  * included. Sending and recording are separate steps so the worker
- * (src/workers/webhook-delivery.ts) can record a group of finished sends at once.
+ * (src/webhooks/pump.ts) can record a group of finished sends at once.
  */
-import type { Config } from '../../config.ts';
-import type { Db } from '../../db/client.ts';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/client.ts';
 import {
   autoDisableEndpoint,
   claimDueDeliveries,
@@ -14,9 +14,9 @@ import {
   recordDeliveryAttempts,
   type AttemptRecord,
   type ClaimedDelivery,
-} from '../../db/repositories/webhooks.ts';
-import { withTransaction, type Executor } from '../../db/transaction.ts';
-import type { Clock } from '../../lib/clock.ts';
+} from '../db/repositories/webhooks.ts';
+import { withTransaction, type Executor } from '../db/transaction.ts';
+import type { Clock } from '../lib/clock.ts';
 import type { WebhookSender } from './sender.ts';
 import { signWebhook } from './signature.ts';
 

@@ -10,11 +10,11 @@
  * - Once the e-ticket mail is delivered: `ticket.issued`, orders.etickets_sent_at, and a
  *   `placed` order becomes `fulfilled`, all in one transaction with the job's `sent`.
  */
-import type { Executor } from '../../db/transaction.ts';
-import { withTransaction } from '../../db/transaction.ts';
-import type { Db } from '../../db/client.ts';
-import { findOrganizer } from '../../db/repositories/organizers.ts';
-import type { OrderRow } from '../../db/repositories/orders.ts';
+import type { Executor } from '../db/transaction.ts';
+import { withTransaction } from '../db/transaction.ts';
+import type { Db } from '../db/client.ts';
+import { findOrganizer } from '../db/repositories/organizers.ts';
+import type { OrderRow } from '../db/repositories/orders.ts';
 import {
   claimEmailJobs,
   findReceiptLines,
@@ -22,13 +22,13 @@ import {
   finishEmailJob,
   insertEmailJobs,
   type EmailJobRow,
-} from '../../db/repositories/emails.ts';
-import { findOrderById, findTransactionsOfOrders, markEticketsSent } from '../../db/repositories/orders.ts';
-import type { ComposedMail } from '../../mail/compose.ts';
-import type { MailRenderer } from '../../mail/render-pool.ts';
-import type { RenderRequest } from '../../mail/render-task.ts';
-import type { Mailer } from '../../mail/transport.ts';
-import { emitDomainEvent } from '../../outbox/emit.ts';
+} from '../db/repositories/emails.ts';
+import { findOrderById, findTransactionsOfOrders, markEticketsSent } from '../db/repositories/orders.ts';
+import type { ComposedMail } from './compose.ts';
+import type { MailRenderer } from './render-pool.ts';
+import type { RenderRequest } from './render-task.ts';
+import type { Mailer } from './transport.ts';
+import { emitDomainEvent } from '../webhooks/outbox.ts';
 
 type EmailKind = 'receipt' | 'etickets';
 
