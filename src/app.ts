@@ -65,6 +65,7 @@ function testHold(holdMs: number | undefined): Partial<IdempotencySettings> {
   };
 }
 
+// eslint-disable-next-line max-lines-per-function -- the registration order is the request pipeline; split, it would no longer read in order
 export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> {
   const limits = opts.config.http;
   const app = Fastify({

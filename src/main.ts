@@ -45,6 +45,7 @@ async function main(): Promise<void> {
   }
 }
 
+// eslint-disable-next-line max-lines-per-function -- the start-up sequence of docs/operations.md, step by step
 async function start(config: Readonly<Config>, logger: Logger, undo: Undo): Promise<void> {
   const servesHttp = config.role !== 'worker';
   // Redis only backs the API's rate limits; check it first, before taking anything.

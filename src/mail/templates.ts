@@ -194,6 +194,7 @@ ${bodyHtml}
 // Receipt
 // ---------------------------------------------------------------------------------------
 
+// eslint-disable-next-line max-lines-per-function -- the receipt's markup, top to bottom
 export async function renderReceipt(input: ReceiptInput): Promise<MailMessage> {
   const money = (minor: number) => formatMoney(minor, input.currency);
   const when = (at: Date) => formatDateTime(at, input.timeZone);

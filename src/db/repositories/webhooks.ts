@@ -215,6 +215,7 @@ export interface ClaimedDelivery {
  * conditions are checked again next to FOR UPDATE so that a row another worker claimed
  * or recorded (and committed) since our snapshot is dropped.
  */
+// eslint-disable-next-line max-lines-per-function -- one SQL statement, the fair claim; its parts only make sense together
 export async function claimDueDeliveries(
   db: Executor,
   opts: { now: Date; leaseUntil: Date; limit: number; perEndpointCap: number; perOrganizerClaim: number },

@@ -75,7 +75,21 @@ function validateCreate(input: CreateEventInput, tenant: Tenant) {
   const categoryName = (input.category_name ?? DEFAULT_CATEGORY).trim();
   if (categoryName === '') throw invalid('parameter_invalid', '`category_name` must not be blank.', 'category_name');
 
-  const performances = input.performances.map((p, i) => {
+  const performances = validPerformances(input.performances);
+  const ticketTypes = validTicketTypes(input.ticket_types);
+
+  return {
+    title,
+    timezone,
+    categoryName,
+    performances,
+    ticketTypes,
+    description: sanitizeDescription(input.description),
+  };
+}
+
+function validPerformances(performances: CreateEventInput['performances']) {
+  return performances.map((p, i) => {
     const startsAt = new Date(p.starts_at);
     const endsAt = p.ends_at == null ? new Date(startsAt.getTime() + DEFAULT_DURATION_MS) : new Date(p.ends_at);
     if (endsAt.getTime() < startsAt.getTime()) {
@@ -95,9 +109,12 @@ function validateCreate(input: CreateEventInput, tenant: Tenant) {
     const perfTitle = p.title == null ? null : p.title.trim() || null;
     return { startsAt, endsAt, capacity: p.capacity, title: perfTitle };
   });
+}
 
+/** Names trimmed, at least 2 characters, unique regardless of case. */
+function validTicketTypes(ticketTypes: CreateEventInput['ticket_types']) {
   const seen = new Set<string>();
-  const ticketTypes = input.ticket_types.map((tt, i) => {
+  return ticketTypes.map((tt, i) => {
     const name = tt.name.trim();
     if (name.length < 2)
       throw invalid(
@@ -115,15 +132,6 @@ function validateCreate(input: CreateEventInput, tenant: Tenant) {
     const description = tt.description == null ? null : tt.description.trim() || null;
     return { name, description, priceMinor: tt.price_minor, quantity: tt.quantity ?? null };
   });
-
-  return {
-    title,
-    timezone,
-    categoryName,
-    performances,
-    ticketTypes,
-    description: sanitizeDescription(input.description),
-  };
 }
 
 async function resolveVenue(

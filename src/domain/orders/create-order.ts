@@ -306,6 +306,7 @@ async function insertSaleRows(trx: Executor, sale: SalePlan) {
  * Every column of the sale's rows is given here (ids too), so these are its rows. Long on
  * purpose: one literal per table, every column of a row in one place.
  */
+// eslint-disable-next-line max-lines-per-function -- one row literal per table of the sale, side by side
 function saleRows(sale: SalePlan, orderNo: string): NewSale {
   const { organizerId, orderId, status, buyer, now, priced, totalMinor } = sale;
   const transactions: OrderTransactionRow[] = priced.map((p, i) => ({

@@ -82,6 +82,57 @@ function inventoryLines(tickets: TicketRow[]) {
   return tickets.map((t) => ({ performanceId: t.performance_id, ticketTypeId: t.ticket_type_id, quantity: 1 }));
 }
 
+/**
+ * The tickets a refund takes: the listed ones, each a purchased ticket of the order (400
+ * for a stranger or a duplicate, 409 for one no longer purchased), or by default every
+ * purchased ticket (409 when there is none).
+ */
+function refundableTickets(order: OrderRow, tickets: TicketRow[], ticketIds: string[] | undefined): TicketRow[] {
+  if (!ticketIds) {
+    const purchased = tickets.filter((t) => t.status === 'purchased');
+    if (purchased.length === 0)
+      throw conflict(
+        'invalid_state',
+        `Order ${order.order_no} has no refundable tickets: each is checked in, refunded or cancelled.`,
+      );
+    return purchased;
+  }
+  if (new Set(ticketIds).size !== ticketIds.length)
+    throw invalid('parameter_invalid', '`ticket_ids` lists a ticket twice.', 'ticket_ids');
+  return ticketIds.map((ticketId) => {
+    const ticket = tickets.find((t) => t.id === ticketId);
+    if (!ticket)
+      throw invalid(
+        'parameter_invalid',
+        `\`ticket_ids\`: ${ticketId} is not a ticket of order ${order.order_no}.`,
+        'ticket_ids',
+      );
+    if (ticket.status !== 'purchased')
+      throw conflict(
+        'invalid_state',
+        `Ticket ${ticket.ticket_no} is ${ticket.status.replace('_', ' ')} and cannot be refunded.`,
+      );
+    return ticket;
+  });
+}
+
+/** The wanted tickets become refunded, in position order; 409 if one changed state meanwhile. */
+async function markRefunded(trx: Executor, orderId: string, wanted: TicketRow[], refundId: string, now: Date) {
+  // Conditional on `purchased`: a check-in that committed meanwhile leaves its ticket out.
+  const moved = await releaseTickets(
+    trx,
+    orderId,
+    wanted.map((t) => t.id),
+    { status: 'refunded', refund_id: refundId, updated_at: now },
+  );
+  if (moved.length !== wanted.length)
+    throw conflict(
+      'concurrent_modification',
+      'A ticket of this refund changed state meanwhile (e.g. was checked in); review the order and retry.',
+    );
+  return moved.sort((a, b) => a.position - b.position);
+}
+
 export async function refundOrder(
   db: Executor,
   id: string,
@@ -97,35 +148,7 @@ export async function refundOrder(
         'invalid_state',
         `Order ${order.order_no} is unpaid, so no money can be refunded; cancel it instead.`,
       );
-    const tickets = await findTicketsOfOrders(trx, [order.id]);
-    let wanted: TicketRow[];
-    if (input.ticket_ids) {
-      const ids = input.ticket_ids;
-      if (new Set(ids).size !== ids.length)
-        throw invalid('parameter_invalid', '`ticket_ids` lists a ticket twice.', 'ticket_ids');
-      wanted = ids.map((ticketId) => {
-        const ticket = tickets.find((t) => t.id === ticketId);
-        if (!ticket)
-          throw invalid(
-            'parameter_invalid',
-            `\`ticket_ids\`: ${ticketId} is not a ticket of order ${order.order_no}.`,
-            'ticket_ids',
-          );
-        if (ticket.status !== 'purchased')
-          throw conflict(
-            'invalid_state',
-            `Ticket ${ticket.ticket_no} is ${ticket.status.replace('_', ' ')} and cannot be refunded.`,
-          );
-        return ticket;
-      });
-    } else {
-      wanted = tickets.filter((t) => t.status === 'purchased');
-      if (wanted.length === 0)
-        throw conflict(
-          'invalid_state',
-          `Order ${order.order_no} has no refundable tickets: each is checked in, refunded or cancelled.`,
-        );
-    }
+    const wanted = refundableTickets(order, await findTicketsOfOrders(trx, [order.id]), input.ticket_ids);
     const amount = wanted.reduce((sum, t) => sum + t.total_minor, 0);
     const status = input.mode === 'cash' ? 'refunded' : 'pending';
     const refund = await insertRefund(trx, {
@@ -140,20 +163,7 @@ export async function refundOrder(
       created_at: now,
       updated_at: now,
     });
-    // Conditional on `purchased`: a check-in that committed meanwhile leaves its ticket out.
-    const moved = (
-      await releaseTickets(
-        trx,
-        order.id,
-        wanted.map((t) => t.id),
-        { status: 'refunded', refund_id: refund.id, updated_at: now },
-      )
-    ).sort((a, b) => a.position - b.position);
-    if (moved.length !== wanted.length)
-      throw conflict(
-        'concurrent_modification',
-        'A ticket of this refund changed state meanwhile (e.g. was checked in); review the order and retry.',
-      );
+    const moved = await markRefunded(trx, order.id, wanted, refund.id, now);
     await releaseInventory(trx, inventoryLines(moved));
     await touchOrder(trx, order.id, now);
     await emitDomainEvent(trx, {

@@ -174,6 +174,7 @@ type Decision =
   | { kind: 'replay'; row: IdempotencyKeyRow }
   | { kind: 'conflict'; code: CodeOf<'conflict'>; detail: string };
 
+// eslint-disable-next-line max-lines-per-function -- the decision table of docs/idempotency.md, one branch per state of the key
 async function claimKey(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
   if (request.method !== 'POST' && request.method !== 'PATCH') return;
   const header = request.headers[IDEMPOTENCY_KEY_HEADER];

@@ -93,9 +93,9 @@ function createMemoryRateLimiter(opts: RateLimiterOptions): RateLimiter {
   };
 }
 
-function createRedisRateLimiter(opts: RateLimiterOptions, redisUrl: string, keyPrefix: string): RateLimiter {
-  const storeTimeoutMs = opts.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
-  const client = new Redis(redisUrl, {
+/** The Redis client of the limiter: it fails a command rather than queue or resend it. */
+function connectRedis(redisUrl: string, storeTimeoutMs: number): Redis {
+  return new Redis(redisUrl, {
     connectionName: 'marquee-rate-limit',
     // Never queue commands while disconnected: a queued request would wait instead of falling back.
     enableOfflineQueue: false,
@@ -106,6 +106,11 @@ function createRedisRateLimiter(opts: RateLimiterOptions, redisUrl: string, keyP
     autoResendUnfulfilledCommands: false,
     // The default retryStrategy keeps reconnecting in the background (capped backoff).
   });
+}
+
+function createRedisRateLimiter(opts: RateLimiterOptions, redisUrl: string, keyPrefix: string): RateLimiter {
+  const storeTimeoutMs = opts.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
+  const client = connectRedis(redisUrl, storeTimeoutMs);
   const health = storeHealth(opts.logger);
   // Per-process counters for every bucket while Redis is away (insuranceLimiter of
   // rate-limiter-flexible would do the same, but hides the store error we log the outage by).
