@@ -25,11 +25,10 @@ export interface LockedPerformance {
   event_status: string;
 }
 
-/** A row of take_inventory(): a locked performance, a recount row, or whether the counters moved. */
+/** A row of take_inventory(): a locked performance, or a recount row with whether the counters moved. */
 type TakeInventoryRow =
   | { kind: 'locked'; performance_id: string; status: string; box_office_sales_enabled: boolean; event_status: string }
-  | (InventoryCount & { kind: 'counted' })
-  | { kind: 'taken'; taken: boolean };
+  | (InventoryCount & { kind: 'counted'; taken: boolean });
 
 /**
  * inventory_remaining() for the performances, in display order. Types without an active
@@ -68,12 +67,10 @@ export async function lockPerformanceRows(trx: Executor, ids: string[]): Promise
 }
 
 /**
- * take_inventory() (migrations/0011_take_inventory_moves_caller_judges.sql): locks the
- * performances in id order, recounts with inventory_remaining() on a snapshot taken after
- * the lock was granted, and moves the counters (unless a CHECK constraint refuses: then
- * `taken` is false). It does not judge the fit; the caller does, on the returned counts.
- * `perPerformance` and `perPrice` are the quantities per performance and per
- * (performance, ticket type), sorted.
+ * take_inventory(): locks the performances in id order, then recounts with
+ * inventory_remaining() on a snapshot taken after the lock was granted and moves the
+ * counters only if every line fits. `perPerformance` and `perPrice` are the quantities
+ * per performance and per (performance, ticket type), sorted.
  */
 export async function callTakeInventory(
   trx: Executor,
