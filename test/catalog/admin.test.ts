@@ -1,14 +1,7 @@
 import type { ErrorCode } from '../../src/errors/codes.ts';
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import {
-  createTestApp,
-  problemOf,
-  type TestApp,
-  type TestOrganizer,
-  useOrganizer,
-  useTestApp,
-} from '../helpers/app.ts';
+import { before, describe, test } from 'node:test';
+import { problemOf, type TestOrganizer, useOrganizer, useTestApp } from '../helpers/app.ts';
 import { createEvent, performanceIdsOf, type CreatedEvent } from '../helpers/catalog.ts';
 import { onPostgres } from '../helpers/database.ts';
 
@@ -117,14 +110,13 @@ describe('POST /admin/v1/events/{id}/publish', () => {
 });
 
 describe('admin holds', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let org: TestOrganizer;
   let event: CreatedEvent;
   let pid: string;
   let adult: string;
   let vip: string;
   before(async () => {
-    t = await createTestApp();
     org = await t.createOrganizer();
     event = await createEvent(t, org.key, {
       performances: [{ starts_at: '2026-11-01T19:00:00Z', capacity: 10 }],
@@ -136,7 +128,6 @@ describe('admin holds', () => {
     pid = performanceIdsOf(event)[0]!;
     [adult, vip] = event.ticket_types.map((tt) => tt.id) as [string, string];
   });
-  after(() => t.close());
 
   const createHold = (body: unknown, id = pid) => t.admin('POST', `/admin/v1/performances/${id}/holds`, body);
   const expect400 = async (body: unknown, detail: string, code: ErrorCode, param?: string) => {

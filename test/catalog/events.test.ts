@@ -1,14 +1,7 @@
 import type { ErrorCode } from '../../src/errors/codes.ts';
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import {
-  createTestApp,
-  problemOf,
-  type TestApp,
-  type TestOrganizer,
-  useOrganizer,
-  useTestApp,
-} from '../helpers/app.ts';
+import { before, describe, test } from 'node:test';
+import { problemOf, type TestOrganizer, useOrganizer, useTestApp } from '../helpers/app.ts';
 import { createEvent, type CreatedEvent } from '../helpers/catalog.ts';
 
 const EVENT_KEYS = [
@@ -172,17 +165,15 @@ describe('GET /v1/events and GET /v1/events/{id}', () => {
 });
 
 describe('PATCH /v1/events/{id}', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let org: TestOrganizer;
   let orgB: TestOrganizer;
   let event: CreatedEvent;
   before(async () => {
-    t = await createTestApp();
     org = await t.createOrganizer();
     orgB = await t.createOrganizer();
     event = await createEvent(t, org.key, { title: 'Patch Me', description: '<p>Original</p>' });
   });
-  after(() => t.close());
 
   const patch = (body: unknown, id = event.id, key = org.key) => t.api(key, 'PATCH', `/v1/events/${id}`, body);
   const expect400 = async (body: unknown, detail: string, code: ErrorCode, param?: string) => {

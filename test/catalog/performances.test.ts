@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { createTestApp, problemOf, type TestApp, type TestOrganizer } from '../helpers/app.ts';
+import { before, describe, test } from 'node:test';
+import { problemOf, type TestOrganizer, useTestApp } from '../helpers/app.ts';
 import { createEvent, performanceIdsOf, type CreatedEvent } from '../helpers/catalog.ts';
 
 const MALFORMED = ['not-a-uuid', '123', '00000000-0000-0000-0000-00000000000g'];
@@ -8,7 +8,7 @@ const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 const MINUTE = 60 * 1000;
 
 describe('performances', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let org: TestOrganizer;
   let orgB: TestOrganizer;
   let event: CreatedEvent;
@@ -20,7 +20,6 @@ describe('performances', () => {
     '2026-10-04T19:00:00.000Z',
   ];
   before(async () => {
-    t = await createTestApp();
     org = await t.createOrganizer();
     orgB = await t.createOrganizer();
     event = await createEvent(t, org.key, {
@@ -31,7 +30,6 @@ describe('performances', () => {
       })),
     });
   });
-  after(() => t.close());
 
   test('GET /v1/events/{id}/performances: limit 0/101 and a cursor outside this event are refused', async () => {
     const other = await createEvent(t, org.key);

@@ -5,21 +5,19 @@
  * handle (test/helpers/counting-plugin.ts).
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { READINESS_CACHE_MS } from '../../src/http/routes/health.ts';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { useTestApp } from '../helpers/app.ts';
 import { CountingPlugin } from '../helpers/counting-plugin.ts';
 import { onPostgres } from '../helpers/database.ts';
 
 describe(`readiness probes share one database query per second (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
-  let t: TestApp;
+  const t = useTestApp();
   const counter = new CountingPlugin();
 
   before(async () => {
-    t = await createTestApp();
     t.app.deps.db = t.database.db.withPlugin(counter);
   });
-  after(() => t.close());
 
   const probes = (n: number) =>
     Promise.all(Array.from({ length: n }, () => t.inject({ method: 'GET', url: '/readyz' })));

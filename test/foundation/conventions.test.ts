@@ -1,18 +1,16 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { createTestApp, problemOf, type TestApp } from '../helpers/app.ts';
+import { before, describe, test } from 'node:test';
+import { createTestApp, problemOf, useTestApp } from '../helpers/app.ts';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const PROBLEM = 'application/problem+json; charset=utf-8';
 
 describe('conventions every route shares', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let orgId: string;
   before(async () => {
-    t = await createTestApp();
     orgId = (await t.createOrganizer()).id;
   });
-  after(() => t.close());
 
   test('every response carries x-request-id, successes and errors alike', async () => {
     const ok = await t.admin('GET', `/admin/v1/organizers/${orgId}`);

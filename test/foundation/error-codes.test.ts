@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { ALL_ERROR_CODES, ERROR_CODES } from '../../src/errors/codes.ts';
 import { ERROR_STATUS } from '../../src/http/errors.ts';
-import { createTestApp, problemOf, type TestApp } from '../helpers/app.ts';
+import { problemOf, useTestApp } from '../helpers/app.ts';
 
 /** The rows of the codes table in docs/errors.md: code, status and kind as written there. */
 async function documentedCodes(): Promise<Array<{ code: string; status: number; kind: string }>> {
@@ -18,11 +18,7 @@ async function documentedCodes(): Promise<Array<{ code: string; status: number; 
 type Schema = { properties?: Record<string, { enum?: unknown[] }>; required?: string[] };
 
 describe('the closed set of error codes', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await createTestApp();
-  });
-  after(() => t.close());
+  const t = useTestApp();
 
   test('docs/errors.md lists every code once, with its status and kind', async () => {
     const rows = await documentedCodes();

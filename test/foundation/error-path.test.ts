@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
-import { ADMIN_TOKEN, createTestApp, problemOf, type TestApp } from '../helpers/app.ts';
+import { ADMIN_TOKEN, problemOf, useTestApp } from '../helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { exchangeUntilClosed, listenOnLoopback, type RawResponse } from '../helpers/raw-http.ts';
 
@@ -30,13 +30,11 @@ function assertConventions(headers: Record<string, unknown>, label: string) {
 }
 
 describe('routing and framework errors (inject)', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let key: string;
   before(async () => {
-    t = await createTestApp();
     key = (await t.createOrganizer()).key;
   });
-  after(() => t.close());
 
   const unroutable: Array<[string, string]> = [
     ['/v1/events/%ZZ', 'Unknown API endpoint.'],
@@ -200,13 +198,11 @@ describe('every FST_* error raised while serving answers its problem', () => {
 });
 
 describe('requests refused by the HTTP parser (real socket)', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let port: number;
   before(async () => {
-    t = await createTestApp();
     port = await listenOnLoopback(t.app);
   });
-  after(() => t.close());
 
   function assertRawProblem(res: RawResponse, statusLine: string, body: unknown) {
     assert.equal(res.statusLine, statusLine);

@@ -123,11 +123,19 @@ export function useTestApp(opts: TestAppOptions = {}): TestApp {
 
 /** An organizer of `t` with its keys, created in a `before` hook after the app's. */
 export function useOrganizer(t: TestApp, settings?: Record<string, unknown>): TestOrganizer {
-  let current: TestOrganizer | undefined;
+  return useBefore(() => t.createOrganizer(settings), 'useOrganizer');
+}
+
+/**
+ * A value `make` creates in a `before` hook (run after the hooks registered earlier, such
+ * as useTestApp's), forwarded like useTestApp's handle.
+ */
+export function useBefore<T extends object>(make: () => Promise<T>, fixture: string): T {
+  let current: T | undefined;
   before(async () => {
-    current = await t.createOrganizer(settings);
+    current = await make();
   });
-  return forwardTo(() => current, 'useOrganizer');
+  return forwardTo(() => current, fixture);
 }
 
 /** A stand-in that reads every property from the value `get` returns at that moment. */

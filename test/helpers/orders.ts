@@ -2,7 +2,7 @@
  * Order test data: a published event to sell from, and POST /v1/orders shortcuts.
  */
 import type { LightMyRequestResponse } from 'fastify';
-import type { TestApp, TestOrganizer } from './app.ts';
+import { useBefore, type TestApp, type TestOrganizer } from './app.ts';
 import { createEvent, type CreatedEvent } from './catalog.ts';
 
 export interface Sale {
@@ -28,6 +28,11 @@ export async function setupSale(
     ticketTypeId: event.ticket_types[0]!.id,
     ticketTypeIds: event.ticket_types.map((tt) => tt.id),
   };
+}
+
+/** setupSale(t, opts) in a `before` hook: the shared sale of a test file or block. */
+export function useSale(t: TestApp, opts: Parameters<typeof setupSale>[1] = {}): Sale {
+  return useBefore(() => setupSale(t, opts), 'useSale');
 }
 
 export const BUYER = { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.test', phone: '+44 20 7946 0000' };

@@ -2,21 +2,16 @@
 import type { ErrorCode } from '../../src/errors/codes.ts';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { insertSale } from '../../src/db/repositories/orders.ts';
-import { createTestApp, problemOf, type TestApp } from '../helpers/app.ts';
-import { BUYER, eventsOfType, orderBody, placeOrder, postOrder, setupSale, type Sale } from '../helpers/orders.ts';
+import { problemOf, useTestApp } from '../helpers/app.ts';
+import { BUYER, eventsOfType, orderBody, placeOrder, postOrder, setupSale, useSale } from '../helpers/orders.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
 describe('POST /v1/orders', () => {
-  let t: TestApp;
-  let sale: Sale;
-  before(async () => {
-    t = await createTestApp();
-    sale = await setupSale(t);
-  });
-  after(() => t.close());
+  const t = useTestApp();
+  const sale = useSale(t);
 
   const expect400 = async (body: unknown, detail: string, code: ErrorCode, param?: string) => {
     const res = await postOrder(t, sale.org.key, body);

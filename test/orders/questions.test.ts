@@ -1,22 +1,16 @@
 /** Registration questions (admin) and the answers of POST /v1/orders (docs/orders.md, Registration answers). */
 import type { ErrorCode } from '../../src/errors/codes.ts';
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { createTestApp, problemOf, type TestApp } from '../helpers/app.ts';
-import { orderBody, placeOrder, postOrder, setupSale, type Sale } from '../helpers/orders.ts';
+import { before, describe, test } from 'node:test';
+import { problemOf, useTestApp } from '../helpers/app.ts';
+import { orderBody, placeOrder, postOrder, setupSale, type Sale, useSale } from '../helpers/orders.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
 describe('registration questions and answers', () => {
-  let t: TestApp;
-  let sale: Sale;
+  const t = useTestApp();
+  const sale = useSale(t);
   const ask = (eventId: string, body: unknown) => t.admin('POST', `/admin/v1/events/${eventId}/questions`, body);
-
-  before(async () => {
-    t = await createTestApp();
-    sale = await setupSale(t);
-  });
-  after(() => t.close());
 
   test('creating a question: bad input first', async () => {
     const bad = async (body: unknown, detail: string, code: ErrorCode, param?: string) => {

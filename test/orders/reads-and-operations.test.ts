@@ -1,20 +1,15 @@
 /** GET orders/tickets with filters, check-in and the gate scan, and the admin operations. */
 import type { ErrorCode } from '../../src/errors/codes.ts';
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { createTestApp, problemOf, type TestApp } from '../helpers/app.ts';
-import { BUYER, eventsOfType, placeOrder, setupSale, type Sale } from '../helpers/orders.ts';
+import { before, describe, test } from 'node:test';
+import { problemOf, useTestApp } from '../helpers/app.ts';
+import { BUYER, eventsOfType, placeOrder, type Sale, setupSale, useSale } from '../helpers/orders.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
 describe('orders and tickets after the sale', () => {
-  let t: TestApp;
-  let sale: Sale;
-  before(async () => {
-    t = await createTestApp();
-    sale = await setupSale(t);
-  });
-  after(() => t.close());
+  const t = useTestApp();
+  const sale = useSale(t);
 
   const get = (url: string, key = sale.org.key) => t.api(key, 'GET', url);
   const soldCount = async (performanceId: string) =>

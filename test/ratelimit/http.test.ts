@@ -4,11 +4,10 @@
  * Counters are in-process here; test/ratelimit/redis.test.ts covers the shared store.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import {
   ADMIN_TOKEN,
-  createTestApp,
   type Method,
   problemOf,
   type TestApp,
@@ -80,13 +79,11 @@ async function countEvents(t: TestApp, organizerId: string): Promise<number> {
 }
 
 describe('pre-auth limit per client IP', () => {
-  let t: TestApp;
+  const t = useTestApp({ env: { RATE_LIMIT_PREAUTH_PER_MIN: '4' } });
   let org: TestOrganizer;
   before(async () => {
-    t = await createTestApp({ env: { RATE_LIMIT_PREAUTH_PER_MIN: '4' } });
     org = await t.createOrganizer(); // 4 admin calls from 127.0.0.1; the tests use other addresses
   });
-  after(() => t.close());
 
   test('exactly N requests of any kind pass, counting down, then 429 with retry-after: 60', async () => {
     const ip = '203.0.113.1';
@@ -201,17 +198,15 @@ describe('pre-auth limit behind a proxy (TRUST_PROXY=true)', () => {
 });
 
 describe('per-key read and write limits', () => {
-  let t: TestApp;
+  const t = useTestApp({ env: { RATE_LIMIT_READ_PER_MIN: '3', RATE_LIMIT_WRITE_PER_MIN: '3' } });
   let org: TestOrganizer;
   let otherOrg: TestOrganizer;
   let eventId: string;
   before(async () => {
-    t = await createTestApp({ env: { RATE_LIMIT_READ_PER_MIN: '3', RATE_LIMIT_WRITE_PER_MIN: '3' } });
     org = await t.createOrganizer();
     otherOrg = await t.createOrganizer();
     eventId = (await createEvent(t, org.writeKey)).id; // one write of org.writeKey
   });
-  after(() => t.close());
 
   async function freshKey(o: TestOrganizer, scopes = ['read', 'write']): Promise<string> {
     const res = await t.admin('POST', `/admin/v1/organizers/${o.id}/api_keys`, { scopes });
