@@ -25,7 +25,7 @@ export interface LockedPerformance {
   event_status: string;
 }
 
-/** A row of take_inventory(): a locked performance, or a recount row with whether the counters moved. */
+/** A row of take_inventory(): a locked performance, or a recount row with whether every counter moved. */
 type TakeInventoryRow =
   | { kind: 'locked'; performance_id: string; status: string; box_office_sales_enabled: boolean; event_status: string }
   | (InventoryCount & { kind: 'counted'; taken: boolean });
@@ -67,10 +67,13 @@ export async function lockPerformanceRows(trx: Executor, ids: string[]): Promise
 }
 
 /**
- * take_inventory(): locks the performances in id order, then recounts with
- * inventory_remaining() on a snapshot taken after the lock was granted and moves the
- * counters only if every line fits. `perPerformance` and `perPrice` are the quantities
- * per performance and per (performance, ticket type), sorted.
+ * take_inventory() (migrations/0011_take_inventory_moves_caller_judges.sql): locks the
+ * performances in id order, recounts with inventory_remaining() on a snapshot taken after
+ * the lock was granted, and in the same statement moves the counters (each unless the
+ * move would break its CHECK constraint: then `taken` is false). It does not judge the
+ * fit; the caller does, on the returned counts.
+ * `perPerformance` and `perPrice` are the quantities per performance and per
+ * (performance, ticket type), sorted.
  */
 export async function callTakeInventory(
   trx: Executor,

@@ -8,12 +8,13 @@
  * `sold_count` counters live on the performance and price rows. The availability
  * endpoint reads them as an advisory snapshot; a sale (takeInventory, one call of the
  * database function take_inventory()) locks the same rows in a fixed order, recounts
- * with the very same query inside its transaction, and moves the counters only if
- * everything fits (recount and move are one statement). Holds are created under the same
- * performance lock, so nothing changes the count between the recount and the update. The
- * CHECK constraints on both counters are the last line: an oversell cannot commit.
- * One fit rule (refuseIfShort) judges counts both before a sale writes (an early,
- * unlocked refusal) and under the lock (the only place a sale is accepted).
+ * with the very same query inside its transaction, and moves the counters; the sale
+ * commits only if the recount shows that everything fits. Holds are created under the
+ * same performance lock, so nothing changes the count between the recount and the move.
+ * The CHECK constraints on both counters are the last line: an oversell cannot commit.
+ * The fit rule lives here alone (refuseIfShort): it judges the counts the database
+ * returned both before a sale writes (an early, unlocked refusal) and under the lock
+ * (the only place a sale is accepted); the database function does not repeat it.
  * docs/inventory.md explains the design.
  */
 import {
@@ -108,14 +109,15 @@ export async function lockPerformances(trx: Executor, performanceIds: string[]):
 
 /**
  * Takes inventory for a sale, atomically and in ONE round trip: the database function
- * take_inventory() (migrations/0006_inventory_functions.sql) locks the performances (in id
- * order, FOR NO KEY UPDATE, as lockPerformances does), then, in its own statement whose
- * snapshot is taken after the lock was granted, recounts with inventory_remaining() and
- * moves the counters only if every line fits. It returns the locked performances'
- * sellability and the counts; here refuseIfShort (the fit rule) judges those counts to refuse
- * with a 400 naming the ticket type and what remains (the caller's transaction then rolls
- * back, counters included). Must run inside the sale's transaction. Lines must reference
- * active prices.
+ * take_inventory() locks the performances (in id order, FOR NO KEY UPDATE, as
+ * lockPerformances does), recounts with inventory_remaining() in a statement whose
+ * snapshot is taken after the lock was granted, and moves the counters in that same
+ * statement. It returns the
+ * locked performances' sellability and the counts it recounted; here refuseIfShort (the
+ * fit rule, which the database does not repeat) judges those counts and refuses with a
+ * 400 naming the ticket type and what remains: the caller's transaction then rolls back,
+ * the moved counters included. Must run inside the sale's transaction. Lines must
+ * reference active prices.
  *
  * `checkLocked` runs on the locked rows before the counts are judged (the sale re-checks
  * that each performance is still sellable; it throws to refuse). Callers should make this
@@ -150,9 +152,12 @@ export async function takeInventory(
     }
   }
   checkLocked?.(locked);
+  // The only judgement of the sale: the counters already moved, and this refusal rolls
+  // them back with the rest of the transaction.
   refuseIfShort(lines, counted);
-  // The function applied the same test to the same numbers; disagreeing would be a bug.
-  if (!taken) throw new Error('takeInventory: every line fits the recount, but the counters were not moved');
+  // A counter could not move although the recount allows the sale: the counters and the
+  // recount disagree, which only a bug (or a change made around the lock) can cause.
+  if (!taken) throw new Error('takeInventory: every line fits the recount, but a counter could not move');
 }
 
 /**
