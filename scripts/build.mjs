@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { templateIsCurrent } from './embedded-template.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const stampOf = (root) => join(root, 'dist', '.built');
@@ -47,6 +48,20 @@ export function build(root = ROOT) {
   const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
   if (result.status !== 0) return result.status ?? 1;
   writeFileSync(stamp, `${new Date().toISOString()}\n`);
+  return buildEmbeddedTemplate(root);
+}
+
+/**
+ * Makes the embedded database's template (./embedded-template.mjs) when it is missing or
+ * was made by another PGlite, in a process of its own so initdb's memory is given back.
+ * A failure only costs the first start the time of initdb, so it warns and goes on.
+ */
+function buildEmbeddedTemplate(root) {
+  if (templateIsCurrent(root)) return 0;
+  const script = join(root, 'scripts', 'embedded-template.mjs');
+  const result = spawnSync(process.execPath, [script, root], { stdio: 'inherit' });
+  if (result.status !== 0)
+    console.error('Could not make the embedded database template; a first start will run initdb.');
   return 0;
 }
 

@@ -15,7 +15,8 @@
  * fails as a lost connection (SQLSTATE 08006), which the API answers 503 (src/db/errors.ts).
  */
 import { existsSync } from 'node:fs';
-import { extname, join } from 'node:path';
+import { copyFile, cp } from 'node:fs/promises';
+import { extname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { EmbeddedRequest, EmbeddedResponse, EmbeddedResult, SerializedError } from './pglite-protocol.ts';
@@ -33,16 +34,43 @@ export interface EmbeddedDatabase {
  * Starts the thread and opens the database in `dataDir` (in memory when omitted).
  * Resolves once it is open; rejects with the error that prevented it.
  *
- * A data directory without a database is first initialised on a thread of its own that
- * then ends: initialisation leaves hundreds of megabytes of WebAssembly memory behind,
- * which a WebAssembly instance never gives back, so the database is then opened afresh.
+ * A data directory without a database gets a copy of the template the build made
+ * (scripts/embedded-template.mjs). Without a template it is initialised on a thread of
+ * its own that then ends: initialisation leaves hundreds of megabytes of WebAssembly
+ * memory behind, which a WebAssembly instance never gives back, so the database is then
+ * opened afresh.
  */
-export async function startEmbeddedDatabase(dataDir: string | undefined): Promise<EmbeddedDatabase> {
+export async function startEmbeddedDatabase(
+  dataDir: string | undefined,
+  templateDir: string = DEFAULT_TEMPLATE_DIR,
+): Promise<EmbeddedDatabase> {
   if (dataDir !== undefined && !existsSync(join(dataDir, 'PG_VERSION'))) {
-    const initialising = await openOnThread(dataDir);
-    await initialising.close();
+    if (!(await copyTemplate(templateDir, dataDir))) {
+      const initialising = await openOnThread(dataDir);
+      await initialising.close();
+    }
   }
   return openOnThread(dataDir);
+}
+
+/** dist/embedded-template, from src/db (development) and from dist/db alike. */
+const DEFAULT_TEMPLATE_DIR = fileURLToPath(new URL('../../dist/embedded-template', import.meta.url));
+
+/**
+ * Copies the template's files into `dataDir`, PG_VERSION last: a data directory counts
+ * as initialised once PG_VERSION is there, so a copy cut short is made again on the next
+ * start. False when there is no template.
+ */
+async function copyTemplate(templateDir: string, dataDir: string): Promise<boolean> {
+  if (!existsSync(join(templateDir, 'PG_VERSION'))) return false;
+  const heldBack = new Set(['PG_VERSION', 'PGLITE_VERSION']);
+  await cp(templateDir, dataDir, {
+    recursive: true,
+    force: true,
+    filter: (source) => !heldBack.has(relative(templateDir, source)),
+  });
+  await copyFile(join(templateDir, 'PG_VERSION'), join(dataDir, 'PG_VERSION'));
+  return true;
 }
 
 async function openOnThread(dataDir: string | undefined): Promise<EmbeddedDatabase> {

@@ -3,12 +3,16 @@
  * `npm start` runs it with plain Node and rebuilds first when a source is newer.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import { build, needsBuild } from '../../scripts/build.mjs';
+import { TEMPLATE_DIR, templateIsCurrent } from '../../scripts/embedded-template.mjs';
 import { FROM_BUILD, launch, stop, waitUntilListening } from '../helpers/service-process.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 describe('the compiled build', () => {
   test('dist/main.js serves the API with plain Node: no TypeScript loader', async () => {
@@ -26,6 +30,19 @@ describe('the compiled build', () => {
       await stop(service);
       rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+
+  test('the build leaves an embedded database template made by the installed PGlite', () => {
+    if (needsBuild()) assert.equal(build(), 0, 'the build failed');
+    assert.equal(templateIsCurrent(ROOT), true);
+    const template = join(ROOT, TEMPLATE_DIR);
+    assert.match(readFileSync(join(template, 'PG_VERSION'), 'utf8'), /^\d+\n$/);
+    const pgliteVersion = (
+      JSON.parse(readFileSync(join(ROOT, 'node_modules/@electric-sql/pglite/package.json'), 'utf8')) as {
+        version: string;
+      }
+    ).version;
+    assert.equal(readFileSync(join(template, 'PGLITE_VERSION'), 'utf8'), `${pgliteVersion}\n`);
   });
 
   test('a build is needed when dist/ is missing or older than a source or the build settings', () => {

@@ -5,7 +5,7 @@
  * PGlite only, whatever engine the rest of the suite runs on.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -75,10 +75,10 @@ describe('embedded database thread', () => {
     assert.equal(classifyDatabaseError(afterClose), 'unavailable');
   });
 
-  test('a new data directory is initialised, then opened afresh; what was written is there on the next open', async () => {
+  test('without a template, a new data directory is initialised, then opened afresh; what was written is there on the next open', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'marquee-embedded-'));
     try {
-      const first = await startEmbeddedDatabase(dataDir);
+      const first = await startEmbeddedDatabase(dataDir, join(dataDir, 'no-template'));
       assert.ok(existsSync(join(dataDir, 'PG_VERSION')), 'initialised');
       await first.exec('CREATE TABLE kept (n int); INSERT INTO kept VALUES (42);');
       await first.close();
@@ -88,6 +88,36 @@ describe('embedded database thread', () => {
       await second.close();
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('a new data directory is a copy of the template, made again when a copy was cut short', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'marquee-template-'));
+    const template = join(root, 'template');
+    const dataDir = join(root, 'data', 'pgdata');
+    try {
+      const making = await startEmbeddedDatabase(template, join(root, 'no-template'));
+      await making.exec('CREATE TABLE from_template (n int); INSERT INTO from_template VALUES (7);');
+      await making.close();
+
+      // A copy cut short: some files, no PG_VERSION.
+      mkdirSync(join(dataDir, 'base'), { recursive: true });
+      writeFileSync(join(dataDir, 'postgresql.conf'), 'truncated');
+      const copied = await startEmbeddedDatabase(dataDir, template);
+      assert.deepEqual((await copied.query('SELECT n FROM from_template', [])).rows, [{ n: 7 }]);
+      await copied.exec('INSERT INTO from_template VALUES (8);');
+      await copied.close();
+      assert.equal(
+        readFileSync(join(dataDir, 'PG_VERSION'), 'utf8'),
+        readFileSync(join(template, 'PG_VERSION'), 'utf8'),
+      );
+
+      // Once initialised, the data directory is opened as it is, never copied over.
+      const reopened = await startEmbeddedDatabase(dataDir, template);
+      assert.deepEqual((await reopened.query('SELECT n FROM from_template ORDER BY n', [])).rows, [{ n: 7 }, { n: 8 }]);
+      await reopened.close();
+    } finally {
+      rmSync(root, { recursive: true, force: true });
     }
   });
 });
