@@ -24,7 +24,8 @@ import { preauthRateLimit } from './http/plugins/rate-limit.ts';
 import { createRateLimiter, type RateLimiter } from './http/rate-limit/limiter.ts';
 import { registerJsonParser } from './http/json-body.ts';
 import { refuseUnstorableQueryText } from './http/query-text.ts';
-import { validatorCompiler } from './http/validation.ts';
+import { addComponentSchemas, validatorCompiler } from './http/validation.ts';
+import { componentSchemas } from './http/schemas/components.ts';
 import { adminRoutes } from './http/routes/admin/index.ts';
 import { healthRoutes } from './http/routes/health.ts';
 import { v1Routes } from './http/routes/v1/index.ts';
@@ -133,6 +134,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   });
 
   app.setValidatorCompiler(validatorCompiler);
+  // The named schemas every route refers to by $ref (src/http/schemas/components.ts).
+  addComponentSchemas(componentSchemas);
+  for (const schema of componentSchemas) app.addSchema(schema);
   registerJsonParser(app);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) =>
@@ -157,7 +161,13 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.addHook('onRequest', preauthRateLimit);
   app.addHook('preValidation', refuseUnstorableQueryText);
 
-  await app.register(swagger, { openapi: openApiDocument });
+  await app.register(swagger, {
+    openapi: openApiDocument,
+    // A registered schema is the component named by its $id.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
+  });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: '/v1/openapi.json' } });
 
   await app.register(healthRoutes);

@@ -57,5 +57,16 @@ function makeAjv(options: Options): Ajv {
 const bodyAjv = makeAjv({ coerceTypes: false });
 const textAjv = makeAjv({ coerceTypes: 'array' });
 
+/**
+ * Makes the components (schemas with an `$id`) resolvable by `$ref` in request schemas.
+ * The validators are shared by every app of the process, so a component already known
+ * is left as it is.
+ */
+export function addComponentSchemas(schemas: readonly { $id: string }[]): void {
+  for (const ajv of [bodyAjv, textAjv]) {
+    for (const schema of schemas) if (ajv.getSchema(schema.$id) === undefined) ajv.addSchema(schema);
+  }
+}
+
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
   (httpPart === 'body' ? bodyAjv : textAjv).compile(schema);

@@ -56,7 +56,8 @@ interface OpenApiDocument {
 /** The /v1 and /admin/v1 operations of the app's OpenAPI document. */
 export function operationsOf(document: unknown): Operation[] {
   const operations: Operation[] = [];
-  for (const [path, methods] of Object.entries((document as OpenApiDocument).paths)) {
+  const resolved = dereference(document, document) as OpenApiDocument;
+  for (const [path, methods] of Object.entries(resolved.paths)) {
     if (!path.startsWith('/v1/') && !path.startsWith('/admin/v1/')) continue;
     for (const [method, op] of Object.entries(methods)) {
       const responses: Record<string, JsonSchema | undefined> = {};
@@ -73,6 +74,21 @@ export function operationsOf(document: unknown): Operation[] {
     }
   }
   return operations;
+}
+
+/**
+ * The document with every `#/components/schemas/…` reference replaced by the component
+ * itself, so generation and validation see whole schemas (the components have no cycles).
+ */
+function dereference(value: unknown, document: unknown): unknown {
+  if (Array.isArray(value)) return value.map((item) => dereference(item, document));
+  if (value === null || typeof value !== 'object') return value;
+  const ref = (value as { $ref?: unknown }).$ref;
+  if (typeof ref === 'string' && ref.startsWith('#/components/schemas/')) {
+    const schemas = (document as { components: { schemas: Record<string, unknown> } }).components.schemas;
+    return dereference(schemas[ref.slice('#/components/schemas/'.length)], document);
+  }
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, dereference(item, document)]));
 }
 
 export interface FuzzRequest {

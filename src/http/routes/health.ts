@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { sql } from 'kysely';
 import type { Clock } from '../../lib/clock.ts';
 import { problem } from '../errors.ts';
-import { ProblemSchema } from '../schemas/common.ts';
+import { Problem } from '../schemas/common.ts';
 
 const Status = Type.Object({ status: Type.String() });
 
@@ -42,17 +42,13 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const databaseProblem = createReadinessCheck(() => sql`SELECT 1`.execute(app.deps.db), app.deps.clock);
 
   app.get('/healthz', { schema: { hide: true, response: { 200: Status } } }, async () => ({ status: 'ok' }));
-  app.get(
-    '/readyz',
-    { schema: { hide: true, response: { 200: Status, 503: ProblemSchema } } },
-    async (request, reply) => {
-      const err = await databaseProblem();
-      if (err === undefined) return { status: 'ready' };
-      request.log.warn({ err }, 'readiness check: database unreachable');
-      return reply
-        .code(503)
-        .type('application/problem+json')
-        .send(problem('database_unavailable', 'The database is not reachable.'));
-    },
-  );
+  app.get('/readyz', { schema: { hide: true, response: { 200: Status, 503: Problem } } }, async (request, reply) => {
+    const err = await databaseProblem();
+    if (err === undefined) return { status: 'ready' };
+    request.log.warn({ err }, 'readiness check: database unreachable');
+    return reply
+      .code(503)
+      .type('application/problem+json')
+      .send(problem('database_unavailable', 'The database is not reachable.'));
+  });
 };

@@ -1,6 +1,7 @@
 /** Events: the create/update contracts and the event (list and detail) shapes. */
 import { Type } from '@sinclair/typebox';
-import { Nullable, PaginationQuery, Timestamp, TimestampInput, Uuid } from './common.ts';
+import { ListOf, Nullable, PaginationQuery, ref, Timestamp, TimestampInput, Uuid } from './common.ts';
+import { EXAMPLES } from './examples.ts';
 
 const TITLE_MIN = 3;
 const TITLE_MAX = 512;
@@ -29,15 +30,23 @@ const eventFields = {
   updated_at: Timestamp,
 };
 
-export const Event = Type.Object(eventFields);
-
-const Price = Type.Object({
-  performance_id: Uuid,
-  seat_category_key: Type.String(),
-  price_minor: Type.Integer(),
-  limited_quantity: Nullable(Type.Integer({ description: 'per-performance sale cap; null means uncapped' })),
-  is_active: Type.Boolean(),
+export const Event = Type.Object(eventFields, {
+  $id: 'Event',
+  description: 'An event, as listed (without its ticket types)',
+  examples: [EXAMPLES.event],
 });
+export const EventList = ListOf(Event, 'EventList');
+
+export const Price = Type.Object(
+  {
+    performance_id: Uuid,
+    seat_category_key: Type.String(),
+    price_minor: Type.Integer(),
+    limited_quantity: Nullable(Type.Integer({ description: 'per-performance sale cap; null means uncapped' })),
+    is_active: Type.Boolean(),
+  },
+  { $id: 'Price', description: 'The price of a ticket type at one performance' },
+);
 
 const TicketTypeTranslation = Type.Object({
   locale: Type.String(),
@@ -45,17 +54,23 @@ const TicketTypeTranslation = Type.Object({
   description: Nullable(Type.String()),
 });
 
-const TicketType = Type.Object({
-  id: Uuid,
-  object: Type.Literal('ticket_type'),
-  name: Type.String(),
-  description: Nullable(Type.String()),
-  sort_order: Type.Integer(),
-  translations: Type.Array(TicketTypeTranslation),
-  prices: Type.Array(Price),
-});
+export const TicketType = Type.Object(
+  {
+    id: Uuid,
+    object: Type.Literal('ticket_type'),
+    name: Type.String(),
+    description: Nullable(Type.String()),
+    sort_order: Type.Integer(),
+    translations: Type.Array(TicketTypeTranslation),
+    prices: Type.Array(ref(Price)),
+  },
+  { $id: 'TicketType', description: 'A ticket type of an event, with its price at each performance' },
+);
 
-export const EventDetail = Type.Object({ ...eventFields, ticket_types: Type.Array(TicketType) });
+export const EventDetail = Type.Object(
+  { ...eventFields, ticket_types: Type.Array(ref(TicketType)) },
+  { $id: 'EventDetail', description: 'An event with its ticket types and prices', examples: [EXAMPLES.eventDetail] },
+);
 
 const Title = Type.String({ minLength: TITLE_MIN, maxLength: TITLE_MAX });
 const Description = Nullable(Type.String({ maxLength: DESCRIPTION_MAX, description: 'HTML; sanitized server-side' }));
@@ -109,7 +124,7 @@ export const CreateEvent = Type.Object(
     ticket_types: Type.Array(CreateTicketType, { minItems: 1, maxItems: 20 }),
     publish: Type.Optional(Type.Boolean({ description: 'default true; false creates a draft' })),
   },
-  { additionalProperties: false },
+  { $id: 'CreateEventRequest', additionalProperties: false, examples: [EXAMPLES.createEvent] },
 );
 
 export const UpdateEvent = Type.Object(
@@ -119,7 +134,7 @@ export const UpdateEvent = Type.Object(
     contact_email: Type.Optional(Nullable(Type.String({ minLength: 10, maxLength: 50 }))),
     is_archived: Type.Optional(Type.Boolean()),
   },
-  { additionalProperties: false },
+  { $id: 'UpdateEventRequest', additionalProperties: false, examples: [EXAMPLES.updateEvent] },
 );
 
 export const ListEventsQuery = Type.Object(PaginationQuery);

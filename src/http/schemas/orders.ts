@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable, PaginationQuery, Timestamp, Uuid } from './common.ts';
+import { ListOf, Nullable, PaginationQuery, ref, Timestamp, Uuid } from './common.ts';
+import { EXAMPLES } from './examples.ts';
 import { RegistrationAnswer } from './questions.ts';
 import { Ticket } from './tickets.ts';
 
@@ -29,30 +30,45 @@ const OrderFields = {
   updated_at: Timestamp,
 };
 
-export const Order = Type.Object(OrderFields);
-
-const OrderTransaction = Type.Object({
-  id: Uuid,
-  object: Type.Literal('order_transaction'),
-  transaction_no: Type.String(),
-  event_id: Uuid,
-  performance_id: Uuid,
-  delivery_method: Type.String({ description: '`eticket`: tickets are e-mailed to the buyer' }),
-  items_total_minor: Type.Integer(),
-  surcharges_minor: Type.Integer(),
-  taxes_minor: Type.Integer(),
-  service_fees_minor: Type.Integer(),
-  total_minor: Type.Integer(),
-  items: Type.Optional(
-    Type.Array(Ticket, { description: 'present with expand[]=items, and on the 201 of POST /orders' }),
-  ),
+export const Order = Type.Object(OrderFields, {
+  $id: 'Order',
+  description: 'An order, as listed (without its transactions and answers)',
+  examples: [EXAMPLES.order],
 });
+export const OrderList = ListOf(Order, 'OrderList');
 
-export const OrderDetail = Type.Object({
-  ...OrderFields,
-  transactions: Type.Array(OrderTransaction),
-  registration_answers: Type.Array(RegistrationAnswer),
-});
+export const OrderTransaction = Type.Object(
+  {
+    id: Uuid,
+    object: Type.Literal('order_transaction'),
+    transaction_no: Type.String(),
+    event_id: Uuid,
+    performance_id: Uuid,
+    delivery_method: Type.String({ description: '`eticket`: tickets are e-mailed to the buyer' }),
+    items_total_minor: Type.Integer(),
+    surcharges_minor: Type.Integer(),
+    taxes_minor: Type.Integer(),
+    service_fees_minor: Type.Integer(),
+    total_minor: Type.Integer(),
+    items: Type.Optional(
+      Type.Array(ref(Ticket), { description: 'present with expand[]=items, and on the 201 of POST /orders' }),
+    ),
+  },
+  { $id: 'OrderTransaction', description: 'One performance’s part of an order, with its totals' },
+);
+
+export const OrderDetail = Type.Object(
+  {
+    ...OrderFields,
+    transactions: Type.Array(ref(OrderTransaction)),
+    registration_answers: Type.Array(ref(RegistrationAnswer)),
+  },
+  {
+    $id: 'OrderDetail',
+    description: 'An order with its transactions (and their tickets, when expanded) and registration answers',
+    examples: [EXAMPLES.orderDetail],
+  },
+);
 
 const Name = Type.String({ minLength: 1, maxLength: 100 });
 
@@ -101,7 +117,7 @@ export const CreateOrder = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false },
+  { $id: 'CreateOrderRequest', additionalProperties: false, examples: [EXAMPLES.createOrder] },
 );
 
 export const ListOrdersQuery = Type.Object(

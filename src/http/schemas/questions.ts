@@ -45,11 +45,14 @@ export const UpdateQuestion = Type.Object(
   { additionalProperties: false },
 );
 
-export const RegistrationAnswer = Type.Object({
-  object: Type.Literal('registration_answer'),
-  key: Type.String(),
-  label: Type.String(),
-  ticket_no: Type.Union([Type.String(), Type.Null()]),
-  value: Type.Union([Type.String(), Type.Array(Type.String())]),
-  value_labels: Type.Union([Type.Array(Type.String()), Type.Null()]),
-});
+export const RegistrationAnswer = Type.Object(
+  {
+    object: Type.Literal('registration_answer'),
+    key: Type.String(),
+    label: Type.String(),
+    ticket_no: Type.Union([Type.String(), Type.Null()]),
+    value: Type.Union([Type.String(), Type.Array(Type.String())]),
+    value_labels: Type.Union([Type.Array(Type.String()), Type.Null()]),
+  },
+  { $id: 'RegistrationAnswer', description: 'An answer to a registration question, for the order or one attendee' },
+);

@@ -1,29 +1,34 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable, PaginationQuery, Timestamp, Uuid } from './common.ts';
+import { ListOf, Nullable, PaginationQuery, Timestamp, Uuid } from './common.ts';
+import { EXAMPLES } from './examples.ts';
 
 const TicketStatus = Type.Unsafe<'purchased' | 'checked_in' | 'refunded' | 'cancelled'>({
   type: 'string',
   enum: ['purchased', 'checked_in', 'refunded', 'cancelled'],
 });
 
-export const Ticket = Type.Object({
-  id: Uuid,
-  object: Type.Literal('ticket'),
-  ticket_no: Type.String({ description: 'human-readable, unique per organizer' }),
-  serial_no: Type.String({ description: 'what the gate scans (QR code); 160 random bits, base32' }),
-  status: TicketStatus,
-  performance_id: Uuid,
-  ticket_type_id: Uuid,
-  holder: Type.Object({ first_name: Type.String(), last_name: Nullable(Type.String()), email: Type.String() }),
-  is_free: Type.Boolean(),
-  unit_price_minor: Type.Integer(),
-  total_minor: Type.Integer({ description: 'unit price plus the per-ticket fee and its share of the tax' }),
-  checked_in_at: Nullable(Timestamp),
-  transferred_at: Nullable(Timestamp),
-  order_id: Uuid,
-  order_no: Type.String(),
-  created_at: Timestamp,
-});
+export const Ticket = Type.Object(
+  {
+    id: Uuid,
+    object: Type.Literal('ticket'),
+    ticket_no: Type.String({ description: 'human-readable, unique per organizer' }),
+    serial_no: Type.String({ description: 'what the gate scans (QR code); 160 random bits, base32' }),
+    status: TicketStatus,
+    performance_id: Uuid,
+    ticket_type_id: Uuid,
+    holder: Type.Object({ first_name: Type.String(), last_name: Nullable(Type.String()), email: Type.String() }),
+    is_free: Type.Boolean(),
+    unit_price_minor: Type.Integer(),
+    total_minor: Type.Integer({ description: 'unit price plus the per-ticket fee and its share of the tax' }),
+    checked_in_at: Nullable(Timestamp),
+    transferred_at: Nullable(Timestamp),
+    order_id: Uuid,
+    order_no: Type.String(),
+    created_at: Timestamp,
+  },
+  { $id: 'Ticket', description: 'An issued ticket: one admission', examples: [EXAMPLES.ticket] },
+);
+export const TicketList = ListOf(Ticket, 'TicketList');
 
 export const ListTicketsQuery = Type.Object(
   {

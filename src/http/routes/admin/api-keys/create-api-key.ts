@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createApiKey } from '../../../../domain/auth/api-keys.ts';
 import { getOrganizer } from '../../../../domain/organizers/organizers.ts';
-import { errorResponses, IdParams } from '../../../schemas/common.ts';
+import { errorResponses, IdParams, success } from '../../../schemas/common.ts';
 import { CreateApiKey, CreatedApiKey } from '../../../schemas/organizers.ts';
 import { presentCreatedApiKey } from '../../../presenters/organizers.ts';
 
@@ -14,9 +14,10 @@ export const createApiKeyRoute: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['admin'],
         operationId: 'adminCreateApiKey',
         summary: 'Create an API key for an organizer (the raw key is shown once)',
+        description: 'The raw key is in this response only; the service keeps its hash.',
         params: IdParams,
         body: CreateApiKey,
-        response: { 201: CreatedApiKey, ...errorResponses(400, 401, 404) },
+        response: { 201: success(CreatedApiKey), ...errorResponses(400, 401, 404, 413, 415) },
       },
     },
     async (request, reply) => {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { revoke } from '../../../../domain/auth/api-keys.ts';
-import { errorResponses, IdParams } from '../../../schemas/common.ts';
+import { errorResponses, IdParams, success } from '../../../schemas/common.ts';
 import { RevokedApiKey } from '../../../schemas/organizers.ts';
 import { presentRevokedApiKey } from '../../../presenters/organizers.ts';
 
@@ -13,8 +13,9 @@ export const revokeApiKeyRoute: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['admin'],
         operationId: 'adminRevokeApiKey',
         summary: 'Revoke an API key: it answers 401 from now on',
+        description: 'The key answers 401 from now on, on every process.',
         params: IdParams,
-        response: { 200: RevokedApiKey, ...errorResponses(401, 404) },
+        response: { 200: success(RevokedApiKey), ...errorResponses(400, 401, 404, 413, 415) },
       },
     },
     async (request) =>

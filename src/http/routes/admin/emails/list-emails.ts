@@ -1,7 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { listEmails } from '../../../../mail/log.ts';
-import { errorResponses, IdParams, ListOf, PAGE_LIMIT_DEFAULT, PaginationQuery } from '../../../schemas/common.ts';
+import {
+  errorResponses,
+  IdParams,
+  ListOf,
+  PAGE_LIMIT_DEFAULT,
+  PaginationQuery,
+  success,
+} from '../../../schemas/common.ts';
 import { Email } from '../../../schemas/orders.ts';
 import { presentEmail } from '../../../presenters/emails.ts';
 import { presentList } from '../../../presenters/list.ts';
@@ -15,9 +22,11 @@ export const listEmailsRoute: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['admin'],
         operationId: 'adminListEmails',
         summary: 'The mail log of an organizer (receipts, e-tickets), newest first',
+        description:
+          'The receipts and e-ticket mails of the organizer’s orders, newest first, with their delivery state.',
         params: IdParams,
         querystring: Type.Object(PaginationQuery, { additionalProperties: false }),
-        response: { 200: ListOf(Email), ...errorResponses(400, 401, 404) },
+        response: { 200: success(ListOf(Email)), ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => {

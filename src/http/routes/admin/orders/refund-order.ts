@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { refundOrder } from '../../../../domain/orders/operations.ts';
-import { errorResponses, IdParams } from '../../../schemas/common.ts';
+import { errorResponses, IdParams, success } from '../../../schemas/common.ts';
 import { Refund, RefundOrder } from '../../../schemas/orders.ts';
 import { presentRefund } from '../../../presenters/orders.ts';
 
@@ -17,9 +17,11 @@ export const refundOrderRoute: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['admin'],
         operationId: 'adminRefundOrder',
         summary: 'Refund tickets of an order (all purchased tickets by default)',
+        description:
+          'Refunds the given tickets (every purchased ticket by default) and emits `order.refunded`. Cash refunds settle at once; card refunds stay pending until the gateway outcome is recorded.',
         params: IdParams,
         body: RefundOrder,
-        response: { 201: Refund, ...errorResponses(400, 401, 404, 409) },
+        response: { 201: success(Refund), ...errorResponses(400, 401, 404, 409, 413, 415) },
       },
     },
     async (request, reply) => {

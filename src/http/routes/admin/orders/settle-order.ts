@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { settleOrder } from '../../../../domain/orders/operations.ts';
-import { errorResponses, IdParams } from '../../../schemas/common.ts';
+import { errorResponses, IdParams, success } from '../../../schemas/common.ts';
 import { OrderDetail, SettleOrder } from '../../../schemas/orders.ts';
 import { presentOrderDetail } from '../../../presenters/orders.ts';
 
@@ -17,9 +17,10 @@ export const settleOrderRoute: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['admin'],
         operationId: 'adminSettleOrder',
         summary: 'Settle an unpaid (pay-later) order',
+        description: 'Records the payment of a pay-later order: it becomes placed and emits `order.paid`.',
         params: IdParams,
         body: SettleOrder,
-        response: { 200: OrderDetail, ...errorResponses(400, 401, 404, 409) },
+        response: { 200: success(OrderDetail), ...errorResponses(400, 401, 404, 409, 413, 415) },
       },
     },
     async (request) =>

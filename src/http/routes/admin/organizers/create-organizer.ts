@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createOrganizer } from '../../../../domain/organizers/organizers.ts';
-import { errorResponses } from '../../../schemas/common.ts';
+import { errorResponses, success } from '../../../schemas/common.ts';
 import { CreateOrganizer, Organizer } from '../../../schemas/organizers.ts';
 import { presentOrganizer } from '../../../presenters/organizers.ts';
 
@@ -12,8 +12,9 @@ export const createOrganizerRoute: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['admin'],
         operationId: 'adminCreateOrganizer',
         summary: 'Create an organizer',
+        description: 'A new tenant with default settings; create its API keys next.',
         body: CreateOrganizer,
-        response: { 201: Organizer, ...errorResponses(400, 401) },
+        response: { 201: success(Organizer), ...errorResponses(400, 401, 413, 415) },
       },
     },
     async (request, reply) => {

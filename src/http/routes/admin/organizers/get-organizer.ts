@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { getOrganizer } from '../../../../domain/organizers/organizers.ts';
-import { errorResponses, IdParams } from '../../../schemas/common.ts';
+import { errorResponses, IdParams, success } from '../../../schemas/common.ts';
 import { Organizer } from '../../../schemas/organizers.ts';
 import { presentOrganizer } from '../../../presenters/organizers.ts';
 
@@ -13,8 +13,9 @@ export const getOrganizerRoute: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['admin'],
         operationId: 'adminGetOrganizer',
         summary: 'Get an organizer',
+        description: 'The organizer and its settings.',
         params: IdParams,
-        response: { 200: Organizer, ...errorResponses(401, 404) },
+        response: { 200: success(Organizer), ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => presentOrganizer(await getOrganizer(request.db, request.params.id)),

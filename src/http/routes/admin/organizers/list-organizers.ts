@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { listOrganizers } from '../../../../domain/organizers/organizers.ts';
-import { errorResponses, ListOf, PAGE_LIMIT_DEFAULT, PaginationQuery } from '../../../schemas/common.ts';
+import { errorResponses, ListOf, PAGE_LIMIT_DEFAULT, PaginationQuery, success } from '../../../schemas/common.ts';
 import { Organizer } from '../../../schemas/organizers.ts';
 import { presentList } from '../../../presenters/list.ts';
 import { presentOrganizer } from '../../../presenters/organizers.ts';
@@ -14,8 +14,9 @@ export const listOrganizersRoute: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['admin'],
         operationId: 'adminListOrganizers',
         summary: 'Every organizer, newest first',
+        description: 'Every organizer of the deployment, newest first and paginated.',
         querystring: Type.Object(PaginationQuery, { additionalProperties: false }),
-        response: { 200: ListOf(Organizer), ...errorResponses(400, 401) },
+        response: { 200: success(ListOf(Organizer)), ...errorResponses(400, 401) },
       },
     },
     async (request) => {

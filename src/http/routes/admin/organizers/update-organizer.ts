@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { forgetOrganizerApiKeys } from '../../../../domain/auth/api-keys.ts';
 import { updateOrganizerSettings } from '../../../../domain/organizers/organizers.ts';
-import { errorResponses, IdParams } from '../../../schemas/common.ts';
+import { errorResponses, IdParams, success } from '../../../schemas/common.ts';
 import { Organizer, UpdateOrganizer } from '../../../schemas/organizers.ts';
 import { presentOrganizer } from '../../../presenters/organizers.ts';
 
@@ -14,9 +14,10 @@ export const updateOrganizerRoute: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['admin'],
         operationId: 'adminUpdateOrganizer',
         summary: 'Update organizer settings (fee, tax, defaults)',
+        description: 'A partial update of the organizer’s settings: name, currency, timezone, fees and tax.',
         params: IdParams,
         body: UpdateOrganizer,
-        response: { 200: Organizer, ...errorResponses(400, 401, 404) },
+        response: { 200: success(Organizer), ...errorResponses(400, 401, 404, 413, 415) },
       },
     },
     async (request) => {

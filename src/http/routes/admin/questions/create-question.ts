@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createQuestion } from '../../../../domain/questions/questions.ts';
-import { errorResponses, IdParams } from '../../../schemas/common.ts';
+import { errorResponses, IdParams, success } from '../../../schemas/common.ts';
 import { CreateQuestion, RegistrationQuestion } from '../../../schemas/questions.ts';
 import { presentQuestion } from '../../../presenters/questions.ts';
 
@@ -13,9 +13,11 @@ export const createQuestionRoute: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['admin'],
         operationId: 'adminCreateQuestion',
         summary: 'Add a registration question to an event',
+        description:
+          'A question buyers answer at the box office, once per order or per attendee. A key already used on the event answers 409.',
         params: IdParams,
         body: CreateQuestion,
-        response: { 201: RegistrationQuestion, ...errorResponses(400, 401, 404, 409) },
+        response: { 201: success(RegistrationQuestion), ...errorResponses(400, 401, 404, 409, 413, 415) },
       },
     },
     async (request, reply) => {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { sendTestPing } from '../../../../domain/webhooks/deliveries.ts';
-import { errorResponses, IdParams } from '../../../schemas/common.ts';
+import { errorResponses, IdParams, success } from '../../../schemas/common.ts';
 import { WebhookDelivery } from '../../../schemas/webhooks.ts';
 import { presentDelivery } from '../../../presenters/webhooks.ts';
 
@@ -13,8 +13,9 @@ export const testWebhookEndpointRoute: FastifyPluginAsyncTypebox = async (app) =
         tags: ['admin'],
         operationId: 'adminTestWebhookEndpoint',
         summary: 'Queue a test.ping to this endpoint, even when it is disabled; returns the delivery',
+        description: 'Queues a `test.ping` to this endpoint, even when it is disabled, and returns its delivery.',
         params: IdParams,
-        response: { 201: WebhookDelivery, ...errorResponses(401, 404) },
+        response: { 201: success(WebhookDelivery), ...errorResponses(400, 401, 404, 413, 415) },
       },
     },
     async (request, reply) => {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { getEventDetail } from '../../../../domain/catalog/events.ts';
 import { tenantOf } from '../../../context.ts';
-import { errorResponses, IdParams } from '../../../schemas/common.ts';
+import { errorResponses, IdParams, success } from '../../../schemas/common.ts';
 import { EventDetail } from '../../../schemas/events.ts';
 import { presentEventDetail } from '../../../presenters/events.ts';
 
@@ -27,8 +27,10 @@ export const getEventRoute: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['events'],
         operationId: 'getEvent',
         summary: 'Get an event with its ticket types and per-performance prices',
+        description:
+          'The event detail: translations, ticket types and each type’s price at every performance. Answers are cached for up to one second; any change through the API shows at once.',
         params: IdParams,
-        response: { 200: EventDetail, ...errorResponses(401, 403, 404) },
+        response: { 200: success(EventDetail), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request, reply) => {
@@ -41,7 +43,8 @@ export const getEventRoute: FastifyPluginAsyncTypebox = async (app) => {
       if (hit !== undefined && hit.organizerId === organizerId) return sendSerialized(reply, hit.body);
       const loadedAt = cache.generation;
       const detail = presentEventDetail(await getEventDetail(request.db, organizerId, id));
-      const body = Buffer.from(reply.serialize(detail) as string, 'utf8');
+      // The route's own serializer for a 200 application/json, so the bytes equal an uncached answer.
+      const body = Buffer.from(reply.serializeInput(detail, '200', 'application/json') as string, 'utf8');
       cache.set(id, { organizerId, body }, loadedAt);
       return sendSerialized(reply, body);
     },

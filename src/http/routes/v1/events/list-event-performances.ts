@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { listPerformances } from '../../../../domain/catalog/performances.ts';
 import { tenantOf } from '../../../context.ts';
-import { errorResponses, IdParams, ListOf, PAGE_LIMIT_DEFAULT } from '../../../schemas/common.ts';
-import { ListPerformancesQuery, Performance } from '../../../schemas/performances.ts';
+import { errorResponses, IdParams, PAGE_LIMIT_DEFAULT, success } from '../../../schemas/common.ts';
+import { ListPerformancesQuery, PerformanceList } from '../../../schemas/performances.ts';
 import { presentList } from '../../../presenters/list.ts';
 import { presentPerformance } from '../../../presenters/performances.ts';
 
@@ -15,9 +15,11 @@ export const listEventPerformancesRoute: FastifyPluginAsyncTypebox = async (app)
         tags: ['performances'],
         operationId: 'listEventPerformances',
         summary: "List an event's performances, soonest first",
+        description:
+          'The event’s schedule, soonest first, paginated. An unknown or another organizer’s event answers 404, never an empty list.',
         params: IdParams,
         querystring: ListPerformancesQuery,
-        response: { 200: ListOf(Performance), ...errorResponses(400, 401, 403, 404) },
+        response: { 200: success(PerformanceList), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => {

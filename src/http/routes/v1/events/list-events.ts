@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { listEvents } from '../../../../domain/catalog/events.ts';
 import { tenantOf } from '../../../context.ts';
-import { errorResponses, ListOf, PAGE_LIMIT_DEFAULT } from '../../../schemas/common.ts';
-import { Event, ListEventsQuery } from '../../../schemas/events.ts';
+import { errorResponses, PAGE_LIMIT_DEFAULT, success } from '../../../schemas/common.ts';
+import { EventList, ListEventsQuery } from '../../../schemas/events.ts';
 import { presentList } from '../../../presenters/list.ts';
 import { presentEvent } from '../../../presenters/events.ts';
 
@@ -14,8 +14,10 @@ export const listEventsRoute: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['events'],
         operationId: 'listEvents',
         summary: 'List the whole catalog (drafts, past and archived included), newest first',
+        description:
+          'The organizer’s whole catalog, newest first and paginated: drafts, past and archived events included.',
         querystring: ListEventsQuery,
-        response: { 200: ListOf(Event), ...errorResponses(400, 401, 403) },
+        response: { 200: success(EventList), ...errorResponses(400, 401, 403) },
       },
     },
     async (request) => {

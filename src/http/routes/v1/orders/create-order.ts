@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createOrder } from '../../../../domain/orders/create-order.ts';
 import { tenantOf } from '../../../context.ts';
-import { errorResponses } from '../../../schemas/common.ts';
+import { errorResponses, ref, success } from '../../../schemas/common.ts';
 import { CreateOrder, OrderDetail } from '../../../schemas/orders.ts';
 import { presentOrderDetail } from '../../../presenters/orders.ts';
 
@@ -14,9 +14,12 @@ export const createOrderRoute: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'createOrder',
         summary: 'Record a box-office sale',
         description:
-          'A one-shot offline sale: availability is rechecked and taken atomically; the 201 carries the tickets (items) and registration answers.',
-        body: CreateOrder,
-        response: { 201: OrderDetail, ...errorResponses(400, 401, 403, 409, 429) },
+          'A one-shot box-office sale. Availability is rechecked and taken atomically: asking for more than remains answers 400 naming the ticket type and what is left. `cash` is paid in full, `pay_later` leaves the order unpaid, `free` needs a zero total. Registration answers are validated against the event’s questions. Emits `order.created`, then mails the receipt and the e-tickets (which emits `ticket.issued`). A 409 is an idempotency conflict only.',
+        body: ref(CreateOrder),
+        response: {
+          201: success(OrderDetail, 'The order, with its tickets and registration answers'),
+          ...errorResponses(400, 401, 403, 409, 413, 415),
+        },
       },
     },
     async (request, reply) => {

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { listOrders } from '../../../../domain/orders/orders.ts';
 import { tenantOf } from '../../../context.ts';
-import { errorResponses, ListOf, PAGE_LIMIT_DEFAULT } from '../../../schemas/common.ts';
-import { ListOrdersQuery, Order } from '../../../schemas/orders.ts';
+import { errorResponses, PAGE_LIMIT_DEFAULT, success } from '../../../schemas/common.ts';
+import { ListOrdersQuery, OrderList } from '../../../schemas/orders.ts';
 import { presentList } from '../../../presenters/list.ts';
 import { presentOrder } from '../../../presenters/orders.ts';
 
@@ -14,8 +14,10 @@ export const listOrdersRoute: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['orders'],
         operationId: 'listOrders',
         summary: 'List orders, newest first',
+        description:
+          'Orders, newest first and paginated; filter by `status`, buyer `email` (exact, case-insensitive), `event_id` or `performance_id` (any transaction line).',
         querystring: ListOrdersQuery,
-        response: { 200: ListOf(Order), ...errorResponses(400, 401, 403, 429) },
+        response: { 200: success(OrderList), ...errorResponses(400, 401, 403) },
       },
     },
     async (request) => {

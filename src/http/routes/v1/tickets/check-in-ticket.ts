@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { checkIn } from '../../../../domain/tickets/tickets.ts';
 import { tenantOf } from '../../../context.ts';
-import { errorResponses, IdParams } from '../../../schemas/common.ts';
+import { errorResponses, IdParams, success } from '../../../schemas/common.ts';
 import { Ticket } from '../../../schemas/tickets.ts';
 import { presentTicket } from '../../../presenters/tickets.ts';
 
@@ -15,9 +15,12 @@ export const checkInTicketRoute: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'checkInTicket',
         summary: 'Admit a ticket at the door',
         description:
-          'Admits the current holder once. 409 when already checked in (`Ticket is already checked in.`), the order is unpaid, or the ticket is refunded or cancelled.',
+          'Admits the ticket’s current holder once, with the same atomic guards as the gate scanner. 409 when it cannot be admitted: already checked in, the order unpaid, the ticket refunded or cancelled, or a concurrent transfer (retry). A fresh admit emits `ticket.checked_in` exactly once.',
         params: IdParams,
-        response: { 200: Ticket, ...errorResponses(400, 401, 403, 404, 409, 429) },
+        response: {
+          200: success(Ticket, 'The ticket, checked in'),
+          ...errorResponses(400, 401, 403, 404, 409, 413, 415),
+        },
       },
     },
     async (request) =>

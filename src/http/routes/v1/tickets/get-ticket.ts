@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { getTicket } from '../../../../domain/tickets/tickets.ts';
 import { tenantOf } from '../../../context.ts';
-import { errorResponses, IdParams } from '../../../schemas/common.ts';
+import { errorResponses, IdParams, success } from '../../../schemas/common.ts';
 import { Ticket } from '../../../schemas/tickets.ts';
 import { presentTicket } from '../../../presenters/tickets.ts';
 
@@ -14,8 +14,9 @@ export const getTicketRoute: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['tickets'],
         operationId: 'getTicket',
         summary: 'Get a ticket',
+        description: 'One issued ticket, with its holder and check-in state.',
         params: IdParams,
-        response: { 200: Ticket, ...errorResponses(401, 403, 404, 429) },
+        response: { 200: success(Ticket), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => presentTicket(await getTicket(request.db, tenantOf(request).organizerId, request.params.id)),

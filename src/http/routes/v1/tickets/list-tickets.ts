@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { listTickets } from '../../../../domain/tickets/tickets.ts';
 import { tenantOf } from '../../../context.ts';
-import { errorResponses, ListOf, PAGE_LIMIT_DEFAULT } from '../../../schemas/common.ts';
-import { ListTicketsQuery, Ticket } from '../../../schemas/tickets.ts';
+import { errorResponses, PAGE_LIMIT_DEFAULT, success } from '../../../schemas/common.ts';
+import { ListTicketsQuery, TicketList } from '../../../schemas/tickets.ts';
 import { presentList } from '../../../presenters/list.ts';
 import { presentTicket } from '../../../presenters/tickets.ts';
 
@@ -14,8 +14,9 @@ export const listTicketsRoute: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['tickets'],
         operationId: 'listTickets',
         summary: 'List tickets, newest first',
+        description: 'Tickets, newest first and paginated; filter by `order_id`, `performance_id` or `status`.',
         querystring: ListTicketsQuery,
-        response: { 200: ListOf(Ticket), ...errorResponses(400, 401, 403, 429) },
+        response: { 200: success(TicketList), ...errorResponses(400, 401, 403) },
       },
     },
     async (request) => {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createEndpoint } from '../../../../domain/webhooks/endpoints.ts';
 import { tenantOf } from '../../../context.ts';
-import { errorResponses } from '../../../schemas/common.ts';
+import { errorResponses, ref, success } from '../../../schemas/common.ts';
 import { CreateWebhookEndpoint, WebhookEndpointWithSecret } from '../../../schemas/webhooks.ts';
 import { vetBodyUrl, vettedUrlOf } from './vet-url.ts';
 import { presentEndpointWithSecret } from '../../../presenters/webhooks.ts';
@@ -14,8 +14,16 @@ export const createWebhookEndpointRoute: FastifyPluginAsyncTypebox = async (app)
         tags: ['webhooks'],
         operationId: 'createWebhookEndpoint',
         summary: 'Create a webhook endpoint; the response carries the raw signing secret, once',
-        body: CreateWebhookEndpoint,
-        response: { 201: WebhookEndpointWithSecret, ...errorResponses(400, 401, 403) },
+        description:
+          'The URL must be HTTPS without credentials, and every address its host resolves to must be public (checked again at every send). The 201 is the only response that carries the raw signing secret.',
+        body: ref(CreateWebhookEndpoint),
+        response: {
+          201: success(
+            WebhookEndpointWithSecret,
+            'The endpoint, with its signing secret (shown only in this response)',
+          ),
+          ...errorResponses(400, 401, 403, 409, 413, 415),
+        },
       },
       // DNS before any transaction opens (see vet-url.ts).
       preHandler: vetBodyUrl,

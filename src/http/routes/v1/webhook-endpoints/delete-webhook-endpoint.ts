@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { removeEndpoint } from '../../../../domain/webhooks/endpoints.ts';
 import { tenantOf } from '../../../context.ts';
-import { DeletedSchema, errorResponses, IdParams } from '../../../schemas/common.ts';
+import { DeletedWebhookEndpoint } from '../../../schemas/webhooks.ts';
+import { errorResponses, IdParams, success } from '../../../schemas/common.ts';
 
 export const deleteWebhookEndpointRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
@@ -12,8 +13,12 @@ export const deleteWebhookEndpointRoute: FastifyPluginAsyncTypebox = async (app)
         tags: ['webhooks'],
         operationId: 'deleteWebhookEndpoint',
         summary: 'Delete a webhook endpoint and its delivery log',
+        description: 'Deletes the endpoint for good, its delivery log with it. Deliveries in flight are not sent.',
         params: IdParams,
-        response: { 200: DeletedSchema('webhook_endpoint'), ...errorResponses(401, 403, 404) },
+        response: {
+          200: success(DeletedWebhookEndpoint, 'The endpoint was deleted'),
+          ...errorResponses(400, 401, 403, 404),
+        },
       },
     },
     async (request) => {

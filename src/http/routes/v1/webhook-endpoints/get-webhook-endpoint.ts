@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { getEndpoint } from '../../../../domain/webhooks/endpoints.ts';
 import { tenantOf } from '../../../context.ts';
-import { errorResponses, IdParams } from '../../../schemas/common.ts';
+import { errorResponses, IdParams, success } from '../../../schemas/common.ts';
 import { WebhookEndpoint } from '../../../schemas/webhooks.ts';
 import { presentEndpoint } from '../../../presenters/webhooks.ts';
 
@@ -14,8 +14,9 @@ export const getWebhookEndpointRoute: FastifyPluginAsyncTypebox = async (app) =>
         tags: ['webhooks'],
         operationId: 'getWebhookEndpoint',
         summary: 'Get a webhook endpoint',
+        description: 'The endpoint with its subscription, status and an abbreviated secret.',
         params: IdParams,
-        response: { 200: WebhookEndpoint, ...errorResponses(401, 403, 404) },
+        response: { 200: success(WebhookEndpoint), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => presentEndpoint(await getEndpoint(request.db, tenantOf(request).organizerId, request.params.id)),

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { listEndpointDeliveries } from '../../../../domain/webhooks/deliveries.ts';
 import { tenantOf } from '../../../context.ts';
-import { errorResponses, IdParams, ListOf, PAGE_LIMIT_DEFAULT } from '../../../schemas/common.ts';
-import { WebhookDelivery, WebhookListQuery } from '../../../schemas/webhooks.ts';
+import { errorResponses, IdParams, PAGE_LIMIT_DEFAULT, success } from '../../../schemas/common.ts';
+import { WebhookDeliveryList, WebhookListQuery } from '../../../schemas/webhooks.ts';
 import { presentList } from '../../../presenters/list.ts';
 import { presentDelivery } from '../../../presenters/webhooks.ts';
 
@@ -15,9 +15,11 @@ export const listWebhookDeliveriesRoute: FastifyPluginAsyncTypebox = async (app)
         tags: ['webhooks'],
         operationId: 'listWebhookDeliveries',
         summary: "The endpoint's delivery log, newest first",
+        description:
+          'Every delivery to this endpoint, newest first and paginated, with the outcome of its latest attempt. Delivery logs are kept for 30 days.',
         params: IdParams,
         querystring: WebhookListQuery,
-        response: { 200: ListOf(WebhookDelivery), ...errorResponses(400, 401, 403, 404) },
+        response: { 200: success(WebhookDeliveryList), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => {

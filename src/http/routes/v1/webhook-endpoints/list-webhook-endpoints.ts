@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { listEndpoints } from '../../../../domain/webhooks/endpoints.ts';
 import { tenantOf } from '../../../context.ts';
-import { errorResponses, ListOf, PAGE_LIMIT_DEFAULT } from '../../../schemas/common.ts';
-import { WebhookEndpoint, WebhookListQuery } from '../../../schemas/webhooks.ts';
+import { errorResponses, PAGE_LIMIT_DEFAULT, success } from '../../../schemas/common.ts';
+import { WebhookEndpointList, WebhookListQuery } from '../../../schemas/webhooks.ts';
 import { presentList } from '../../../presenters/list.ts';
 import { presentEndpoint } from '../../../presenters/webhooks.ts';
 
@@ -14,8 +14,9 @@ export const listWebhookEndpointsRoute: FastifyPluginAsyncTypebox = async (app) 
         tags: ['webhooks'],
         operationId: 'listWebhookEndpoints',
         summary: 'List webhook endpoints, newest first',
+        description: 'The organizer’s webhook endpoints, newest first and paginated.',
         querystring: WebhookListQuery,
-        response: { 200: ListOf(WebhookEndpoint), ...errorResponses(400, 401, 403) },
+        response: { 200: success(WebhookEndpointList), ...errorResponses(400, 401, 403) },
       },
     },
     async (request) => {

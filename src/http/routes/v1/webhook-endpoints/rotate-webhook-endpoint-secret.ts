@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { rotateEndpointSecret } from '../../../../domain/webhooks/endpoints.ts';
 import { tenantOf } from '../../../context.ts';
-import { errorResponses, IdParams } from '../../../schemas/common.ts';
+import { errorResponses, IdParams, success } from '../../../schemas/common.ts';
 import { WebhookEndpointWithSecret } from '../../../schemas/webhooks.ts';
 import { presentEndpointWithSecret } from '../../../presenters/webhooks.ts';
 
@@ -14,8 +14,16 @@ export const rotateWebhookEndpointSecretRoute: FastifyPluginAsyncTypebox = async
         tags: ['webhooks'],
         operationId: 'rotateWebhookEndpointSecret',
         summary: 'Replace the signing secret; the old one stops verifying at once',
+        description:
+          'Generates a new signing secret. Every delivery sent after this call is signed with the new secret; the old one stops verifying at once.',
         params: IdParams,
-        response: { 200: WebhookEndpointWithSecret, ...errorResponses(400, 401, 403, 404) },
+        response: {
+          200: success(
+            WebhookEndpointWithSecret,
+            'The endpoint, with its new signing secret (shown only in this response)',
+          ),
+          ...errorResponses(400, 401, 403, 404, 409, 413, 415),
+        },
       },
     },
     async (request) =>

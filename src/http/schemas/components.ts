@@ -1,0 +1,55 @@
+/**
+ * Every schema that is a component of the OpenAPI document (docs/openapi.md): registered
+ * once with Fastify (serialization, the document) and with the request validator, and
+ * referenced everywhere else by `ref()` (./common.ts).
+ */
+import type { TSchema } from '@sinclair/typebox';
+import { Problem } from './common.ts';
+import { CreateEvent, Event, EventDetail, EventList, Price, TicketType, UpdateEvent } from './events.ts';
+import { CreateOrder, Order, OrderDetail, OrderList, OrderTransaction } from './orders.ts';
+import { Availability, Performance, PerformanceList } from './performances.ts';
+import { RegistrationAnswer } from './questions.ts';
+import { Ticket, TicketList } from './tickets.ts';
+import {
+  CreateWebhookEndpoint,
+  DeletedWebhookEndpoint,
+  UpdateWebhookEndpoint,
+  WebhookDelivery,
+  WebhookDeliveryList,
+  WebhookEndpoint,
+  WebhookEndpointList,
+  WebhookEndpointWithSecret,
+} from './webhooks.ts';
+
+export const componentSchemas: readonly (TSchema & { $id: string })[] = [
+  Problem,
+  Event,
+  EventDetail,
+  EventList,
+  TicketType,
+  Price,
+  CreateEvent,
+  UpdateEvent,
+  Performance,
+  PerformanceList,
+  Availability,
+  Order,
+  OrderDetail,
+  OrderList,
+  OrderTransaction,
+  RegistrationAnswer,
+  CreateOrder,
+  Ticket,
+  TicketList,
+  WebhookEndpoint,
+  WebhookEndpointWithSecret,
+  WebhookEndpointList,
+  DeletedWebhookEndpoint,
+  CreateWebhookEndpoint,
+  UpdateWebhookEndpoint,
+  WebhookDelivery,
+  WebhookDeliveryList,
+].map((schema) => {
+  if (schema.$id === undefined) throw new Error('a component schema needs an $id');
+  return schema as TSchema & { $id: string };
+});
