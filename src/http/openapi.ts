@@ -1,5 +1,6 @@
 /** The static part of the OpenAPI 3.1 document; paths come from the route schemas. */
 import type { SwaggerOptions } from '@fastify/swagger';
+import { openApiWebhooks } from './openapi-webhooks.ts';
 
 export const openApiDocument: NonNullable<Extract<SwaggerOptions, { openapi?: unknown }>['openapi']> = {
   openapi: '3.1.0',
@@ -29,4 +30,6 @@ export const openApiDocument: NonNullable<Extract<SwaggerOptions, { openapi?: un
     },
   },
   security: [{ apiKey: [] }],
+  // What Marquee sends to webhook endpoints (docs/webhooks.md, "Payload schemas").
+  webhooks: openApiWebhooks,
 };

@@ -4,6 +4,7 @@
  * referenced everywhere else by `ref()` (./common.ts).
  */
 import type { TSchema } from '@sinclair/typebox';
+import { webhookEventSchemas } from '../openapi-webhooks.ts';
 import { Problem } from './common.ts';
 import { CreateEvent, Event, EventDetail, EventList, Price, TicketType, UpdateEvent } from './events.ts';
 import { CreateOrder, Order, OrderDetail, OrderList, OrderTransaction } from './orders.ts';
@@ -49,6 +50,7 @@ export const componentSchemas: readonly (TSchema & { $id: string })[] = [
   UpdateWebhookEndpoint,
   WebhookDelivery,
   WebhookDeliveryList,
+  ...webhookEventSchemas,
 ].map((schema) => {
   if (schema.$id === undefined) throw new Error('a component schema needs an $id');
   return schema as TSchema & { $id: string };
