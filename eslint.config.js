@@ -38,7 +38,17 @@ const layers = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'data/**', 'openapi.json', 'bench/results.*', '**/*.d.ts'] },
+  {
+    ignores: [
+      'node_modules/**',
+      '**/dist/**',
+      'data/**',
+      'openapi.json',
+      'bench/results.*',
+      '**/*.d.ts',
+      'packages/sdk/src/generated/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

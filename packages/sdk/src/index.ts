@@ -1,0 +1,43 @@
+/**
+ * The Marquee SDK: a typed client for the ticketing API (docs/sdk.md in the service's
+ * repository).
+ *
+ *   const marquee = new Marquee({ apiKey: process.env.MARQUEE_API_KEY!, baseUrl: 'https://tickets.example.com' });
+ *   const order = await marquee.orders.create({ items, buyer, tender: 'cash' });
+ */
+import { Events, Orders, Performances, Tickets, WebhookDeliveries, WebhookEndpoints } from './resources.ts';
+import { Transport, type TransportOptions } from './transport.ts';
+import { verifyWebhook, type WebhookHeaders } from './webhooks.ts';
+import type { WebhookEvent } from './types.ts';
+
+export type MarqueeOptions = TransportOptions;
+
+export class Marquee {
+  readonly events: Events;
+  readonly performances: Performances;
+  readonly orders: Orders;
+  readonly tickets: Tickets;
+  readonly webhookEndpoints: WebhookEndpoints;
+  readonly webhookDeliveries: WebhookDeliveries;
+  readonly webhooks = {
+    /** verifyWebhook(payload, headers, secret): the delivery's typed event, or a throw. */
+    verify: (payload: string, headers: WebhookHeaders, secret: string): WebhookEvent =>
+      verifyWebhook(payload, headers, secret),
+  };
+
+  constructor(options: MarqueeOptions) {
+    const transport = new Transport(options);
+    this.events = new Events(transport);
+    this.performances = new Performances(transport);
+    this.orders = new Orders(transport);
+    this.tickets = new Tickets(transport);
+    this.webhookEndpoints = new WebhookEndpoints(transport);
+    this.webhookDeliveries = new WebhookDeliveries(transport);
+  }
+}
+
+export { MarqueeApiError, MarqueeConnectionError, MarqueeError, type Problem } from './errors.ts';
+export { PageRequest, type Page } from './pagination.ts';
+export type { RequestOptions } from './transport.ts';
+export { verifyWebhook, type WebhookHeaders } from './webhooks.ts';
+export type * from './types.ts';

@@ -1,0 +1,117 @@
+/**
+ * The API's operations as methods, one class per resource. Paths and shapes follow the
+ * OpenAPI document; every id is put in the path URL-encoded.
+ */
+import { PageRequest, type Page } from './pagination.ts';
+import type { Query, RequestOptions, Transport } from './transport.ts';
+import type * as T from './types.ts';
+
+const at = (template: string, id: string) => template.replace('{id}', encodeURIComponent(id));
+
+function list<I extends { id: string }>(
+  transport: Transport,
+  path: string,
+  params: { starting_after?: string } & Query = {},
+): PageRequest<I> {
+  const { starting_after, ...query } = params;
+  return new PageRequest<I>(
+    (cursor) => transport.request<Page<I>>('GET', path, { query: { ...query, starting_after: cursor } }),
+    starting_after,
+  );
+}
+
+export class Events {
+  constructor(private readonly transport: Transport) {}
+  /** The whole catalog, newest first (drafts, past and archived included). */
+  list(params: T.ListEventsParams = {}): PageRequest<T.Event> {
+    return list(this.transport, '/v1/events', params);
+  }
+  /** Venue, event, performances and ticket types in one call; publishes unless `publish: false`. */
+  create(body: T.CreateEventRequest, options?: RequestOptions): Promise<T.EventDetail> {
+    return this.transport.request('POST', '/v1/events', { body, ...options });
+  }
+  get(id: string): Promise<T.EventDetail> {
+    return this.transport.request('GET', at('/v1/events/{id}', id));
+  }
+  update(id: string, body: T.UpdateEventRequest, options?: RequestOptions): Promise<T.EventDetail> {
+    return this.transport.request('PATCH', at('/v1/events/{id}', id), { body, ...options });
+  }
+  /** The event's schedule, soonest first. */
+  listPerformances(id: string, params: T.ListEventPerformancesParams = {}): PageRequest<T.Performance> {
+    return list(this.transport, at('/v1/events/{id}/performances', id), params);
+  }
+}
+
+export class Performances {
+  constructor(private readonly transport: Transport) {}
+  get(id: string): Promise<T.Performance> {
+    return this.transport.request('GET', at('/v1/performances/{id}', id));
+  }
+  /** What is left to sell, overall and per ticket type (a snapshot; a sale decides). */
+  availability(id: string): Promise<T.Availability> {
+    return this.transport.request('GET', at('/v1/performances/{id}/availability', id));
+  }
+}
+
+export class Orders {
+  constructor(private readonly transport: Transport) {}
+  list(params: T.ListOrdersParams = {}): PageRequest<T.Order> {
+    return list(this.transport, '/v1/orders', params);
+  }
+  /** A box-office sale; availability is taken atomically (400 when it does not fit). */
+  create(body: T.CreateOrderRequest, options?: RequestOptions): Promise<T.OrderDetail> {
+    return this.transport.request('POST', '/v1/orders', { body, ...options });
+  }
+  get(id: string, params: T.GetOrderParams = {}): Promise<T.OrderDetail> {
+    return this.transport.request('GET', at('/v1/orders/{id}', id), { query: { 'expand[]': params.expand } });
+  }
+}
+
+export class Tickets {
+  constructor(private readonly transport: Transport) {}
+  list(params: T.ListTicketsParams = {}): PageRequest<T.Ticket> {
+    return list(this.transport, '/v1/tickets', params);
+  }
+  get(id: string): Promise<T.Ticket> {
+    return this.transport.request('GET', at('/v1/tickets/{id}', id));
+  }
+  /** Admits the ticket once; a second admit is a 409 `invalid_state`. */
+  checkIn(id: string, options?: RequestOptions): Promise<T.Ticket> {
+    return this.transport.request('POST', at('/v1/tickets/{id}/check_in', id), options);
+  }
+}
+
+export class WebhookEndpoints {
+  constructor(private readonly transport: Transport) {}
+  list(params: T.ListWebhookEndpointsParams = {}): PageRequest<T.WebhookEndpoint> {
+    return list(this.transport, '/v1/webhook_endpoints', params);
+  }
+  /** The response is the only one that carries the signing secret. */
+  create(body: T.CreateWebhookEndpointRequest, options?: RequestOptions): Promise<T.WebhookEndpointWithSecret> {
+    return this.transport.request('POST', '/v1/webhook_endpoints', { body, ...options });
+  }
+  get(id: string): Promise<T.WebhookEndpoint> {
+    return this.transport.request('GET', at('/v1/webhook_endpoints/{id}', id));
+  }
+  update(id: string, body: T.UpdateWebhookEndpointRequest, options?: RequestOptions): Promise<T.WebhookEndpoint> {
+    return this.transport.request('PATCH', at('/v1/webhook_endpoints/{id}', id), { body, ...options });
+  }
+  delete(id: string): Promise<T.DeletedWebhookEndpoint> {
+    return this.transport.request('DELETE', at('/v1/webhook_endpoints/{id}', id));
+  }
+  /** A new secret; the old one stops verifying at once. */
+  rotateSecret(id: string, options?: RequestOptions): Promise<T.WebhookEndpointWithSecret> {
+    return this.transport.request('POST', at('/v1/webhook_endpoints/{id}/rotate_secret', id), options);
+  }
+  listDeliveries(id: string, params: T.ListWebhookDeliveriesParams = {}): PageRequest<T.WebhookDelivery> {
+    return list(this.transport, at('/v1/webhook_endpoints/{id}/deliveries', id), params);
+  }
+}
+
+export class WebhookDeliveries {
+  constructor(private readonly transport: Transport) {}
+  /** The same event again to the same endpoint, with a fresh retry budget and the same webhook-id. */
+  redeliver(id: string, options?: RequestOptions): Promise<T.WebhookDelivery> {
+    return this.transport.request('POST', at('/v1/webhook_deliveries/{id}/redeliver', id), options);
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * One HTTP exchange with the API, with the client's guarantees: the API key, JSON in and
+ * out, an Idempotency-Key on every POST and PATCH that stays the same across the
+ * client's own retries, and retries with backoff on network errors, 429 and 503 that
+ * honour `retry-after`.
+ */
+import { MarqueeApiError, MarqueeConnectionError, type Problem } from './errors.ts';
+
+export interface TransportOptions {
+  apiKey: string;
+  /** The service's origin, e.g. `https://tickets.example.com` (paths start with /v1). */
+  baseUrl: string;
+  /** Retries after the first attempt, for network errors, 429 and 503. Default 2. */
+  maxRetries?: number;
+  /** Per attempt, in milliseconds. Default 30,000. */
+  timeoutMs?: number;
+  /** A fetch to use instead of the global one (a proxy, a test double). */
+  fetch?: typeof fetch;
+  /** How the client waits between retries; replaceable in tests. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Makes an Idempotency-Key; default crypto.randomUUID(). */
+  idempotencyKey?: () => string;
+}
+
+export type Query = Record<string, string | number | boolean | readonly string[] | undefined>;
+
+export interface RequestOptions {
+  /** Your own Idempotency-Key for this POST or PATCH, instead of a generated one. */
+  idempotencyKey?: string;
+}
+
+const RETRIED_STATUSES = new Set([429, 503]);
+const BASE_DELAY_MS = 500;
+const MAX_DELAY_MS = 8_000;
+const MAX_RETRY_AFTER_MS = 60_000;
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export class Transport {
+  readonly #options: Required<Omit<TransportOptions, 'fetch'>> & { fetch: typeof fetch };
+
+  constructor(options: TransportOptions) {
+    if (!options.apiKey) throw new TypeError('Marquee: apiKey is required');
+    if (!options.baseUrl) throw new TypeError('Marquee: baseUrl is required');
+    this.#options = {
+      apiKey: options.apiKey,
+      baseUrl: options.baseUrl.replace(/\/+$/, ''),
+      maxRetries: options.maxRetries ?? 2,
+      timeoutMs: options.timeoutMs ?? 30_000,
+      fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
+      sleep: options.sleep ?? defaultSleep,
+      idempotencyKey: options.idempotencyKey ?? (() => globalThis.crypto.randomUUID()),
+    };
+  }
+
+  async request<T>(
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    path: string,
+    init: { query?: Query; body?: unknown } & RequestOptions = {},
+  ): Promise<T> {
+    const o = this.#options;
+    const headers: Record<string, string> = { authorization: `Bearer ${o.apiKey}`, accept: 'application/json' };
+    if (init.body !== undefined) headers['content-type'] = 'application/json';
+    // One key for every attempt of this call: a retry after a lost answer is a replay.
+    if (method === 'POST' || method === 'PATCH') headers['idempotency-key'] = init.idempotencyKey ?? o.idempotencyKey();
+    const url = `${o.baseUrl}${path}${queryString(init.query)}`;
+    const body = init.body === undefined ? undefined : JSON.stringify(init.body);
+
+    for (let attempt = 0; ; attempt++) {
+      let response: Response;
+      try {
+        response = await o.fetch(url, { method, headers, body, signal: AbortSignal.timeout(o.timeoutMs) });
+      } catch (err) {
+        if (attempt < o.maxRetries) {
+          await o.sleep(backoff(attempt));
+          continue;
+        }
+        throw new MarqueeConnectionError(`${method} ${path}: ${describe(err)}`, { cause: err });
+      }
+      if (RETRIED_STATUSES.has(response.status) && attempt < o.maxRetries) {
+        await response.body?.cancel();
+        await o.sleep(retryAfterMs(response.headers.get('retry-after')) ?? backoff(attempt));
+        continue;
+      }
+      if (!response.ok) throw await apiError(response);
+      return (await response.json()) as T;
+    }
+  }
+}
+
+function queryString(query: Query | undefined): string {
+  if (query === undefined) return '';
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const item of value as readonly string[]) params.append(name, item);
+    else params.append(name, String(value));
+  }
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+/** Exponential backoff with full jitter: up to 0.5 s, 1 s, 2 s, … capped at 8 s. */
+function backoff(attempt: number): number {
+  return Math.random() * Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** attempt);
+}
+
+/** `retry-after` as milliseconds: delay-seconds or an HTTP date; capped at a minute. */
+function retryAfterMs(value: string | null): number | undefined {
+  if (value === null) return undefined;
+  const seconds = Number(value);
+  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(value) - Date.now();
+  return Number.isNaN(ms) ? undefined : Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS);
+}
+
+async function apiError(response: Response): Promise<MarqueeApiError> {
+  const requestId = response.headers.get('x-request-id') ?? undefined;
+  const text = await response.text();
+  let problem: Problem;
+  try {
+    problem = JSON.parse(text) as Problem;
+  } catch {
+    problem = {
+      type: 'about:blank',
+      title: response.statusText,
+      status: response.status,
+      detail: text,
+      code: 'unknown',
+    };
+  }
+  return new MarqueeApiError({ ...problem, status: problem.status ?? response.status }, requestId);
+}
+
+function describe(err: unknown): string {
+  if (err instanceof Error) {
+    const cause = (err as { cause?: unknown }).cause;
+    return cause instanceof Error ? `${err.message} (${cause.message})` : err.message;
+  }
+  return String(err);
+}
