@@ -1,0 +1,294 @@
+/**
+ * The SDK (docs/sdk.md) against a real Marquee listening on loopback: every operation,
+ * pagination over several pages, typed errors, retries after a 503 and a 429 with the
+ * same Idempotency-Key, a replay after a lost answer, and verification of a real webhook
+ * delivery.
+ */
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import {
+  Marquee,
+  MarqueeApiError,
+  MarqueeConnectionError,
+  type EventDetail,
+  type OrderDetail,
+  type WebhookEvent,
+} from '../../packages/sdk/src/index.ts';
+import { deliverDue } from '../../src/webhooks/pump.ts';
+import type { TestApp, TestOrganizer } from '../helpers/app.ts';
+import { startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver.ts';
+import { closedPort } from '../helpers/ports.ts';
+import { createWebhookTestApp, workerDepsFor } from '../webhooks/helpers.ts';
+
+const BUYER = { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' };
+
+/** A fetch that records each request and may answer or fail in place of the server. */
+function scriptedFetch(script: (call: number, url: string, init: RequestInit) => Promise<Response | undefined>) {
+  const calls: Array<{ url: string; method: string; idempotencyKey: string | undefined }> = [];
+  const fetchImpl: typeof fetch = async (input, init = {}) => {
+    const url = input instanceof Request ? input.url : input.toString();
+    const headers = (init.headers ?? {}) as Record<string, string>;
+    calls.push({ url, method: init.method ?? 'GET', idempotencyKey: headers['idempotency-key'] });
+    return (await script(calls.length, url, init)) ?? fetch(input, init);
+  };
+  return { fetchImpl, calls };
+}
+
+describe('the SDK against a live service', () => {
+  let t: TestApp;
+  let org: TestOrganizer;
+  let baseUrl: string;
+  let client: Marquee;
+  let event: EventDetail;
+  let receiver: HttpsReceiver;
+  const sleeps: number[] = [];
+  const sdk = (options: Partial<ConstructorParameters<typeof Marquee>[0]> = {}) =>
+    new Marquee({ apiKey: org.key, baseUrl, sleep: async (ms) => void sleeps.push(ms), ...options });
+
+  before(async () => {
+    receiver = await startHttpsReceiver();
+    t = await createWebhookTestApp();
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    org = await t.createOrganizer();
+    client = sdk();
+    event = await client.events.create({
+      title: 'Jazz at the Lighthouse',
+      venue: { name: 'Lighthouse Hall' },
+      timezone: 'Europe/Berlin',
+      performances: [{ starts_at: '2027-03-12T18:30:00Z', capacity: 300 }],
+      ticket_types: [
+        { name: 'Standard', price_minor: 3500, quantity: 250 },
+        { name: 'Student', price_minor: 1800, quantity: 50 },
+      ],
+    });
+  });
+  after(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  const item = (quantity = 1) => ({
+    performance_id: event.ticket_types[0]!.prices[0]!.performance_id,
+    ticket_type_id: event.ticket_types[0]!.id,
+    quantity,
+  });
+
+  test('events and performances: create, get, update, list, schedule, availability', async () => {
+    assert.equal(event.object, 'event');
+    assert.deepEqual(
+      event.ticket_types.map((tt) => [tt.name, tt.prices[0]?.price_minor]),
+      [
+        ['Standard', 3500],
+        ['Student', 1800],
+      ],
+    );
+    assert.deepEqual(await client.events.get(event.id), event);
+    const updated = await client.events.update(event.id, { contact_email: 'boxoffice@example.com' });
+    assert.equal(updated.contact_email, 'boxoffice@example.com');
+    const listed = await client.events.list();
+    assert.deepEqual(
+      listed.data.map((e) => e.id),
+      [event.id],
+    );
+    assert.equal(listed.has_more, false);
+    const schedule = await client.events.listPerformances(event.id);
+    const performanceId = event.ticket_types[0]!.prices[0]!.performance_id;
+    assert.deepEqual(
+      schedule.data.map((p) => [p.id, p.starts_at, p.capacity]),
+      [[performanceId, '2027-03-12T18:30:00.000Z', 300]],
+    );
+    assert.deepEqual(await client.performances.get(performanceId), schedule.data[0]);
+    const availability = await client.performances.availability(performanceId);
+    assert.equal(availability.performance_id, performanceId);
+    assert.equal(availability.object, 'availability');
+  });
+
+  test('orders and tickets: a sale with registration answers, reads, filters and a check-in', async () => {
+    const question = await t.admin('POST', `/admin/v1/events/${event.id}/questions`, {
+      key: 'dietary',
+      label: 'Dietary requirements',
+      type: 'text',
+      per_attendee: true,
+    });
+    assert.equal(question.statusCode, 201, question.body);
+    const order: OrderDetail = await client.orders.create({
+      items: [item(2)],
+      buyer: BUYER,
+      tender: 'cash',
+      registration_answers: [{ field_key: 'dietary', ticket_no: '1', value: 'vegetarian' }],
+    });
+    assert.equal(order.status, 'placed');
+    assert.equal(order.total_minor, 7000);
+    const tickets = order.transactions[0]?.items ?? [];
+    assert.equal(tickets.length, 2);
+    assert.deepEqual(
+      order.registration_answers.map((a) => [a.key, a.ticket_no, a.value]),
+      [['dietary', tickets[0]!.ticket_no, 'vegetarian']],
+    );
+    const read = await client.orders.get(order.id, { expand: ['items'] });
+    assert.deepEqual(read, order);
+    assert.equal((await client.orders.get(order.id)).transactions[0]?.items, undefined);
+    const placed = await client.orders.list({ status: 'placed', email: BUYER.email });
+    assert.ok(placed.data.some((o) => o.id === order.id));
+    assert.deepEqual((await client.orders.list({ status: 'cancelled' })).data, []);
+
+    const listed = await client.tickets.list({ order_id: order.id });
+    assert.deepEqual(listed.data.map((x) => x.id).sort(), tickets.map((x) => x.id).sort());
+    assert.deepEqual(await client.tickets.get(tickets[0]!.id), tickets[0]);
+    const admitted = await client.tickets.checkIn(tickets[0]!.id);
+    assert.equal(admitted.status, 'checked_in');
+    const again = await client.tickets.checkIn(tickets[0]!.id).catch((err: unknown) => err);
+    assert.ok(again instanceof MarqueeApiError);
+    assert.deepEqual([again.status, again.code, again.detail], [409, 'invalid_state', 'Ticket is already checked in.']);
+  });
+
+  test('typed errors carry status, code, param, detail and the request id', async () => {
+    const missing = await client.orders.get('00000000-0000-4000-8000-000000000000').catch((err: unknown) => err);
+    assert.ok(missing instanceof MarqueeApiError);
+    assert.deepEqual([missing.status, missing.code, missing.param], [404, 'resource_not_found', undefined]);
+    assert.match(missing.requestId ?? '', /^[0-9a-f-]{36}$/);
+
+    const invalid = await client.orders
+      .create({ items: [item(0)], buyer: BUYER, tender: 'cash' })
+      .catch((err: unknown) => err);
+    assert.ok(invalid instanceof MarqueeApiError);
+    assert.deepEqual([invalid.status, invalid.code, invalid.param], [400, 'parameter_invalid', 'items.0.quantity']);
+    assert.equal(invalid.problem.detail, invalid.detail);
+
+    const unauthorized = await sdk({ apiKey: 'mqk_unknown' })
+      .events.list()
+      .then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+    assert.ok(unauthorized instanceof MarqueeApiError);
+    assert.equal(unauthorized.status, 401);
+  });
+
+  test('pagination: one page awaited, every page iterated, in the API order', async () => {
+    const created: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      // A second apart: the list's order is by creation time, then id.
+      t.clock.advance(1000);
+      created.push((await client.orders.create({ items: [item()], buyer: BUYER, tender: 'cash' })).id);
+    }
+    const first = await client.orders.list({ limit: 3 });
+    assert.equal(first.data.length, 3);
+    assert.equal(first.has_more, true);
+    const all: string[] = [];
+    for await (const order of client.orders.list({ limit: 3 })) all.push(order.id);
+    // Newest first: the seven just made lead, and nothing repeats.
+    assert.deepEqual(all.slice(0, 7), [...created].reverse());
+    assert.equal(new Set(all).size, all.length);
+    const pages = sleeps.length;
+    const rest: string[] = [];
+    for await (const order of client.orders.list({ limit: 2, starting_after: created[6] })) rest.push(order.id);
+    assert.deepEqual(rest.slice(0, 6), created.slice(0, 6).reverse());
+    assert.equal(sleeps.length, pages, 'no retry while paging');
+  });
+
+  test('a 503 and a 429 are retried after retry-after, with the same Idempotency-Key; one order', async () => {
+    sleeps.length = 0;
+    const { fetchImpl, calls } = scriptedFetch(async (call) => {
+      if (call === 1) return new Response('{}', { status: 503, headers: { 'retry-after': '1' } });
+      if (call === 2) return new Response('{}', { status: 429, headers: { 'retry-after': '3' } });
+      return undefined;
+    });
+    const before = (await client.orders.list({ limit: 100 })).data.length;
+    const order = await sdk({ fetch: fetchImpl }).orders.create({ items: [item()], buyer: BUYER, tender: 'cash' });
+    assert.equal(order.status, 'placed');
+    assert.deepEqual(sleeps, [1000, 3000]);
+    assert.equal(calls.length, 3);
+    assert.match(calls[0]!.idempotencyKey ?? '', /^[0-9a-f-]{36}$/);
+    assert.ok(calls.every((c) => c.idempotencyKey === calls[0]!.idempotencyKey));
+    assert.equal((await client.orders.list({ limit: 100 })).data.length, before + 1);
+  });
+
+  test('an answer lost after the sale: the retry is a replay of the same order', async () => {
+    sleeps.length = 0;
+    let firstAnswer: Response | undefined;
+    const { fetchImpl, calls } = scriptedFetch(async (call, url, init) => {
+      if (call !== 1) return undefined;
+      firstAnswer = await fetch(url, init);
+      throw new TypeError('fetch failed', { cause: new Error('socket hang up') });
+    });
+    const before = (await client.orders.list({ limit: 100 })).data.length;
+    const order = await sdk({ fetch: fetchImpl }).orders.create(
+      { items: [item()], buyer: BUYER, tender: 'cash' },
+      { idempotencyKey: 'sdk-lost-answer-1' },
+    );
+    assert.equal(firstAnswer?.status, 201);
+    assert.deepEqual(order, await firstAnswer?.json());
+    assert.deepEqual(
+      calls.map((c) => c.idempotencyKey),
+      ['sdk-lost-answer-1', 'sdk-lost-answer-1'],
+    );
+    assert.equal(sleeps.length, 1);
+    assert.equal((await client.orders.list({ limit: 100 })).data.length, before + 1);
+  });
+
+  test('no answer at all: a MarqueeConnectionError after the retries', async () => {
+    sleeps.length = 0;
+    const port = await closedPort();
+    const offline = sdk({ baseUrl: `http://127.0.0.1:${port}`, maxRetries: 2 });
+    const err = await offline.events.list().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof MarqueeConnectionError);
+    assert.match(err.message, /^GET \/v1\/events: fetch failed \(connect ECONNREFUSED 127\.0\.0\.1:\d+\)$/);
+    assert.equal(sleeps.length, 2);
+  });
+
+  test('webhook endpoints and deliveries, and a real delivery verified into a typed event', async () => {
+    const endpoint = await client.webhookEndpoints.create({
+      url: receiver.url('/hooks'),
+      description: 'SDK test',
+      event_types: ['order.created'],
+    });
+    assert.match(endpoint.secret, /^whsec_/);
+    const { secret: _secret, ...shown } = endpoint;
+    assert.deepEqual(await client.webhookEndpoints.get(endpoint.id), shown);
+    assert.ok((await client.webhookEndpoints.list()).data.some((e) => e.id === endpoint.id));
+    const renamed = await client.webhookEndpoints.update(endpoint.id, { description: 'Renamed' });
+    assert.equal(renamed.description, 'Renamed');
+    const rotated = await client.webhookEndpoints.rotateSecret(endpoint.id);
+    assert.notEqual(rotated.secret, endpoint.secret);
+
+    const order = await client.orders.create({ items: [item()], buyer: BUYER, tender: 'cash' });
+    receiver.requests.length = 0;
+    await deliverDue(workerDepsFor(t, receiver));
+    const [delivery] = receiver.requests;
+    assert.ok(delivery);
+    const realNow = Date.now;
+    Date.now = () => Number(delivery.headers['webhook-timestamp']) * 1000;
+    let received: WebhookEvent;
+    try {
+      received = client.webhooks.verify(delivery.body, delivery.headers, rotated.secret);
+      assert.throws(() =>
+        client.webhooks.verify(
+          delivery.body.replace('"order.created"', '"order.paid"'),
+          delivery.headers,
+          rotated.secret,
+        ),
+      );
+      assert.throws(() => client.webhooks.verify(delivery.body, delivery.headers, endpoint.secret));
+    } finally {
+      Date.now = realNow;
+    }
+    assert.equal(received.type, 'order.created');
+    if (received.type === 'order.created') assert.equal(received.data.order_id, order.id);
+
+    const deliveries = await client.webhookEndpoints.listDeliveries(endpoint.id);
+    assert.deepEqual(
+      deliveries.data.map((d) => [d.event_type, d.status]),
+      [['order.created', 'success']],
+    );
+    const redelivery = await client.webhookDeliveries.redeliver(deliveries.data[0]!.id);
+    assert.deepEqual([redelivery.event_id, redelivery.attempt], [deliveries.data[0]!.event_id, 0]);
+    const deleted = await client.webhookEndpoints.delete(endpoint.id);
+    assert.deepEqual(deleted, { id: endpoint.id, object: 'webhook_endpoint', deleted: true });
+  });
+});
