@@ -2,14 +2,37 @@
 import type { SwaggerOptions } from '@fastify/swagger';
 import { openApiWebhooks } from './openapi-webhooks.ts';
 
+/** What /docs shows above the operations: the conventions, the SDK and its examples. */
+const DESCRIPTION = `Events, performances, availability, box-office orders, tickets, check-in and signed webhooks.
+Errors are RFC 9457 problem+json with a stable \`code\` (and \`param\` naming the field at fault); lists are
+cursor-paginated with \`limit\` and \`starting_after\`; every POST and PATCH takes an \`Idempotency-Key\`.
+
+## SDK
+
+\`@marquee/sdk\` is the typed TypeScript client (docs/sdk.md):
+
+\`\`\`ts
+import { Marquee } from '@marquee/sdk';
+const marquee = new Marquee({ apiKey: 'mqk_…', baseUrl: 'https://tickets.example.com' });
+const order = await marquee.orders.create({ items, buyer, tender: 'cash' });
+for await (const ticket of marquee.tickets.list({ order_id: order.id })) console.log(ticket.ticket_no);
+\`\`\`
+
+Runnable examples in the repository's \`examples/\`: a box-office sale with registration answers
+(\`box-office-sale.ts\`), a door check-in loop (\`door-check-in.ts\`) and a webhook consumer on
+\`node:http\` (\`webhook-consumer.ts\`).
+
+## Webhooks
+
+Every event type, its headers and its payload schema are in the **Webhooks** section below; verify each
+delivery's \`webhook-signature\` before trusting it (the SDK's \`verifyWebhook\` does).`;
+
 export const openApiDocument: NonNullable<Extract<SwaggerOptions, { openapi?: unknown }>['openapi']> = {
   openapi: '3.1.0',
   info: {
     title: 'Marquee ticketing API',
     version: '1.0.0',
-    description:
-      'Events, performances, availability, box-office orders, tickets, check-in and signed webhooks. ' +
-      'Errors are RFC 9457 problem+json with a stable `code` (and `param` naming the field at fault); lists are cursor-paginated with `limit` and `starting_after`.',
+    description: DESCRIPTION,
     license: { name: 'Proprietary', identifier: 'LicenseRef-Marquee' },
   },
   // Relative: it resolves against wherever the document was fetched from, so /docs "Try

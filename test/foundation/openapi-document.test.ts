@@ -128,4 +128,31 @@ describe('the OpenAPI document', () => {
     }
     assert.ok(operations >= 40, `${operations} operations`);
   });
+
+  test('/docs shows the SDK, its runnable examples and the webhooks of every event type', async () => {
+    const doc = (await t.inject({ method: 'GET', url: '/v1/openapi.json' })).json<{
+      info: { description: string };
+      webhooks: Record<string, { post: { requestBody: { content: Record<string, { schema: { $ref: string } }> } } }>;
+    }>();
+    for (const example of ['box-office-sale.ts', 'door-check-in.ts', 'webhook-consumer.ts']) {
+      assert.ok(doc.info.description.includes(example), example);
+    }
+    assert.match(doc.info.description, /new Marquee\(\{ apiKey/);
+    assert.deepEqual(Object.keys(doc.webhooks), [
+      'order.created',
+      'order.paid',
+      'order.refunded',
+      'ticket.issued',
+      'ticket.checked_in',
+      'event.published',
+      'event.updated',
+      'test.ping',
+    ]);
+    assert.deepEqual(doc.webhooks['ticket.checked_in']?.post.requestBody.content['application/json']?.schema, {
+      $ref: '#/components/schemas/TicketCheckedInEvent',
+    });
+    const page = await t.inject({ method: 'GET', url: '/docs' });
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /swagger-ui/);
+  });
 });
