@@ -1,8 +1,9 @@
 /**
  * One HTTP exchange with the API, with the client's guarantees: the API key, JSON in and
  * out, an Idempotency-Key on every POST and PATCH that stays the same across the
- * client's own retries, and retries with backoff on network errors, 429 and 503 that
- * honour `retry-after`.
+ * client's own retries (until a replayed 5xx shows the key is spent: then its
+ * deterministic successor), and retries with backoff on network errors, 429 and 503 that
+ * honour `retry-after` (docs/sdk.md, "Idempotency and retries").
  */
 import { MarqueeApiError, MarqueeConnectionError, type Problem } from './errors.ts';
 
@@ -30,6 +31,8 @@ export interface RequestOptions {
 }
 
 const RETRIED_STATUSES = new Set([429, 503]);
+/** The API refuses longer keys (docs/idempotency.md, rule 8). */
+const MAX_KEY_LENGTH = 255;
 const BASE_DELAY_MS = 500;
 const MAX_DELAY_MS = 8_000;
 const MAX_RETRY_AFTER_MS = 60_000;
@@ -62,14 +65,22 @@ export class Transport {
     const headers: Record<string, string> = { authorization: `Bearer ${o.apiKey}`, accept: 'application/json' };
     if (init.body !== undefined) headers['content-type'] = 'application/json';
     // One key for every attempt of this call: a retry after a lost answer is a replay.
-    if (method === 'POST' || method === 'PATCH') headers['idempotency-key'] = init.idempotencyKey ?? o.idempotencyKey();
+    const idempotent = method === 'POST' || method === 'PATCH';
+    const firstKey = idempotent ? (init.idempotencyKey ?? o.idempotencyKey()) : undefined;
+    if (firstKey !== undefined) headers['idempotency-key'] = firstKey;
+    let successors = 0;
     const url = `${o.baseUrl}${path}${queryString(init.query)}`;
     const body = init.body === undefined ? undefined : JSON.stringify(init.body);
 
     for (let attempt = 0; ; attempt++) {
       let response: Response;
       try {
-        response = await o.fetch(url, { method, headers, body, signal: AbortSignal.timeout(o.timeoutMs) });
+        response = await o.fetch(url, {
+          method,
+          headers: { ...headers },
+          body,
+          signal: AbortSignal.timeout(o.timeoutMs),
+        });
       } catch (err) {
         if (attempt < o.maxRetries) {
           await o.sleep(backoff(attempt));
@@ -79,6 +90,18 @@ export class Transport {
       }
       if (RETRIED_STATUSES.has(response.status) && attempt < o.maxRetries) {
         await response.body?.cancel();
+        if (
+          firstKey !== undefined &&
+          response.status >= 500 &&
+          response.headers.get('idempotent-replayed') === 'true'
+        ) {
+          // The key is spent: the API stored this 5xx and would replay it to every retry
+          // with the key. The answer was stored earlier, so it says nothing about the
+          // service now and the wait before that earlier attempt was already spent: the
+          // successor goes at once.
+          headers['idempotency-key'] = await successorKey(firstKey, ++successors);
+          continue;
+        }
         await o.sleep(retryAfterMs(response.headers.get('retry-after')) ?? backoff(attempt));
         continue;
       }
@@ -86,6 +109,23 @@ export class Transport {
       return (await response.json()) as T;
     }
   }
+}
+
+/**
+ * The key a call moves on to after its key answered a replayed 5xx: `${key}:retry-1`,
+ * then `${key}:retry-2`, … A function of the call's first key alone, so a caller who
+ * passes their own key (an order id, for crash safety) and calls again after a crash
+ * walks the same keys and gets their stored answers replayed. When the suffix would pass
+ * 255 characters, the key is cut and a SHA-256 of the whole key (128 bits, hex) keeps two
+ * long keys with a common prefix apart.
+ */
+async function successorKey(key: string, generation: number): Promise<string> {
+  const suffix = `:retry-${generation}`;
+  if (key.length + suffix.length <= MAX_KEY_LENGTH) return `${key}${suffix}`;
+  const digest = await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(key));
+  const hash = Array.from(new Uint8Array(digest, 0, 16), (byte) => byte.toString(16).padStart(2, '0')).join('');
+  const tail = `:${hash}${suffix}`;
+  return `${key.slice(0, MAX_KEY_LENGTH - tail.length)}${tail}`;
 }
 
 function queryString(query: Query | undefined): string {
