@@ -1,8 +1,10 @@
 /**
- * The SDK (docs/sdk.md) against a real Marquee listening on loopback: every operation,
- * pagination over several pages, typed errors, retries after a 503 and a 429 with the
- * same Idempotency-Key, a replay after a lost answer, and verification of a real webhook
- * delivery.
+ * The SDK (docs/sdk.md) against a real Marquee listening on loopback: every operation of
+ * the OpenAPI document (checked against the requests sent), an Idempotency-Key on every
+ * POST and PATCH, every list iterated over several pages, typed errors, retries after a
+ * 503 and a 429 with the same Idempotency-Key, a replay after a lost answer, and
+ * verification of a real webhook delivery. Retries after real 503s and a real 429:
+ * retries.test.ts.
  */
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +15,8 @@ import {
   MarqueeConnectionError,
   type EventDetail,
   type OrderDetail,
+  type Page,
+  type WebhookEndpoint,
   type WebhookEvent,
 } from '../../packages/sdk/src/index.ts';
 import { deliverDue } from '../../src/webhooks/pump.ts';
@@ -43,8 +47,28 @@ describe('the SDK against a live service', () => {
   let event: EventDetail;
   let receiver: HttpsReceiver;
   const sleeps: number[] = [];
+  /** Every request the clients below sent to the service, with its answer's request id. */
+  const sent: Array<{ method: string; path: string; idempotencyKey: string | undefined; requestId: string | null }> =
+    [];
+  const recordingFetch: typeof fetch = async (input, init = {}) => {
+    const response = await fetch(input, init);
+    const headers = (init.headers ?? {}) as Record<string, string>;
+    sent.push({
+      method: init.method ?? 'GET',
+      path: new URL(input instanceof Request ? input.url : input.toString()).pathname,
+      idempotencyKey: headers['idempotency-key'],
+      requestId: response.headers.get('x-request-id'),
+    });
+    return response;
+  };
   const sdk = (options: Partial<ConstructorParameters<typeof Marquee>[0]> = {}) =>
-    new Marquee({ apiKey: org.key, baseUrl, sleep: async (ms) => void sleeps.push(ms), ...options });
+    new Marquee({
+      apiKey: org.key,
+      baseUrl,
+      fetch: recordingFetch,
+      sleep: async (ms) => void sleeps.push(ms),
+      ...options,
+    });
 
   before(async () => {
     receiver = await startHttpsReceiver();
@@ -148,14 +172,18 @@ describe('the SDK against a live service', () => {
     const missing = await client.orders.get('00000000-0000-4000-8000-000000000000').catch((err: unknown) => err);
     assert.ok(missing instanceof MarqueeApiError);
     assert.deepEqual([missing.status, missing.code, missing.param], [404, 'resource_not_found', undefined]);
+    assert.equal(missing.detail, 'Order not found.');
     assert.match(missing.requestId ?? '', /^[0-9a-f-]{36}$/);
+    assert.equal(missing.requestId, sent.at(-1)?.requestId);
 
     const invalid = await client.orders
       .create({ items: [item(0)], buyer: BUYER, tender: 'cash' })
       .catch((err: unknown) => err);
     assert.ok(invalid instanceof MarqueeApiError);
     assert.deepEqual([invalid.status, invalid.code, invalid.param], [400, 'parameter_invalid', 'items.0.quantity']);
+    assert.equal(invalid.detail, '`items.0.quantity` must be at least 1.');
     assert.equal(invalid.problem.detail, invalid.detail);
+    assert.equal(invalid.requestId, sent.at(-1)?.requestId);
 
     const unauthorized = await sdk({ apiKey: 'mqk_unknown' })
       .events.list()
@@ -239,7 +267,9 @@ describe('the SDK against a live service', () => {
     );
     assert.ok(err instanceof MarqueeConnectionError);
     assert.match(err.message, /^GET \/v1\/events: fetch failed \(connect ECONNREFUSED 127\.0\.0\.1:\d+\)$/);
+    // No retry-after without an answer: the jittered backoff, below 0.5 s and then 1 s.
     assert.equal(sleeps.length, 2);
+    assert.ok(sleeps[0]! >= 0 && sleeps[0]! < 500 && sleeps[1]! >= 0 && sleeps[1]! < 1000, String(sleeps));
   });
 
   test('webhook endpoints and deliveries, and a real delivery verified into a typed event', async () => {
@@ -290,5 +320,82 @@ describe('the SDK against a live service', () => {
     assert.deepEqual([redelivery.event_id, redelivery.attempt], [deliveries.data[0]!.event_id, 0]);
     const deleted = await client.webhookEndpoints.delete(endpoint.id);
     assert.deepEqual(deleted, { id: endpoint.id, object: 'webhook_endpoint', deleted: true });
+  });
+  test('every list iterates over more than one page, in the order of one big page', async () => {
+    const second = await client.events.create({
+      title: 'Two Nights of Bach',
+      venue: { name: 'Lighthouse Hall' },
+      timezone: 'Europe/Berlin',
+      performances: [
+        { starts_at: '2027-04-01T18:00:00Z', capacity: 100 },
+        { starts_at: '2027-04-02T18:00:00Z', capacity: 100 },
+      ],
+      ticket_types: [{ name: 'Standard', price_minor: 2500, quantity: 100 }],
+    });
+    const endpoints: WebhookEndpoint[] = [];
+    for (const description of ['first', 'second']) {
+      endpoints.push(
+        await client.webhookEndpoints.create({
+          url: receiver.url('/pages'),
+          description,
+          event_types: ['order.created'],
+        }),
+      );
+    }
+    for (let i = 0; i < 2; i++) await client.orders.create({ items: [item()], buyer: BUYER, tender: 'cash' });
+    await deliverDue(workerDepsFor(t, receiver));
+
+    const lists: Array<
+      [string, (params: { limit: number }) => AsyncIterable<{ id: string }> & PromiseLike<Page<{ id: string }>>]
+    > = [
+      ['/v1/events', (p) => client.events.list(p)],
+      [`/v1/events/${second.id}/performances`, (p) => client.events.listPerformances(second.id, p)],
+      ['/v1/orders', (p) => client.orders.list(p)],
+      ['/v1/tickets', (p) => client.tickets.list(p)],
+      ['/v1/webhook_endpoints', (p) => client.webhookEndpoints.list(p)],
+      [
+        `/v1/webhook_endpoints/${endpoints[0]!.id}/deliveries`,
+        (p) => client.webhookEndpoints.listDeliveries(endpoints[0]!.id, p),
+      ],
+    ];
+    for (const [path, list] of lists) {
+      const whole = (await list({ limit: 100 })).data.map((x) => x.id);
+      assert.ok(whole.length >= 2, `${path}: ${whole.length} items`);
+      const pagesBefore = sent.filter((c) => c.path === path).length;
+      const iterated: string[] = [];
+      for await (const x of list({ limit: 1 })) iterated.push(x.id);
+      assert.deepEqual(iterated, whole, path);
+      assert.equal(
+        sent.filter((c) => c.path === path).length - pagesBefore,
+        whole.length,
+        `${path}: one page per item`,
+      );
+    }
+  });
+
+  test('every /v1 operation of the OpenAPI document went through the SDK; POST and PATCH with a key', async () => {
+    const doc = (await t.inject({ method: 'GET', url: '/v1/openapi.json' })).json<{
+      paths: Record<string, Record<string, { operationId: string }>>;
+    }>();
+    const operations = Object.entries(doc.paths)
+      .filter(([path]) => path.startsWith('/v1/'))
+      .flatMap(([path, methods]) =>
+        Object.entries(methods).map(([method, op]) => ({
+          method: method.toUpperCase(),
+          pattern: new RegExp(`^${path.replaceAll(/\{[^}]+\}/g, '[^/]+')}$`),
+          operationId: op.operationId,
+        })),
+      );
+    assert.equal(operations.length, 21);
+    const called = new Set<string>();
+    for (const call of sent) {
+      const op = operations.find((o) => o.method === call.method && o.pattern.test(call.path));
+      assert.ok(op, `${call.method} ${call.path} is no operation of the document`);
+      called.add(op.operationId);
+      const idempotent = call.method === 'POST' || call.method === 'PATCH';
+      assert.equal(call.idempotencyKey !== undefined, idempotent, `${call.method} ${call.path}`);
+      if (idempotent) assert.match(call.idempotencyKey ?? '', /^[0-9a-f-]{36}$/);
+    }
+    assert.deepEqual([...called].sort(), operations.map((o) => o.operationId).sort());
   });
 });

@@ -277,3 +277,58 @@ describe(
     });
   },
 );
+
+describe('the SDK after a real 429 (a write limit of 1 per minute)', { timeout: 60_000 }, () => {
+  let t: TestApp;
+  let sale: Sale;
+  let baseUrl: string;
+
+  before(async () => {
+    t = await createTestApp({ env: { RATE_LIMIT_WRITE_PER_MIN: '1' } });
+    sale = await setupSale(t);
+    baseUrl = await listen(t);
+  });
+  after(() => t.close());
+
+  test("the retry waits the answer's retry-after, keeps the key (a 429 is not stored) and sells once", async () => {
+    // The write key has a bucket of its own: its one write of the minute goes here.
+    const spent = await t.api(sale.org.writeKey, 'POST', '/v1/orders', saleOf(sale));
+    assert.equal(spent.statusCode, 201, spent.body);
+
+    const calls: Array<{ key: string | undefined; status: number; retryAfter: string | null }> = [];
+    const sleeps: number[] = [];
+    const realNow = Date.now;
+    let skipped = 0;
+    const client = new Marquee({
+      apiKey: sale.org.writeKey,
+      baseUrl,
+      fetch: async (input, init = {}) => {
+        const response = await fetch(input, init);
+        const key = (init.headers as Record<string, string>)['idempotency-key'];
+        calls.push({ key, status: response.status, retryAfter: response.headers.get('retry-after') });
+        return response;
+      },
+      // The wait passes on the service's wall clock (its rate-limit windows), not for real.
+      sleep: async (ms) => {
+        sleeps.push(ms);
+        skipped += ms;
+      },
+    });
+    Date.now = () => realNow() + skipped;
+    let order: OrderDetail;
+    try {
+      order = await client.orders.create(saleOf(sale), { idempotencyKey: 'box-office-order-3001' });
+    } finally {
+      Date.now = realNow;
+    }
+    const retryAfter = Number(calls[0]?.retryAfter);
+    assert.ok(retryAfter >= 59 && retryAfter <= 60, `retry-after: ${retryAfter}`);
+    assert.deepEqual(calls, [
+      { key: 'box-office-order-3001', status: 429, retryAfter: String(retryAfter) },
+      { key: 'box-office-order-3001', status: 201, retryAfter: null },
+    ]);
+    assert.deepEqual(sleeps, [retryAfter * 1000]);
+    assert.deepEqual(await ordersOf(t, sale.org.id), [spent.json().id, order.id].sort());
+    assert.deepEqual(await storedStatuses(t, sale.org.id), { 'box-office-order-3001': 201 });
+  });
+});
