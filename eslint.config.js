@@ -3,6 +3,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import { builtinModules } from 'node:module';
 
 /** An import pattern for `no-restricted-imports`, with the reason a reader sees. */
 const forbid = (group, message) => ({ group, message });
@@ -97,6 +98,22 @@ export default tseslint.config(
             },
           ],
         },
+      ],
+    },
+  },
+  {
+    // The SDK runs in browsers too (docs/sdk.md): Web APIs only, no Node built-ins or globals.
+    files: ['packages/sdk/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [forbid(['node:*', ...builtinModules], 'The SDK runs in browsers: use a Web API instead.')] },
+      ],
+      'no-restricted-globals': [
+        'error',
+        ...['process', 'Buffer', 'require', 'module', '__dirname', '__filename', 'global', 'setImmediate'].map(
+          (name) => ({ name, message: 'The SDK runs in browsers: use a Web API instead.' }),
+        ),
       ],
     },
   },
