@@ -25,7 +25,14 @@ Runnable examples in the repository's \`examples/\`: a box-office sale with regi
 ## Webhooks
 
 Every event type, its headers and its payload schema are in the **Webhooks** section below; verify each
-delivery's \`webhook-signature\` before trusting it (the SDK's \`verifyWebhook\` does).`;
+delivery's \`webhook-signature\` before trusting it. The SDK's \`verifyWebhook\` checks it (Standard Webhooks)
+over the raw body and returns the event typed by its \`type\` (\`examples/webhook-consumer.ts\`):
+
+\`\`\`ts
+import { verifyWebhook } from '@marquee/sdk';
+const event = verifyWebhook(rawBody, req.headers, process.env.MARQUEE_WEBHOOK_SECRET!); // throws if forged or stale
+if (event.type === 'order.created') console.log(event.data.order_no, event.data.total_minor);
+\`\`\``;
 
 export const openApiDocument: NonNullable<Extract<SwaggerOptions, { openapi?: unknown }>['openapi']> = {
   openapi: '3.1.0',

@@ -138,6 +138,7 @@ describe('the OpenAPI document', () => {
       assert.ok(doc.info.description.includes(example), example);
     }
     assert.match(doc.info.description, /new Marquee\(\{ apiKey/);
+    assert.match(doc.info.description, /const event = verifyWebhook\(rawBody, req\.headers, /);
     assert.deepEqual(Object.keys(doc.webhooks), [
       'order.created',
       'order.paid',
