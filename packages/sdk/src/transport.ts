@@ -26,7 +26,10 @@ export interface TransportOptions {
 export type Query = Record<string, string | number | boolean | readonly string[] | undefined>;
 
 export interface RequestOptions {
-  /** Your own Idempotency-Key for this POST or PATCH, instead of a generated one. */
+  /**
+   * Your own Idempotency-Key for this POST or PATCH, instead of a generated one. After a
+   * replayed 5xx the call moves on to `${key}:retry-1`, `${key}:retry-2`, … (docs/sdk.md).
+   */
   idempotencyKey?: string;
 }
 
