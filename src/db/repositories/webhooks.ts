@@ -2,7 +2,12 @@
 import { sql, type Insertable, type RawBuilder, type Updateable } from 'kysely';
 import { PREPARED } from '../prepared.ts';
 import type { Executor } from '../transaction.ts';
-import type { WebhookDeliveriesTable, WebhookDeliveryStatus, WebhookEndpointsTable } from '../schema.ts';
+import type {
+  AttemptResponseCopy,
+  WebhookDeliveriesTable,
+  WebhookDeliveryStatus,
+  WebhookEndpointsTable,
+} from '../schema.ts';
 
 // ---------------------------------------------------------------- endpoints
 
@@ -356,6 +361,8 @@ export interface AttemptRecord {
   error: string | null;
   next_retry_at: Date | null;
   now: Date;
+  /** The bounded copy of the response kept in the attempt log; null when none arrived. */
+  response: AttemptResponseCopy | null;
 }
 
 /**
@@ -380,6 +387,7 @@ export async function recordDeliveryAttempts(
       error: rec.error,
       next_retry_at: rec.next_retry_at?.toISOString() ?? null,
       at: rec.now.toISOString(),
+      response: rec.response,
     })),
   );
   const ids = attempts.map((a) => a.id);
@@ -390,10 +398,10 @@ export async function recordDeliveryAttempts(
         locked_until = NULL, updated_at = v.at,
         attempt_log = d.attempt_log || jsonb_build_array(jsonb_build_object(
           'attempt', v.attempt, 'response_status', v.response_status, 'response_ms', v.response_ms,
-          'error', v.error, 'at', v.at))
+          'error', v.error, 'at', v.at, 'response', v.response))
     FROM jsonb_to_recordset(${rows}::jsonb) AS v(
       id uuid, held timestamptz, status text, attempt integer, response_status integer,
-      response_ms integer, error text, next_retry_at timestamptz, at timestamptz
+      response_ms integer, error text, next_retry_at timestamptz, at timestamptz, response jsonb
     )
     -- The rows by primary key: joined on v alone, the planner may hash v and read the
     -- whole table (it did once its statistics lagged behind a fast-growing table).
