@@ -1,5 +1,5 @@
 /** SQL for webhook endpoints, deliveries and their attempt log. */
-import { sql, type Insertable, type RawBuilder, type Updateable } from 'kysely';
+import { sql, type Insertable, type RawBuilder, type Selectable, type Updateable } from 'kysely';
 import { PREPARED } from '../prepared.ts';
 import type { Executor } from '../transaction.ts';
 import type {
@@ -142,16 +142,7 @@ export function insertDelivery(db: Executor, values: Insertable<WebhookDeliverie
   return db.insertInto('webhook_deliveries').values(values).returningAll().executeTakeFirstOrThrow();
 }
 
-export type DeliveryRow = NonNullable<Awaited<ReturnType<typeof findDelivery>>>;
-
-export function findDelivery(db: Executor, organizerId: string, id: string) {
-  return db
-    .selectFrom('webhook_deliveries')
-    .selectAll()
-    .where('id', '=', id)
-    .where('organizer_id', '=', organizerId)
-    .executeTakeFirst();
-}
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 
 /** Filters of an endpoint's delivery log; each one given narrows it. */
 export interface DeliveryFilters {
