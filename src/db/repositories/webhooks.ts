@@ -234,11 +234,10 @@ export async function lockEndpoint(db: Executor, organizerId: string, endpointId
 
 /**
  * What a recovery of the endpoint since `since` finds, one event at a time: the events
- * with a failed or exhausted delivery created since then, each judged by its latest
- * delivery to the endpoint. An event whose latest delivery is failed or exhausted is to
- * be sent again (that delivery's id, oldest first, at most `limit`); one whose latest
- * delivery is pending is already queued again (counted); one whose latest succeeded is
- * done. Reads the endpoint's failures through their partial index
+ * with a failed or exhausted delivery created since then. One with a pending delivery to
+ * the endpoint is already queued again (counted); otherwise its latest delivery decides:
+ * failed or exhausted, it is to be sent again (that delivery's id, oldest first, at most
+ * `limit`); succeeded, it is done. Reads the endpoint's failures through their partial index
  * (migrations/0012_delivery_log_failures.sql) and each event's deliveries through the
  * event index.
  */
@@ -256,7 +255,9 @@ export async function recoveryCandidates(
       SELECT DISTINCT ON (d.event_id) d.id, d.status, d.created_at
       FROM webhook_deliveries d
       WHERE d.endpoint_id = ${endpointId} AND d.event_id IN (SELECT event_id FROM failing)
-      ORDER BY d.event_id, d.created_at DESC, d.id DESC
+      -- A pending delivery first, whenever it was created (a redelivery made in the
+      -- same millisecond as the original must still count as queued), then the newest.
+      ORDER BY d.event_id, d.status = 'pending' DESC, d.created_at DESC, d.id DESC
     )
     SELECT s.id, p.n AS already_pending
     FROM (SELECT count(*)::int AS n FROM latest WHERE status = 'pending') p
