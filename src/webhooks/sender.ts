@@ -230,13 +230,14 @@ function onDeadline(attempt: Attempt): void {
 
 type IncomingHeaders = Record<string, string | string[] | undefined>;
 
-/** The allow-listed headers of a response (lower-case names), each value cut to a bound. */
+/**
+ * The allow-listed headers of a response, each value cut to a bound. undici hands the
+ * headers over with lower-case names.
+ */
 function keptHeaders(headers: IncomingHeaders): Record<string, string> {
-  const lower: IncomingHeaders = {};
-  for (const name in headers) lower[name.toLowerCase()] = headers[name];
   const out: Record<string, string> = {};
   for (const name of KEPT_HEADERS) {
-    const value = lower[name];
+    const value = headers[name];
     if (value === undefined) continue;
     const text = Array.isArray(value) ? value.join(', ') : value;
     out[name] = text.length > KEPT_HEADER_CHARS ? text.slice(0, KEPT_HEADER_CHARS) : text;

@@ -80,9 +80,9 @@ describe('webhook delivery log', () => {
           .writeHead(500, {
             'content-type': 'text/plain; charset=utf-8',
             'content-length': String(Buffer.byteLength(body)),
-            'retry-after': '120',
+            'Retry-After': '120',
             date: 'Wed, 25 Nov 2026 10:00:00 GMT',
-            server: 'loopback-receiver/1.0',
+            Server: 'loopback-receiver/1.0',
             'x-request-id': 'not-kept',
             'set-cookie': 'session=secret',
           })
