@@ -471,6 +471,26 @@ describe('webhook delivery log', () => {
       );
     });
 
+    test('a redelivery made in the same millisecond as its original still counts as queued', async () => {
+      const ep = await endpoint();
+      const since = t.clock.now();
+      const eventId = await emit();
+      // The largest id: on a created_at tie, no redelivery's id sorts after it.
+      await t.database.db
+        .updateTable('webhook_deliveries')
+        .set({ id: 'ffffffff-ffff-4fff-bfff-ffffffffffff', status: 'exhausted' })
+        .where('event_id', '=', eventId)
+        .execute();
+      const body = { since: since.toISOString() };
+      const counts = async () => {
+        const res = await recover(ep, body);
+        const json = res.json<{ redelivered: number; already_pending: number }>();
+        return [json.redelivered, json.already_pending];
+      };
+      assert.deepEqual(await counts(), [1, 0]);
+      assert.deepEqual(await counts(), [0, 1]);
+    });
+
     test(`at most ${RECOVERY_CAP} a call, has_more says so; concurrent calls queue each event once`, async () => {
       const ep = await endpoint();
       const since = t.clock.now();
