@@ -196,6 +196,21 @@ export interface DeliveryAttemptLogEntry {
   error: string | null;
   /** When the attempt was recorded (an ISO timestamp). */
   at: string;
+  /**
+   * A bounded copy of the response (docs/webhooks.md, "The delivery log"); null when no
+   * response arrived, absent from entries recorded before the copy was kept.
+   */
+  response?: AttemptResponseCopy | null;
+}
+
+/** What an attempt keeps of a response: a few headers and the start of the body. */
+export interface AttemptResponseCopy {
+  /** The allow-listed headers present in the response, names in lower case. */
+  headers: Record<string, string>;
+  /** The body's first bytes (at most 1 KB) as UTF-8, invalid bytes and NUL replaced. */
+  body: string;
+  /** The body had more bytes than `body` shows. */
+  body_truncated: boolean;
 }
 
 export interface Database {

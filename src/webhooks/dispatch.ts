@@ -94,7 +94,7 @@ export interface FinishedAttempt {
  * The exact bytes sent: `{"type":…,"timestamp":…,"data":…}`, the stored data text pasted
  * in as it is (it is JSON.stringify output, kept verbatim in a json column).
  */
-function envelope(row: Pick<ClaimedDelivery, 'event_type' | 'event_created_at' | 'event_data_json'>): string {
+export function envelope(row: Pick<ClaimedDelivery, 'event_type' | 'event_created_at' | 'event_data_json'>): string {
   return `{"type":${JSON.stringify(row.event_type)},"timestamp":"${row.event_created_at.toISOString()}","data":${row.event_data_json}}`;
 }
 
@@ -116,6 +116,7 @@ export async function sendAttempt(ctx: DispatchContext, row: ClaimedDelivery): P
         error: `Payload of ${size} bytes is over the 20 KB limit; not sent.`,
         next_retry_at: null,
         now: ctx.clock.now(),
+        response: null,
       },
     };
   }
@@ -152,6 +153,7 @@ export async function sendAttempt(ctx: DispatchContext, row: ClaimedDelivery): P
       error: result.error,
       next_retry_at: nextRetryAt,
       now,
+      response: result.response,
     },
   };
 }

@@ -18,6 +18,7 @@
  */
 import type { LookupFunction } from 'node:net';
 import { Agent, type Dispatcher } from 'undici';
+import type { AttemptResponseCopy } from '../db/schema.ts';
 import { resolveVettedAddresses, vettedUrlCache, type ResolvedAddress, type VettingOptions } from './url-vetting.ts';
 
 export interface SendResult {
@@ -28,6 +29,8 @@ export interface SendResult {
   error: string | null;
   /** The receiver answered 410 Gone: the endpoint should be disabled. */
   gone: boolean;
+  /** What the delivery log keeps of the response; null when no response arrived. */
+  response: AttemptResponseCopy | null;
 }
 
 interface WebhookRequest {
@@ -43,6 +46,8 @@ interface WebhookSenderOptions extends VettingOptions {
   ca?: string | Buffer | Array<string | Buffer>;
   /** How much of a response body is read before the connection is dropped. */
   maxResponseBytes?: number;
+  /** How much of the body the response copy keeps (default 1 KB; at most maxResponseBytes). */
+  keptBodyBytes?: number;
   /** How long the pre-send vetting may reuse a hostname's DNS answer (default 5 s; 0: never). */
   dnsCacheMs?: number;
 }
@@ -54,6 +59,14 @@ export interface WebhookSender {
 }
 
 const DEFAULT_MAX_RESPONSE_BYTES = 4096;
+const DEFAULT_KEPT_BODY_BYTES = 1024;
+/**
+ * The response headers the delivery log keeps (docs/webhooks.md, "The delivery log"):
+ * what says what the body is, why a redirect or a 429/503 happened, and who answered.
+ */
+const KEPT_HEADERS = ['content-type', 'content-length', 'location', 'retry-after', 'date', 'server'] as const;
+/** A kept header value is cut to this many characters. */
+const KEPT_HEADER_CHARS = 256;
 const DEFAULT_DNS_CACHE_MS = 5000;
 const UNDICI_TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
@@ -83,6 +96,7 @@ export function createWebhookSender(opts: WebhookSenderOptions): WebhookSender {
     timeoutMs: opts.timeoutMs,
     timeoutMessage: `timeout after ${opts.timeoutMs}ms`,
     maxResponseBytes,
+    keptBodyBytes: Math.min(opts.keptBodyBytes ?? DEFAULT_KEPT_BODY_BYTES, maxResponseBytes),
   };
 
   function send(req: WebhookRequest): Promise<SendResult> {
@@ -105,6 +119,7 @@ interface AttemptLimits {
   timeoutMs: number;
   timeoutMessage: string;
   maxResponseBytes: number;
+  keptBodyBytes: number;
 }
 
 /**
@@ -117,6 +132,9 @@ class Attempt implements Dispatcher.DispatchHandler {
   private readonly startedAt = performance.now();
   private readonly timer: NodeJS.Timeout;
   private status: number | null = null;
+  private headers: Record<string, string> | null = null;
+  /** The body's first keptBodyBytes bytes, allocated at the first chunk. */
+  private kept: Buffer | null = null;
   private received = 0;
   private controller: Dispatcher.DispatchController | null = null;
   private settled = false;
@@ -144,7 +162,7 @@ class Attempt implements Dispatcher.DispatchHandler {
   }
 
   fail(error: string): void {
-    this.finish({ ok: false, status: this.status, error, gone: false });
+    this.finish({ ok: false, status: this.status, error, gone: false, response: this.responseCopy() });
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -152,15 +170,21 @@ class Attempt implements Dispatcher.DispatchHandler {
     if (this.settled) controller.abort(new Error(this.limits.timeoutMessage));
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHeaders): void {
     this.status = statusCode;
+    this.headers = keptHeaders(headers);
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     // Read (and discard) only a bounded prefix: a small body is drained so the
     // connection can be reused, a large one gets the connection closed. A body cut off
     // this way does not undo the acknowledgement; one still arriving at the deadline is
-    // a timeout.
+    // a timeout. The first keptBodyBytes are copied for the delivery log.
+    const keep = this.limits.keptBodyBytes - this.received;
+    if (keep > 0) {
+      this.kept ??= Buffer.allocUnsafe(this.limits.keptBodyBytes);
+      chunk.copy(this.kept, this.received, 0, Math.min(keep, chunk.length));
+    }
     this.received += chunk.length;
     if (this.received > this.limits.maxResponseBytes) {
       this.answered();
@@ -177,7 +201,19 @@ class Attempt implements Dispatcher.DispatchHandler {
   }
 
   private answered(): void {
-    this.finish({ ...statusOutcome(this.status!), status: this.status });
+    this.finish({ ...statusOutcome(this.status!), status: this.status, response: this.responseCopy() });
+  }
+
+  /** The bounded copy of the response, or null when none arrived. */
+  private responseCopy(): AttemptResponseCopy | null {
+    if (this.status === null) return null;
+    const keptBytes = Math.min(this.received, this.limits.keptBodyBytes);
+    const truncated = this.received > keptBytes;
+    return {
+      headers: this.headers ?? {},
+      body: this.kept === null ? '' : decodeKeptBody(this.kept.subarray(0, keptBytes), truncated),
+      body_truncated: truncated,
+    };
   }
 
   private finish(outcome: Omit<SendResult, 'responseMs'>): void {
@@ -190,6 +226,32 @@ class Attempt implements Dispatcher.DispatchHandler {
 
 function onDeadline(attempt: Attempt): void {
   attempt.deadline();
+}
+
+type IncomingHeaders = Record<string, string | string[] | undefined>;
+
+/**
+ * The allow-listed headers of a response, each value cut to a bound. undici hands the
+ * headers over with lower-case names.
+ */
+function keptHeaders(headers: IncomingHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of KEPT_HEADERS) {
+    const value = headers[name];
+    if (value === undefined) continue;
+    const text = Array.isArray(value) ? value.join(', ') : value;
+    out[name] = text.length > KEPT_HEADER_CHARS ? text.slice(0, KEPT_HEADER_CHARS) : text;
+  }
+  return out;
+}
+
+/**
+ * The kept bytes as text: UTF-8, an invalid byte (a binary body) shown as U+FFFD, and,
+ * when the body was cut, a character split by the cut dropped (a streaming decode holds
+ * it back). NUL becomes U+FFFD too: PostgreSQL's jsonb cannot hold it.
+ */
+function decodeKeptBody(bytes: Buffer, cut: boolean): string {
+  return new TextDecoder('utf-8', { fatal: false }).decode(bytes, { stream: cut }).replaceAll('\u0000', '\uFFFD');
 }
 
 /**

@@ -38,6 +38,9 @@ const RESOURCE_COMPONENTS = [
   'WebhookEndpoint',
   'WebhookEndpointWithSecret',
   'WebhookDelivery',
+  'WebhookDeliveryDetail',
+  'WebhookDeliveryAttempt',
+  'WebhookRecovery',
   'Problem',
   'EventList',
   'PerformanceList',
@@ -50,6 +53,7 @@ const RESOURCE_COMPONENTS = [
   'CreateOrderRequest',
   'CreateWebhookEndpointRequest',
   'UpdateWebhookEndpointRequest',
+  'RecoverWebhookEndpointRequest',
 ];
 
 function refsIn(value: unknown, found: string[] = []): string[] {

@@ -104,7 +104,7 @@ describe('worker sends hold no database connection', () => {
     const sender: WebhookSender = {
       async send() {
         await receivers.pass();
-        return { ok: true, status: 200, responseMs: 1, error: null, gone: false };
+        return { ok: true, status: 200, responseMs: 1, error: null, gone: false, response: null };
       },
       async close() {},
     };

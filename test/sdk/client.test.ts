@@ -373,6 +373,57 @@ describe('the SDK against a live service', () => {
     }
   });
 
+  test('the delivery log: payload and attempts, status and time filters, recover', async () => {
+    const endpoint = await client.webhookEndpoints.create({
+      url: receiver.url('/down'),
+      event_types: ['order.created'],
+    });
+    const since = t.clock.now().toISOString();
+    receiver.setHandler((_req, res) => {
+      res.writeHead(503, { 'content-type': 'text/plain', 'retry-after': '60' }).end('down for maintenance');
+    });
+    try {
+      await client.orders.create({ items: [item()], buyer: BUYER, tender: 'cash' });
+      receiver.requests.length = 0;
+      await deliverDue(workerDepsFor(t, receiver));
+    } finally {
+      receiver.setHandler((_req, res) => {
+        res.writeHead(200).end();
+      });
+    }
+    const [sent] = receiver.requests;
+    assert.ok(sent);
+
+    const failed = await client.webhookEndpoints.listDeliveries(endpoint.id, { status: ['failed', 'exhausted'] });
+    assert.deepEqual(
+      failed.data.map((d) => [d.status, d.response_status]),
+      [['failed', 503]],
+    );
+    assert.deepEqual((await client.webhookEndpoints.listDeliveries(endpoint.id, { status: ['success'] })).data, []);
+    const later = new Date(t.clock.now().getTime() + 1).toISOString();
+    assert.deepEqual((await client.webhookEndpoints.listDeliveries(endpoint.id, { created_gte: later })).data, []);
+
+    const detail = await client.webhookDeliveries.get(failed.data[0]!.id);
+    assert.equal(detail.payload, sent.body);
+    assert.deepEqual(
+      detail.attempts.map((a) => [a.attempt, a.response_status, a.response_headers?.['retry-after'], a.response_body]),
+      [[1, 503, '60', 'down for maintenance']],
+    );
+
+    const recovery = await client.webhookEndpoints.recover(endpoint.id, { since });
+    assert.deepEqual(recovery, {
+      object: 'webhook_recovery',
+      endpoint_id: endpoint.id,
+      since,
+      redelivered: 1,
+      already_pending: 0,
+      has_more: false,
+    });
+    const again = await client.webhookEndpoints.recover(endpoint.id, { since });
+    assert.deepEqual([again.redelivered, again.already_pending], [0, 1]);
+    await client.webhookEndpoints.delete(endpoint.id);
+  });
+
   test('every /v1 operation of the OpenAPI document went through the SDK; POST and PATCH with a key', async () => {
     const doc = (await t.inject({ method: 'GET', url: '/v1/openapi.json' })).json<{
       paths: Record<string, Record<string, { operationId: string }>>;
@@ -386,7 +437,7 @@ describe('the SDK against a live service', () => {
           operationId: op.operationId,
         })),
       );
-    assert.equal(operations.length, 21);
+    assert.equal(operations.length, 23);
     const called = new Set<string>();
     for (const call of sent) {
       const op = operations.find((o) => o.method === call.method && o.pattern.test(call.path));

@@ -37,9 +37,14 @@ function post(s: WebhookSender, path = '/hooks') {
   return s.send({ url: receiver.url(path), headers: WEBHOOK_HEADERS, body: JSON_BODY });
 }
 
-/** The result with its timing zeroed, to compare the rest exactly. */
+/**
+ * The result with its timing zeroed, to compare the rest exactly, and without the `date`
+ * header the receiver adds to every response (test/webhooks/delivery-log.test.ts checks it).
+ */
 function untimed(result: SendResult): SendResult {
-  return { ...result, responseMs: 0 };
+  if (result.response === null) return { ...result, responseMs: 0 };
+  const { date: _date, ...headers } = result.response.headers;
+  return { ...result, responseMs: 0, response: { ...result.response, headers } };
 }
 
 function respond(status: number, headers: Record<string, string> = {}): ReceiverHandler {
@@ -72,7 +77,14 @@ describe('webhook sender: responses', () => {
       body: JSON_BODY,
     });
 
-    assert.deepEqual(untimed(result), { ok: true, status: 204, responseMs: 0, error: null, gone: false });
+    assert.deepEqual(untimed(result), {
+      ok: true,
+      status: 204,
+      responseMs: 0,
+      error: null,
+      gone: false,
+      response: { headers: {}, body: '', body_truncated: false },
+    });
     assert.ok(result.responseMs >= 0 && Number.isInteger(result.responseMs));
     assert.equal(receiver.requests.length, 1);
     const received = receiver.requests[0];
@@ -104,7 +116,14 @@ describe('webhook sender: responses', () => {
   it('reports a 410 as gone', async () => {
     receiver.setHandler(respond(410));
     const result = await post(sender());
-    assert.deepEqual(untimed(result), { ok: false, status: 410, responseMs: 0, error: 'HTTP 410', gone: true });
+    assert.deepEqual(untimed(result), {
+      ok: false,
+      status: 410,
+      responseMs: 0,
+      error: 'HTTP 410',
+      gone: true,
+      response: { headers: {}, body: '', body_truncated: false },
+    });
   });
 
   it('reports a 500 as a failure', async () => {
@@ -112,7 +131,14 @@ describe('webhook sender: responses', () => {
       res.writeHead(500, { 'content-type': 'text/plain' }).end('boom');
     });
     const result = await post(sender());
-    assert.deepEqual(untimed(result), { ok: false, status: 500, responseMs: 0, error: 'HTTP 500', gone: false });
+    assert.deepEqual(untimed(result), {
+      ok: false,
+      status: 500,
+      responseMs: 0,
+      error: 'HTTP 500',
+      gone: false,
+      response: { headers: { 'content-type': 'text/plain' }, body: 'boom', body_truncated: false },
+    });
   });
 
   it('shares pooled connections across sends instead of connecting every time', async () => {
@@ -189,10 +215,60 @@ describe('webhook sender: bounded response reading', () => {
       assert.equal(result.ok, true);
       assert.equal(result.status, 200);
       assert.ok(result.responseMs < 2000, `took ${result.responseMs}ms`);
+      // The delivery log's copy: the first 1 KB only.
+      assert.equal(result.response?.body, 'x'.repeat(1024));
+      assert.equal(result.response?.body_truncated, true);
       await outcome.closed;
       assert.equal(outcome.finished, false, 'the receiver managed to send the whole body');
     });
   }
+});
+
+describe('webhook sender: the response copy', () => {
+  it('keeps 1 KB of a 2 KB body and drains the rest, so the connection is reused', async () => {
+    const body = 'a'.repeat(1000) + 'b'.repeat(1048);
+    receiver.setHandler((_req, res) => {
+      res.writeHead(502, { 'content-length': String(body.length), 'x-not-kept': '1' }).end(body);
+    });
+    const s = sender();
+    const before = receiver.connectionCount();
+    for (let i = 0; i < 6; i++) {
+      assert.deepEqual(untimed(await post(s)).response, {
+        headers: { 'content-length': '2048' },
+        body: 'a'.repeat(1000) + 'b'.repeat(24),
+        body_truncated: true,
+      });
+    }
+    // As above: at most a second socket while the first is released, never one per send.
+    assert.ok(receiver.connectionCount() - before <= 2, `${receiver.connectionCount() - before} connections`);
+  });
+
+  it('keeps the start of a body over the read limit and closes that connection', async () => {
+    const body = 'z'.repeat(5 * 1024);
+    receiver.setHandler((_req, res) => {
+      res.writeHead(500, { 'content-length': String(body.length) }).end(body);
+    });
+    const s = sender({ maxResponseBytes: 4096 });
+    const before = receiver.connectionCount();
+    for (let i = 0; i < 4; i++) {
+      const result = await post(s);
+      assert.equal(result.response?.body, 'z'.repeat(1024));
+      assert.equal(result.response?.body_truncated, true);
+    }
+    // At least one connection per send (the pool may open a spare one meanwhile).
+    const opened = receiver.connectionCount() - before;
+    assert.ok(opened >= 4, `${opened} connections: a cut connection was reused`);
+  });
+
+  it('cuts a long header value to 256 characters', async () => {
+    receiver.setHandler((_req, res) => {
+      res.setHeader('server', 's'.repeat(300));
+      res.setHeader('content-type', 'text/plain');
+      res.writeHead(503).end();
+    });
+    const result = await post(sender());
+    assert.deepEqual(untimed(result).response?.headers, { server: 's'.repeat(256), 'content-type': 'text/plain' });
+  });
 });
 
 describe('webhook sender: address vetting at send time', () => {
@@ -212,6 +288,7 @@ describe('webhook sender: address vetting at send time', () => {
       responseMs: 0,
       error: 'Webhook URL host localhost resolves to 10.0.0.1, a private address; only public addresses are allowed.',
       gone: false,
+      response: null,
     });
     assert.equal(receiver.connectionCount(), connectionsBefore);
     assert.equal(receiver.requests.length, 0);

@@ -103,13 +103,25 @@ export class WebhookEndpoints {
   rotateSecret(id: string, options?: RequestOptions): Promise<T.WebhookEndpointWithSecret> {
     return this.transport.request('POST', at('/v1/webhook_endpoints/{id}/rotate_secret', id), options);
   }
+  /** The delivery log, newest first; `status` takes one or several statuses, `created_gte`/`created_lt` a time range. */
   listDeliveries(id: string, params: T.ListWebhookDeliveriesParams = {}): PageRequest<T.WebhookDelivery> {
     return list(this.transport, at('/v1/webhook_endpoints/{id}/deliveries', id), params);
+  }
+  /**
+   * Redelivers every failed or exhausted delivery since `since` (at most 1,000 a call: call
+   * again while `has_more`); events already pending again are skipped and counted.
+   */
+  recover(id: string, body: T.RecoverWebhookEndpointRequest, options?: RequestOptions): Promise<T.WebhookRecovery> {
+    return this.transport.request('POST', at('/v1/webhook_endpoints/{id}/recover', id), { body, ...options });
   }
 }
 
 export class WebhookDeliveries {
   constructor(private readonly transport: Transport) {}
+  /** The delivery with its payload and every attempt (a bounded copy of each response). */
+  get(id: string): Promise<T.WebhookDeliveryDetail> {
+    return this.transport.request('GET', at('/v1/webhook_deliveries/{id}', id));
+  }
   /** The same event again to the same endpoint, with a fresh retry budget and the same webhook-id. */
   redeliver(id: string, options?: RequestOptions): Promise<T.WebhookDelivery> {
     return this.transport.request('POST', at('/v1/webhook_deliveries/{id}/redeliver', id), options);

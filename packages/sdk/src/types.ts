@@ -21,11 +21,15 @@ export type WebhookEndpoint = Schemas['WebhookEndpoint'];
 export type WebhookEndpointWithSecret = Schemas['WebhookEndpointWithSecret'];
 export type DeletedWebhookEndpoint = Schemas['DeletedWebhookEndpoint'];
 export type WebhookDelivery = Schemas['WebhookDelivery'];
+export type WebhookDeliveryDetail = Schemas['WebhookDeliveryDetail'];
+export type WebhookDeliveryAttempt = Schemas['WebhookDeliveryAttempt'];
+export type WebhookRecovery = Schemas['WebhookRecovery'];
 export type CreateEventRequest = Schemas['CreateEventRequest'];
 export type UpdateEventRequest = Schemas['UpdateEventRequest'];
 export type CreateOrderRequest = Schemas['CreateOrderRequest'];
 export type CreateWebhookEndpointRequest = Schemas['CreateWebhookEndpointRequest'];
 export type UpdateWebhookEndpointRequest = Schemas['UpdateWebhookEndpointRequest'];
+export type RecoverWebhookEndpointRequest = Schemas['RecoverWebhookEndpointRequest'];
 
 /** Any webhook body, a union discriminated on `type`. */
 export type WebhookEvent = Schemas['WebhookEvent'];

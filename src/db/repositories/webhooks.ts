@@ -1,8 +1,13 @@
 /** SQL for webhook endpoints, deliveries and their attempt log. */
-import { sql, type Insertable, type RawBuilder, type Updateable } from 'kysely';
+import { sql, type Insertable, type RawBuilder, type Selectable, type Updateable } from 'kysely';
 import { PREPARED } from '../prepared.ts';
 import type { Executor } from '../transaction.ts';
-import type { WebhookDeliveriesTable, WebhookDeliveryStatus, WebhookEndpointsTable } from '../schema.ts';
+import type {
+  AttemptResponseCopy,
+  WebhookDeliveriesTable,
+  WebhookDeliveryStatus,
+  WebhookEndpointsTable,
+} from '../schema.ts';
 
 // ---------------------------------------------------------------- endpoints
 
@@ -137,23 +142,135 @@ export function insertDelivery(db: Executor, values: Insertable<WebhookDeliverie
   return db.insertInto('webhook_deliveries').values(values).returningAll().executeTakeFirstOrThrow();
 }
 
-export type DeliveryRow = NonNullable<Awaited<ReturnType<typeof findDelivery>>>;
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 
-export function findDelivery(db: Executor, organizerId: string, id: string) {
-  return db
-    .selectFrom('webhook_deliveries')
-    .selectAll()
-    .where('id', '=', id)
-    .where('organizer_id', '=', organizerId)
-    .executeTakeFirst();
+/** Filters of an endpoint's delivery log; each one given narrows it. */
+export interface DeliveryFilters {
+  /** Any of these statuses. */
+  status?: readonly WebhookDeliveryStatus[];
+  /** Created at or after. */
+  createdGte?: Date;
+  /** Created before. */
+  createdLt?: Date;
 }
 
-export function deliveryListQuery(db: Executor, organizerId: string, endpointId: string) {
-  return db
+export function deliveryListQuery(
+  db: Executor,
+  organizerId: string,
+  endpointId: string,
+  filters: DeliveryFilters = {},
+) {
+  let q = db
     .selectFrom('webhook_deliveries')
     .selectAll()
     .where('organizer_id', '=', organizerId)
     .where('endpoint_id', '=', endpointId);
+  if (filters.status !== undefined && filters.status.length > 0) q = q.where('status', 'in', filters.status);
+  if (filters.createdGte !== undefined) q = q.where('created_at', '>=', filters.createdGte);
+  if (filters.createdLt !== undefined) q = q.where('created_at', '<', filters.createdLt);
+  return q;
+}
+
+/**
+ * A delivery with its attempt log and what the payload is built from: the event's type,
+ * time and data (as the exact JSON text it was emitted as).
+ */
+export async function findDeliveryWithEvent(db: Executor, organizerId: string, id: string) {
+  const row = await db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('domain_events as ev', 'ev.id', 'd.event_id')
+    .selectAll('d')
+    .select(['ev.created_at as event_created_at', sql<string>`ev.data::text`.as('event_data_json')])
+    .where('d.id', '=', id)
+    .where('d.organizer_id', '=', organizerId)
+    .executeTakeFirst();
+  return row;
+}
+
+/**
+ * Appends one redelivery of each given delivery of the organizer: a new row for the same
+ * event and endpoint, pending at attempt 0 (a fresh retry budget), created `now`. The
+ * originals are left as they are. Returns the new rows (none for an id not found).
+ */
+export function insertRedeliveries(db: Executor, organizerId: string, ids: readonly string[], now: Date) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .insertInto('webhook_deliveries')
+    .columns(['organizer_id', 'endpoint_id', 'event_id', 'event_type', 'status', 'created_at', 'updated_at'])
+    .expression(
+      db
+        .selectFrom('webhook_deliveries')
+        .select([
+          'organizer_id',
+          'endpoint_id',
+          'event_id',
+          'event_type',
+          sql<WebhookDeliveryStatus>`'pending'`.as('status'),
+          sql<Date>`${now}::timestamptz`.as('created_at'),
+          sql<Date>`${now}::timestamptz`.as('updated_at'),
+        ])
+        .where('id', 'in', ids)
+        .where('organizer_id', '=', organizerId),
+    )
+    .returningAll()
+    .execute();
+}
+
+/**
+ * Locks the organizer's endpoint row until the transaction ends (FOR NO KEY UPDATE: the
+ * fan-out's foreign-key checks, which take KEY SHARE, do not wait for it), so recoveries
+ * of one endpoint run one after the other. Returns false when there is no such endpoint.
+ */
+export async function lockEndpoint(db: Executor, organizerId: string, endpointId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select('id')
+    .where('id', '=', endpointId)
+    .where('organizer_id', '=', organizerId)
+    .forNoKeyUpdate()
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * What a recovery of the endpoint since `since` finds, one event at a time: the events
+ * with a failed or exhausted delivery created since then. One with a pending delivery to
+ * the endpoint is already queued again (counted); otherwise its latest delivery decides:
+ * failed or exhausted, it is to be sent again (that delivery's id, oldest first, at most
+ * `limit`); succeeded, it is done. Reads the endpoint's failures through their partial index
+ * (migrations/0012_delivery_log_failures.sql) and each event's deliveries through the
+ * event index.
+ */
+export async function recoveryCandidates(
+  db: Executor,
+  endpointId: string,
+  since: Date,
+  limit: number,
+): Promise<{ ids: string[]; alreadyPending: number }> {
+  const result = await sql<{ id: string | null; already_pending: number }>`
+    WITH failing AS (
+      SELECT DISTINCT event_id FROM webhook_deliveries
+      WHERE endpoint_id = ${endpointId} AND status IN ('failed', 'exhausted') AND created_at >= ${since}
+    ), latest AS (
+      SELECT DISTINCT ON (d.event_id) d.id, d.status, d.created_at
+      FROM webhook_deliveries d
+      WHERE d.endpoint_id = ${endpointId} AND d.event_id IN (SELECT event_id FROM failing)
+      -- A pending delivery first, whenever it was created (a redelivery made in the
+      -- same millisecond as the original must still count as queued), then the newest.
+      ORDER BY d.event_id, d.status = 'pending' DESC, d.created_at DESC, d.id DESC
+    )
+    SELECT s.id, p.n AS already_pending
+    FROM (SELECT count(*)::int AS n FROM latest WHERE status = 'pending') p
+    LEFT JOIN LATERAL (
+      SELECT id, created_at FROM latest WHERE status IN ('failed', 'exhausted')
+      ORDER BY created_at, id LIMIT ${limit}
+    ) s ON true
+    ORDER BY s.created_at, s.id
+  `.execute(db);
+  return {
+    ids: result.rows.flatMap((r) => (r.id === null ? [] : [r.id])),
+    alreadyPending: result.rows[0]?.already_pending ?? 0,
+  };
 }
 
 export async function deliveryBelongsToEndpoint(db: Executor, id: string, endpointId: string): Promise<boolean> {
@@ -356,6 +473,8 @@ export interface AttemptRecord {
   error: string | null;
   next_retry_at: Date | null;
   now: Date;
+  /** The bounded copy of the response kept in the attempt log; null when none arrived. */
+  response: AttemptResponseCopy | null;
 }
 
 /**
@@ -380,6 +499,7 @@ export async function recordDeliveryAttempts(
       error: rec.error,
       next_retry_at: rec.next_retry_at?.toISOString() ?? null,
       at: rec.now.toISOString(),
+      response: rec.response,
     })),
   );
   const ids = attempts.map((a) => a.id);
@@ -390,10 +510,10 @@ export async function recordDeliveryAttempts(
         locked_until = NULL, updated_at = v.at,
         attempt_log = d.attempt_log || jsonb_build_array(jsonb_build_object(
           'attempt', v.attempt, 'response_status', v.response_status, 'response_ms', v.response_ms,
-          'error', v.error, 'at', v.at))
+          'error', v.error, 'at', v.at, 'response', v.response))
     FROM jsonb_to_recordset(${rows}::jsonb) AS v(
       id uuid, held timestamptz, status text, attempt integer, response_status integer,
-      response_ms integer, error text, next_retry_at timestamptz, at timestamptz
+      response_ms integer, error text, next_retry_at timestamptz, at timestamptz, response jsonb
     )
     -- The rows by primary key: joined on v alone, the planner may hash v and read the
     -- whole table (it did once its statistics lagged behind a fast-growing table).

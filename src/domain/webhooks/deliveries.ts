@@ -1,26 +1,53 @@
 /**
- * The delivery log seen through the API: an endpoint's deliveries, manual redelivery
- * (a new row, fresh retry budget, same event and thus same webhook-id), and the admin
- * test.ping addressed to one endpoint whatever its status.
+ * The delivery log seen through the API: an endpoint's deliveries (filtered by status and
+ * creation time), one delivery with its payload and attempts, manual redelivery (a new
+ * row, fresh retry budget, same event and thus same webhook-id), the recovery of an
+ * endpoint's failures (a redelivery of each), and the admin test.ping addressed to one
+ * endpoint whatever its status.
  */
 import {
   deliveryBelongsToEndpoint,
   deliveryListQuery,
-  findDelivery,
+  type DeliveryFilters,
+  findDeliveryWithEvent,
   type DeliveryRow,
   findEndpointById,
   insertDelivery,
+  insertRedeliveries,
+  lockEndpoint,
+  recoveryCandidates,
 } from '../../db/repositories/webhooks.ts';
 import { keysetPage, type PageRequest } from '../../db/pagination.ts';
-import { withTransaction, type Executor } from '../../db/transaction.ts';
+import { afterCommit, withTransaction, type Executor } from '../../db/transaction.ts';
 import { invalid, notFound } from '../../errors/domain-error.ts';
+import { envelope } from '../../webhooks/dispatch.ts';
 import { emitDomainEvent } from '../../webhooks/outbox.ts';
 import { getEndpoint } from './endpoints.ts';
 import { notifyDeliveriesQueued } from '../../webhooks/wakeup.ts';
 
 const TEST_PING_MESSAGE = 'This is a test event from Marquee.';
+/** One recovery sends at most this many deliveries again (docs/webhooks.md, "Recovering"). */
+export const RECOVERY_CAP = 1000;
 
-export async function listEndpointDeliveries(db: Executor, organizerId: string, endpointId: string, page: PageRequest) {
+/**
+ * An endpoint's delivery log, newest first, narrowed by the filters. The cursor must be a
+ * delivery of this endpoint, not necessarily one the filters match (its status may have
+ * changed since the previous page): the page continues after its place in the log.
+ */
+export async function listEndpointDeliveries(
+  db: Executor,
+  organizerId: string,
+  endpointId: string,
+  filters: DeliveryFilters,
+  page: PageRequest,
+) {
+  if (filters.createdGte !== undefined && filters.createdLt !== undefined && filters.createdLt <= filters.createdGte) {
+    throw invalid(
+      'parameter_invalid',
+      `created_lt (${filters.createdLt.toISOString()}) must be later than created_gte (${filters.createdGte.toISOString()}).`,
+      'created_lt',
+    );
+  }
   await getEndpoint(db, organizerId, endpointId);
   // keysetPage checks the cursor against the organizer; it must also be in this log.
   if (page.starting_after !== undefined && !(await deliveryBelongsToEndpoint(db, page.starting_after, endpointId))) {
@@ -30,12 +57,24 @@ export async function listEndpointDeliveries(db: Executor, organizerId: string, 
       'starting_after',
     );
   }
-  return keysetPage(db, deliveryListQuery(db, organizerId, endpointId), page, {
+  return keysetPage(db, deliveryListQuery(db, organizerId, endpointId, filters), page, {
     table: 'webhook_deliveries',
     sortColumn: 'created_at',
     direction: 'desc',
     organizerId,
   });
+}
+
+/**
+ * One delivery with its attempt log and its payload: the exact body every attempt sends
+ * (and signs), rebuilt from the stored event as the worker builds it, so it is kept as
+ * long as the event is (docs/webhooks.md, "Retention").
+ */
+export async function getDelivery(db: Executor, organizerId: string, deliveryId: string) {
+  const found = await findDeliveryWithEvent(db, organizerId, deliveryId);
+  if (!found) throw notFound('Webhook delivery');
+  const { event_created_at, event_data_json, ...row } = found;
+  return { row, payload: envelope({ event_type: row.event_type, event_created_at, event_data_json }) };
 }
 
 /**
@@ -48,19 +87,47 @@ export async function redeliver(
   deliveryId: string,
   now: Date,
 ): Promise<DeliveryRow> {
-  const original = await findDelivery(db, organizerId, deliveryId);
-  if (!original) throw notFound('Webhook delivery');
-  const row = await insertDelivery(db, {
-    organizer_id: organizerId,
-    endpoint_id: original.endpoint_id,
-    event_id: original.event_id,
-    event_type: original.event_type,
-    status: 'pending',
-    created_at: now,
-    updated_at: now,
-  });
+  const [row] = await insertRedeliveries(db, organizerId, [deliveryId], now);
+  if (!row) throw notFound('Webhook delivery');
   notifyDeliveriesQueued();
   return row;
+}
+
+export interface RecoveryResult {
+  /** Deliveries sent again by this call (each a redelivery). */
+  redelivered: number;
+  /** Events skipped because a delivery of them to the endpoint is already pending. */
+  alreadyPending: number;
+  /** More failures remain beyond RECOVERY_CAP: call again. */
+  hasMore: boolean;
+}
+
+/**
+ * Redelivers, as redeliver() does, the latest delivery of every event of the endpoint
+ * that failed or was exhausted since `since` and has not been delivered or queued again
+ * since (docs/webhooks.md, "Recovering"): oldest first, at most RECOVERY_CAP a call. The
+ * endpoint's row lock makes concurrent recoveries of one endpoint take turns, so the
+ * second finds the first's redeliveries pending and skips those events: running it
+ * twice queues nothing twice.
+ */
+export async function recoverEndpoint(
+  db: Executor,
+  organizerId: string,
+  endpointId: string,
+  since: Date,
+  now: Date,
+): Promise<RecoveryResult> {
+  return withTransaction(db, async (trx) => {
+    if (!(await lockEndpoint(trx, organizerId, endpointId))) throw notFound('Webhook endpoint');
+    const found = await recoveryCandidates(trx, endpointId, since, RECOVERY_CAP + 1);
+    const rows = await insertRedeliveries(trx, organizerId, found.ids.slice(0, RECOVERY_CAP), now);
+    if (rows.length > 0) afterCommit(trx, notifyDeliveriesQueued);
+    return {
+      redelivered: rows.length,
+      alreadyPending: found.alreadyPending,
+      hasMore: found.ids.length > RECOVERY_CAP,
+    };
+  });
 }
 
 /**

@@ -1,5 +1,10 @@
-/** The public shapes of webhook endpoints and deliveries (schemas WebhookEndpoint, WebhookEndpointWithSecret, WebhookDelivery). */
+/**
+ * The public shapes of webhook endpoints and deliveries (schemas WebhookEndpoint,
+ * WebhookEndpointWithSecret, WebhookDelivery, WebhookDeliveryDetail, WebhookRecovery).
+ */
 import type { DeliveryRow, EndpointRow } from '../../db/repositories/webhooks.ts';
+import type { DeliveryAttemptLogEntry } from '../../db/schema.ts';
+import type { RecoveryResult } from '../../domain/webhooks/deliveries.ts';
 import { secretPreview } from '../../webhooks/signature.ts';
 import type { SubscribableEventType } from '../../webhooks/outbox.ts';
 
@@ -38,5 +43,39 @@ export function presentDelivery(row: DeliveryRow) {
     next_retry_at: row.next_retry_at,
     created_at: row.created_at,
     updated_at: row.updated_at,
+  };
+}
+
+/** A delivery with its payload and attempts; entries logged before responses were kept show none. */
+export function presentDeliveryDetail(detail: { row: DeliveryRow; payload: string }) {
+  return {
+    ...presentDelivery(detail.row),
+    payload: detail.payload,
+    attempts: detail.row.attempt_log.map(presentAttempt),
+  };
+}
+
+function presentAttempt(entry: DeliveryAttemptLogEntry) {
+  const response = entry.response ?? null;
+  return {
+    attempt: entry.attempt,
+    response_status: entry.response_status,
+    response_ms: entry.response_ms,
+    error: entry.error,
+    response_headers: response?.headers ?? null,
+    response_body: response?.body ?? null,
+    response_body_truncated: response?.body_truncated ?? false,
+    created_at: new Date(entry.at),
+  };
+}
+
+export function presentRecovery(endpointId: string, since: Date, result: RecoveryResult) {
+  return {
+    object: 'webhook_recovery' as const,
+    endpoint_id: endpointId,
+    since,
+    redelivered: result.redelivered,
+    already_pending: result.alreadyPending,
+    has_more: result.hasMore,
   };
 }

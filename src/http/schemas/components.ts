@@ -14,9 +14,13 @@ import { Ticket, TicketList } from './tickets.ts';
 import {
   CreateWebhookEndpoint,
   DeletedWebhookEndpoint,
+  RecoverWebhookEndpoint,
   UpdateWebhookEndpoint,
   WebhookDelivery,
+  WebhookDeliveryAttempt,
+  WebhookDeliveryDetail,
   WebhookDeliveryList,
+  WebhookRecovery,
   WebhookEndpoint,
   WebhookEndpointList,
   WebhookEndpointWithSecret,
@@ -49,7 +53,11 @@ export const componentSchemas: readonly (TSchema & { $id: string })[] = [
   CreateWebhookEndpoint,
   UpdateWebhookEndpoint,
   WebhookDelivery,
+  WebhookDeliveryDetail,
+  WebhookDeliveryAttempt,
   WebhookDeliveryList,
+  RecoverWebhookEndpoint,
+  WebhookRecovery,
   ...webhookEventSchemas,
 ].map((schema) => {
   if (schema.$id === undefined) throw new Error('a component schema needs an $id');

@@ -100,6 +100,24 @@ const webhookEndpoint = {
   updated_at: '2026-11-24T22:23:12.726Z',
 };
 
+/** One attempt of a delivery, as the delivery detail shows it. */
+const DELIVERY_ATTEMPT = {
+  attempt: 1,
+  response_status: 503,
+  response_ms: 41,
+  error: 'HTTP 503',
+  response_headers: {
+    'content-type': 'application/json',
+    'content-length': '61',
+    'retry-after': '120',
+    date: 'Tue, 24 Nov 2026 22:23:12 GMT',
+    server: 'nginx',
+  },
+  response_body: '{"error":"maintenance","detail":"back at 23:00 UTC, sorry!"}\n',
+  response_body_truncated: false,
+  created_at: '2026-11-24T22:23:12.866Z',
+};
+
 export const EXAMPLES = {
   event,
   eventDetail: {
@@ -208,5 +226,33 @@ export const EXAMPLES = {
     next_retry_at: '2026-11-24T22:23:42.866Z',
     created_at: '2026-11-24T22:23:12.834Z',
     updated_at: '2026-11-24T22:23:12.866Z',
+  },
+  webhookDeliveryAttempt: DELIVERY_ATTEMPT,
+  webhookDeliveryDetail: {
+    id: 'b16e29bb-83a6-4117-bf5e-2cabe80dd345',
+    object: 'webhook_delivery',
+    endpoint_id: ENDPOINT_ID,
+    event_id: 'eb32962d-65eb-4408-bf6a-e566a6fbd99a',
+    event_type: 'order.created',
+    status: 'failed',
+    attempt: 1,
+    response_status: 503,
+    response_ms: 41,
+    error: 'HTTP 503',
+    next_retry_at: '2026-11-24T22:23:42.866Z',
+    created_at: '2026-11-24T22:23:12.834Z',
+    updated_at: '2026-11-24T22:23:12.866Z',
+    payload:
+      '{"type":"order.created","timestamp":"2026-11-24T22:23:12.834Z","data":{"order_id":"0b3f6f7e-4c1d-4d8e-9a51-6f2b7c3e9d10","order_no":"M-6V2Q-8K4D","status":"placed","total_minor":9000,"currency":"EUR","channel":"boxOffice"}}',
+    attempts: [DELIVERY_ATTEMPT],
+  },
+  recoverWebhookEndpoint: { since: '2026-11-24T00:00:00Z' },
+  webhookRecovery: {
+    object: 'webhook_recovery',
+    endpoint_id: ENDPOINT_ID,
+    since: '2026-11-24T00:00:00.000Z',
+    redelivered: 12,
+    already_pending: 2,
+    has_more: false,
   },
 };

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { SUBSCRIBABLE_EVENT_TYPES, type SubscribableEventType } from '../../webhooks/outbox.ts';
-import { DeletedSchema, ListOf, Nullable, PaginationQuery, Timestamp, Uuid } from './common.ts';
+import { DeletedSchema, ListOf, Nullable, PaginationQuery, ref, Timestamp, Uuid } from './common.ts';
 import { EXAMPLES } from './examples.ts';
 
 /** One of the 7 subscribable types; an `enum` so a wrong value's error lists them. */
@@ -67,6 +67,9 @@ export const UpdateWebhookEndpoint = Type.Object(
   { $id: 'UpdateWebhookEndpointRequest', additionalProperties: false, examples: [EXAMPLES.updateWebhookEndpoint] },
 );
 
+const DELIVERY_STATUSES = ['pending', 'success', 'failed', 'exhausted'] as const;
+type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
 export const WebhookDelivery = Type.Object(
   {
     id: Uuid,
@@ -74,12 +77,7 @@ export const WebhookDelivery = Type.Object(
     endpoint_id: Uuid,
     event_id: Type.String({ description: 'equals the webhook-id header' }),
     event_type: Type.String(),
-    status: Type.Union([
-      Type.Literal('pending'),
-      Type.Literal('success'),
-      Type.Literal('failed'),
-      Type.Literal('exhausted'),
-    ]),
+    status: Type.Union(DELIVERY_STATUSES.map((status) => Type.Literal(status))),
     attempt: Type.Integer(),
     response_status: Nullable(Type.Integer()),
     response_ms: Nullable(Type.Integer()),
@@ -96,4 +94,128 @@ export const WebhookDelivery = Type.Object(
 );
 export const WebhookDeliveryList = ListOf(WebhookDelivery, 'WebhookDeliveryList');
 
+/** The response headers an attempt keeps (src/webhooks/sender.ts), when the response had them. */
+const KeptHeader = Type.Optional(Type.String({ maxLength: 256 }));
+
+export const WebhookDeliveryAttempt = Type.Object(
+  {
+    attempt: Type.Integer({ minimum: 1, description: '1 for the first try, up to 7' }),
+    response_status: Nullable(Type.Integer({ description: 'the HTTP status; null when no response arrived' })),
+    response_ms: Nullable(Type.Integer({ description: 'from the start of the attempt to its outcome' })),
+    error: Nullable(
+      Type.String({ description: 'why it failed (e.g. `HTTP 503`, a timeout, a refused connection); null on success' }),
+    ),
+    response_headers: Nullable(
+      Type.Object(
+        {
+          'content-type': KeptHeader,
+          'content-length': KeptHeader,
+          location: KeptHeader,
+          'retry-after': KeptHeader,
+          date: KeptHeader,
+          server: KeptHeader,
+        },
+        {
+          additionalProperties: false,
+          description:
+            'these six headers of the response, those it had (values cut to 256 characters); null when no response arrived',
+        },
+      ),
+    ),
+    response_body: Nullable(
+      Type.String({
+        description:
+          'the first 1,024 bytes of the response body as UTF-8 (bytes that are not UTF-8, and NUL, as U+FFFD); null when no response arrived',
+      }),
+    ),
+    response_body_truncated: Type.Boolean({ description: 'the body was longer than `response_body` shows' }),
+    created_at: Timestamp,
+  },
+  {
+    $id: 'WebhookDeliveryAttempt',
+    description: 'One HTTP attempt of a delivery, with a bounded copy of the response',
+    examples: [EXAMPLES.webhookDeliveryAttempt],
+  },
+);
+
+export const WebhookDeliveryDetail = Type.Composite(
+  [
+    WebhookDelivery,
+    Type.Object({
+      payload: Type.String({
+        description:
+          'the exact request body every attempt sends and signs (a JSON text), kept as long as the delivery (30 days)',
+      }),
+      attempts: Type.Array(ref(WebhookDeliveryAttempt), { description: 'every attempt made, oldest first' }),
+    }),
+  ],
+  {
+    $id: 'WebhookDeliveryDetail',
+    description: 'A delivery with its payload and every attempt',
+    examples: [EXAMPLES.webhookDeliveryDetail],
+  },
+);
+
 export const WebhookListQuery = Type.Object(PaginationQuery);
+
+export const WebhookDeliveryListQuery = Type.Object(
+  {
+    ...PaginationQuery,
+    status: Type.Optional(
+      Type.Array(
+        Type.Unsafe<DeliveryStatus>(Type.String({ enum: [...DELIVERY_STATUSES], description: 'a delivery status' })),
+        {
+          minItems: 1,
+          maxItems: DELIVERY_STATUSES.length,
+          uniqueItems: true,
+          description: 'only these statuses; repeat the parameter for several (`status=failed&status=exhausted`)',
+        },
+      ),
+    ),
+    created_gte: Type.Optional(
+      Type.String({ format: 'date-time', description: 'only deliveries created at or after this time' }),
+    ),
+    created_lt: Type.Optional(
+      Type.String({ format: 'date-time', description: 'only deliveries created before this time' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const RecoverWebhookEndpoint = Type.Object(
+  {
+    since: Type.String({
+      format: 'date-time',
+      description: 'recover the failed and exhausted deliveries created at or after this time (RFC 3339)',
+    }),
+  },
+  {
+    $id: 'RecoverWebhookEndpointRequest',
+    additionalProperties: false,
+    examples: [EXAMPLES.recoverWebhookEndpoint],
+  },
+);
+
+export const WebhookRecovery = Type.Object(
+  {
+    object: Type.Literal('webhook_recovery'),
+    endpoint_id: Uuid,
+    since: Timestamp,
+    redelivered: Type.Integer({
+      minimum: 0,
+      description: 'deliveries sent again by this call, each as a new delivery (as redeliver does)',
+    }),
+    already_pending: Type.Integer({
+      minimum: 0,
+      description: 'failed events skipped because a delivery of them to this endpoint is already pending',
+    }),
+    has_more: Type.Boolean({
+      description: 'true when more failures remain than one call recovers (1,000): call again with the same `since`',
+    }),
+  },
+  {
+    $id: 'WebhookRecovery',
+    description: 'What a recovery of an endpoint did',
+    examples: [EXAMPLES.webhookRecovery],
+  },
+);

@@ -193,7 +193,7 @@ export interface paths {
         };
         /**
          * The endpoint's delivery log, newest first
-         * @description Every delivery to this endpoint, newest first and paginated, with the outcome of its latest attempt. Delivery logs are kept for 30 days.
+         * @description Every delivery to this endpoint, newest first and paginated, with the outcome of its latest attempt. Delivery logs are kept for 30 days. Filter by `status` (repeat the parameter for several: `status=failed&status=exhausted`) and by creation time (`created_gte`, `created_lt`); filters combine with the cursor. Each delivery’s payload and attempts: GET /v1/webhook_deliveries/{id}.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -218,6 +218,46 @@ export interface paths {
          * @description Appends a new delivery of the same event to the same endpoint: attempt 0 and a fresh retry budget, under the same `webhook-id` so consumers deduplicate it.
          */
         post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook_deliveries/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A delivery with its payload and every attempt
+         * @description The delivery, the exact body its attempts send (`payload`), and every attempt made, oldest first, each with a bounded copy of the response: its status, six headers and the first 1,024 bytes of the body. Kept for 30 days.
+         */
+        get: operations["getWebhookDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook_endpoints/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send again every failed or exhausted delivery since a time
+         * @description Redelivers (as POST /v1/webhook_deliveries/{id}/redeliver does: a new delivery, attempt 0, same `webhook-id`) the latest delivery of every event that failed or was exhausted on this endpoint since `since`, oldest first, at most 1,000 a call (`has_more` says when more remain). An event already delivered since, or with a delivery already pending, is not sent again, so calling twice queues nothing twice. Deliveries to a disabled endpoint wait until it is enabled.
+         */
+        post: operations["recoverWebhookEndpoint"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1707,12 +1747,150 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /**
+         * @description A delivery with its payload and every attempt
+         * @example {
+         *       "id": "b16e29bb-83a6-4117-bf5e-2cabe80dd345",
+         *       "object": "webhook_delivery",
+         *       "endpoint_id": "d8d7753e-282e-4819-ae96-e91e2e23ab04",
+         *       "event_id": "eb32962d-65eb-4408-bf6a-e566a6fbd99a",
+         *       "event_type": "order.created",
+         *       "status": "failed",
+         *       "attempt": 1,
+         *       "response_status": 503,
+         *       "response_ms": 41,
+         *       "error": "HTTP 503",
+         *       "next_retry_at": "2026-11-24T22:23:42.866Z",
+         *       "created_at": "2026-11-24T22:23:12.834Z",
+         *       "updated_at": "2026-11-24T22:23:12.866Z",
+         *       "payload": "{\"type\":\"order.created\",\"timestamp\":\"2026-11-24T22:23:12.834Z\",\"data\":{\"order_id\":\"0b3f6f7e-4c1d-4d8e-9a51-6f2b7c3e9d10\",\"order_no\":\"M-6V2Q-8K4D\",\"status\":\"placed\",\"total_minor\":9000,\"currency\":\"EUR\",\"channel\":\"boxOffice\"}}",
+         *       "attempts": [
+         *         {
+         *           "attempt": 1,
+         *           "response_status": 503,
+         *           "response_ms": 41,
+         *           "error": "HTTP 503",
+         *           "response_headers": {
+         *             "content-type": "application/json",
+         *             "content-length": "61",
+         *             "retry-after": "120",
+         *             "date": "Tue, 24 Nov 2026 22:23:12 GMT",
+         *             "server": "nginx"
+         *           },
+         *           "response_body": "{\"error\":\"maintenance\",\"detail\":\"back at 23:00 UTC, sorry!\"}\n",
+         *           "response_body_truncated": false,
+         *           "created_at": "2026-11-24T22:23:12.866Z"
+         *         }
+         *       ]
+         *     }
+         */
+        WebhookDeliveryDetail: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "webhook_delivery";
+            /** Format: uuid */
+            endpoint_id: string;
+            /** @description equals the webhook-id header */
+            event_id: string;
+            event_type: string;
+            status: "pending" | "success" | "failed" | "exhausted";
+            attempt: number;
+            response_status: number | null;
+            response_ms: number | null;
+            error: string | null;
+            next_retry_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description the exact request body every attempt sends and signs (a JSON text), kept as long as the delivery (30 days) */
+            payload: string;
+            /** @description every attempt made, oldest first */
+            attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+        };
+        /**
+         * @description One HTTP attempt of a delivery, with a bounded copy of the response
+         * @example {
+         *       "attempt": 1,
+         *       "response_status": 503,
+         *       "response_ms": 41,
+         *       "error": "HTTP 503",
+         *       "response_headers": {
+         *         "content-type": "application/json",
+         *         "content-length": "61",
+         *         "retry-after": "120",
+         *         "date": "Tue, 24 Nov 2026 22:23:12 GMT",
+         *         "server": "nginx"
+         *       },
+         *       "response_body": "{\"error\":\"maintenance\",\"detail\":\"back at 23:00 UTC, sorry!\"}\n",
+         *       "response_body_truncated": false,
+         *       "created_at": "2026-11-24T22:23:12.866Z"
+         *     }
+         */
+        WebhookDeliveryAttempt: {
+            /** @description 1 for the first try, up to 7 */
+            attempt: number;
+            response_status: number | null;
+            response_ms: number | null;
+            error: string | null;
+            response_headers: {
+                "content-type"?: string;
+                "content-length"?: string;
+                location?: string;
+                "retry-after"?: string;
+                date?: string;
+                server?: string;
+            } | null;
+            response_body: string | null;
+            /** @description the body was longer than `response_body` shows */
+            response_body_truncated: boolean;
+            /** Format: date-time */
+            created_at: string;
+        };
         /** @description A page of WebhookDelivery, in the list's order */
         WebhookDeliveryList: {
             /** @enum {string} */
             object: "list";
             data: components["schemas"]["WebhookDelivery"][];
             /** @description true when a next page exists: pass the last id as starting_after */
+            has_more: boolean;
+        };
+        /**
+         * @example {
+         *       "since": "2026-11-24T00:00:00Z"
+         *     }
+         */
+        RecoverWebhookEndpointRequest: {
+            /**
+             * Format: date-time
+             * @description recover the failed and exhausted deliveries created at or after this time (RFC 3339)
+             */
+            since: string;
+        };
+        /**
+         * @description What a recovery of an endpoint did
+         * @example {
+         *       "object": "webhook_recovery",
+         *       "endpoint_id": "d8d7753e-282e-4819-ae96-e91e2e23ab04",
+         *       "since": "2026-11-24T00:00:00.000Z",
+         *       "redelivered": 12,
+         *       "already_pending": 2,
+         *       "has_more": false
+         *     }
+         */
+        WebhookRecovery: {
+            /** @enum {string} */
+            object: "webhook_recovery";
+            /** Format: uuid */
+            endpoint_id: string;
+            /** Format: date-time */
+            since: string;
+            /** @description deliveries sent again by this call, each as a new delivery (as redeliver does) */
+            redelivered: number;
+            /** @description failed events skipped because a delivery of them to this endpoint is already pending */
+            already_pending: number;
+            /** @description true when more failures remain than one call recovers (1,000): call again with the same `since` */
             has_more: boolean;
         };
         /**
@@ -3179,6 +3357,12 @@ export interface operations {
                 limit?: number;
                 /** @description id of the last item of the previous page */
                 starting_after?: string;
+                /** @description only these statuses; repeat the parameter for several (`status=failed&status=exhausted`) */
+                status?: ("pending" | "success" | "failed" | "exhausted")[];
+                /** @description only deliveries created at or after this time */
+                created_gte?: string;
+                /** @description only deliveries created before this time */
+                created_lt?: string;
             };
             header?: never;
             path: {
@@ -3278,6 +3462,200 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description The request is malformed or a field is invalid (`param` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No API key, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource for this organizer (a malformed id included) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the resource’s state, or an Idempotency-Key is in use or was used differently */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: retry after `retry-after` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A delivery with its payload and every attempt */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryDetail"];
+                };
+            };
+            /** @description The request is malformed or a field is invalid (`param` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No API key, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource for this organizer (a malformed id included) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: retry after `retry-after` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    recoverWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes retries safe: the first request with a key executes and its response (any status) is stored for 24 hours; a retry with the same key and payload replays it with `idempotent-replayed: true`. A different payload or API key, or a retry while the first is in flight, answers 409. Scoped to the organizer. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecoverWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description How many deliveries were queued again, and how many were already pending */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRecovery"];
                 };
             };
             /** @description The request is malformed or a field is invalid (`param` names it) */

@@ -20,6 +20,8 @@ import { listWebhookEndpointsRoute } from './webhook-endpoints/list-webhook-endp
 import { rotateWebhookEndpointSecretRoute } from './webhook-endpoints/rotate-webhook-endpoint-secret.ts';
 import { updateWebhookEndpointRoute } from './webhook-endpoints/update-webhook-endpoint.ts';
 import { redeliverWebhookDeliveryRoute } from './webhook-deliveries/redeliver-webhook-delivery.ts';
+import { getWebhookDeliveryRoute } from './webhook-deliveries/get-webhook-delivery.ts';
+import { recoverWebhookEndpointRoute } from './webhook-endpoints/recover-webhook-endpoint.ts';
 import { createEventRoute } from './events/create-event.ts';
 import { getEventRoute } from './events/get-event.ts';
 import { listEventsRoute } from './events/list-events.ts';
@@ -50,6 +52,8 @@ export const v1Routes: FastifyPluginAsync = async (app) => {
   await app.register(rotateWebhookEndpointSecretRoute);
   await app.register(listWebhookDeliveriesRoute);
   await app.register(redeliverWebhookDeliveryRoute);
+  await app.register(getWebhookDeliveryRoute);
+  await app.register(recoverWebhookEndpointRoute);
   // Orders and tickets.
   await app.register(listOrdersRoute);
   await app.register(createOrderRoute);
