@@ -147,7 +147,8 @@ async function serveMetrics(
     () => startMetricsServer({ host: config.metricsHost, port: config.metricsPort!, database, clock: systemClock }),
     (err) => listenError(err, config.metricsHost, config.metricsPort!, { port: 'METRICS_PORT', host: 'METRICS_HOST' }),
   );
-  logger.info({ metrics: `http://${config.metricsHost}:${server.port}/metrics` }, 'metrics listening');
+  const host = config.metricsHost.includes(':') ? `[${config.metricsHost}]` : config.metricsHost;
+  logger.info({ metrics: `http://${host}:${server.port}/metrics` }, 'metrics listening');
   return server;
 }
 

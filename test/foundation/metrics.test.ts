@@ -7,6 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
 import { runEmailJobsOnce } from '../../src/mail/jobs.ts';
@@ -22,6 +25,7 @@ import { inThreadRenderer } from '../helpers/mail-renderer.ts';
 import { scrape, type Scrape } from '../helpers/metrics.ts';
 import { orderBody, placeOrder, postOrder, setupSale, type Sale } from '../helpers/orders.ts';
 import { closedPort } from '../helpers/ports.ts';
+import { launch, stop } from '../helpers/service-process.ts';
 import { startSmtpReceiver, type SmtpReceiver } from '../helpers/smtp-receiver.ts';
 import { createWebhookTestApp, workerDepsFor } from '../webhooks/helpers.ts';
 
@@ -322,6 +326,33 @@ describe('metrics: the database pool', () => {
       assert.equal(down.value('marquee_db_figures_up'), 0);
     } finally {
       await metrics.close();
+    }
+  });
+});
+
+describe('metrics: the process', () => {
+  test('a worker process (no API port) serves its metrics on METRICS_PORT, and stops cleanly', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'marquee-data-'));
+    try {
+      const worker = launch({
+        ROLE: 'worker',
+        DATA_DIR: dataDir,
+        ADMIN_TOKEN: 'metrics-admin-token-0123456789',
+        METRICS_PORT: '0',
+        LOG_FORMAT: 'json',
+      });
+      const [, port] = await worker.waitForOutput(/"metrics":"http:\/\/127\.0\.0\.1:(\d+)\/metrics"/, 60_000);
+      await worker.waitForOutput(/Marquee worker running/);
+      const scraped = await scrape(Number(port));
+      assert.equal(scraped.value('marquee_db_pool_max'), 1);
+      assert.equal(scraped.value('marquee_db_figures_up'), 1);
+      assert.equal(scraped.value('marquee_tickets_sold'), 0);
+      assert.ok(scraped.has('nodejs_eventloop_lag_seconds'));
+      // No API in this role: no request series.
+      assert.deepEqual(scraped.series('marquee_http_request_duration_seconds_count'), []);
+      assert.equal(await stop(worker), 0);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });
