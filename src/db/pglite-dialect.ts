@@ -92,7 +92,7 @@ class PGliteConnection implements DatabaseConnection {
 }
 
 /** The embedded connection's use: 1 or 0 holding it, and how many wait for it (docs/operations.md, "Metrics"). */
-export interface ConnectionUse {
+interface ConnectionUse {
   inUse: number;
   waiting: number;
 }

@@ -11,7 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandl
 import { httpRequestDuration } from '../metrics/registry.ts';
 
 /** The route label of requests no route matched (the 404 handler). */
-export const UNMATCHED_ROUTE = 'unmatched';
+const UNMATCHED_ROUTE = 'unmatched';
 
 type Observe = (seconds: number) => void;
 

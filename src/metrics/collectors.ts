@@ -6,7 +6,7 @@
  * costs at most three small queries per period and never queues scrapes behind each other.
  */
 import { Gauge, Registry } from 'prom-client';
-import type { DatabaseHandle } from '../db/client.ts';
+import type { DatabaseHandle, PoolUse } from '../db/client.ts';
 import { emailQueueFigures, ticketsSold, webhookQueueFigures, type QueueFigures } from '../db/repositories/metrics.ts';
 import type { Clock } from '../lib/clock.ts';
 
@@ -68,7 +68,7 @@ export function databaseMetrics(opts: DatabaseMetricsOptions): Registry {
     opts.cacheMs ?? FIGURES_CACHE_MS,
   );
 
-  const pool = (name: string, help: string, read: (use: ReturnType<DatabaseHandle['pool']>) => number) =>
+  const pool = (name: string, help: string, read: (use: PoolUse) => number) =>
     new Gauge({
       name,
       help,

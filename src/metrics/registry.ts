@@ -27,9 +27,7 @@ export const httpRequestDuration = new Histogram({
   registers: [registry],
 });
 
-/** The outcome of a recorded webhook attempt: the delivery status it left (docs/webhooks.md). */
-export type WebhookOutcome = 'success' | 'failed' | 'exhausted' | 'lease_lost';
-
+/** By the delivery status an attempt left (docs/webhooks.md), or lease_lost. */
 export const webhookDeliveries = new Counter({
   name: 'marquee_webhook_deliveries_total',
   help: 'Webhook delivery attempts by outcome: success, failed (retried later or the endpoint answered 410), exhausted (no retry left), lease_lost (not recorded: the lease ran out and another worker retries).',
@@ -37,9 +35,7 @@ export const webhookDeliveries = new Counter({
   registers: [registry],
 });
 
-/** The outcome of one e-mail job's attempt (docs/orders.md, "E-mail"). */
-export type EmailOutcome = 'sent' | 'retry' | 'failed' | 'skipped';
-
+/** By the outcome of one e-mail job's attempt (docs/orders.md, "E-mail"). */
 export const emailSends = new Counter({
   name: 'marquee_email_sends_total',
   help: 'E-mail job attempts by outcome: sent, retry (failed, tried again later), failed (no attempt left), skipped (nothing left to send).',

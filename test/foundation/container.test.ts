@@ -63,12 +63,15 @@ const environmentOf = (service: string, env: Environment = OPERATOR_ENV): Enviro
 /** The variables loadConfig() reads: those of src/config.ts. */
 function variablesReadByConfig(): Set<string> {
   const names = new Set<string>();
-  const env = new Proxy({} as Environment, {
-    get(_target, name) {
-      if (typeof name === 'string') names.add(name);
-      return undefined;
+  const env = new Proxy(
+    {},
+    {
+      get(_target, name) {
+        if (typeof name === 'string') names.add(name);
+        return undefined;
+      },
     },
-  });
+  );
   loadConfig(env);
   return names;
 }

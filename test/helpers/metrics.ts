@@ -23,7 +23,7 @@ const keyOf = (name: string, labels: Record<string, string>) =>
     .map((k) => `${k}=${labels[k]}`)
     .join(',')}}`;
 
-export function parseMetrics(text: string): Scrape {
+function parseMetrics(text: string): Scrape {
   const samples = new Map<string, number>();
   const byName = new Map<string, Record<string, string>[]>();
   for (const line of text.split('\n')) {
