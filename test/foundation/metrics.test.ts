@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
+import { listenError, startupFailureMessage } from '../../src/startup-errors.ts';
 import { runEmailJobsOnce } from '../../src/mail/jobs.ts';
 import { createMailer, type Mailer } from '../../src/mail/transport.ts';
 import { FIGURES_CACHE_MS } from '../../src/metrics/collectors.ts';
@@ -358,6 +359,25 @@ describe('metrics: the process', () => {
 });
 
 describe('metrics: configuration', () => {
+  test('a METRICS_PORT in use is named at start', async () => {
+    const database = { db: undefined as never, pool: () => ({ max: 1, open: 1, inUse: 0, waiting: 0 }) };
+    const clock = { now: () => new Date() };
+    const first = await startMetricsServer({ host: '127.0.0.1', port: 0, database, clock });
+    try {
+      const err: unknown = await startMetricsServer({ host: '127.0.0.1', port: first.port, database, clock }).then(
+        () => assert.fail('a second listener on the same port started'),
+        (e: unknown) => e,
+      );
+      const explained = listenError(err, '127.0.0.1', first.port, { port: 'METRICS_PORT', host: 'METRICS_HOST' });
+      assert.equal(
+        startupFailureMessage(explained),
+        `Marquee cannot start: METRICS_PORT: 127.0.0.1:${first.port} is already in use by another process (EADDRINUSE: address already in use)`,
+      );
+    } finally {
+      await first.close();
+    }
+  });
+
   test('METRICS_PORT unset serves nothing; a port, METRICS_HOST 127.0.0.1 by default', () => {
     assert.equal(loadConfig({}).metricsPort, undefined);
     assert.equal(loadConfig({ METRICS_PORT: '' }).metricsPort, undefined);
