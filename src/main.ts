@@ -97,14 +97,14 @@ async function start(config: Readonly<Config>, logger: Logger, undo: Undo): Prom
     process.stdout.write(lines.join('\n') + '\n');
   }
 
+  // Before any work starts, so a taken METRICS_PORT stops the start at once.
+  const metrics = await serveMetrics(config, database, logger);
+  if (metrics) undo.push(() => metrics.close());
   const app = servesHttp ? await buildApp({ config, database, adminToken: admin.token, logger }) : undefined;
   if (app) undo.push(() => app.close());
   const workers: Workers | undefined =
     config.role === 'api' ? undefined : startWorkers({ config, db: database.db, clock: systemClock, logger });
   if (workers) undo.push(() => workers.stop());
-
-  const metrics = await serveMetrics(config, database, logger);
-  if (metrics) undo.push(() => metrics.close());
 
   closeWithGrace({ delay: 20_000 }, async ({ signal, err }) => {
     if (err) logger.error({ err }, 'shutting down after an error');
