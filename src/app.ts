@@ -23,6 +23,7 @@ import { DEFAULT_IDEMPOTENCY_SETTINGS, type IdempotencySettings } from './http/p
 import { preauthRateLimit } from './http/plugins/rate-limit.ts';
 import { createRateLimiter, type RateLimiter } from './http/rate-limit/limiter.ts';
 import { registerJsonParser } from './http/json-body.ts';
+import { recordRequestMetrics, recordUnmatched } from './http/request-metrics.ts';
 import { refuseUnstorableQueryText } from './http/query-text.ts';
 import { addComponentSchemas, validatorCompiler } from './http/validation.ts';
 import { componentSchemas } from './http/schemas/components.ts';
@@ -84,6 +85,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     clientErrorHandler: createClientErrorHandler(limits, (fields, message) => app.log.info(fields, message)),
   }).withTypeProvider<TypeBoxTypeProvider>();
   capConnections(app.server, limits, (fields, message) => app.log.warn(fields, message));
+  // Request metrics only when they are served (METRICS_PORT): before any route is added.
+  const metrics = opts.config.metricsPort !== undefined;
+  if (metrics) recordRequestMetrics(app);
   app.server.on('checkExpectation', answerUnmetExpectation);
 
   const rateLimiter =
@@ -139,9 +143,10 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   for (const schema of componentSchemas) app.addSchema(schema);
   registerJsonParser(app);
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, problem('unknown_endpoint', notFoundDetail(request.url))),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    if (metrics) recordUnmatched(request, reply);
+    return sendProblem(reply, problem('unknown_endpoint', notFoundDetail(request.url)));
+  });
 
   // Preflights: @fastify/cors in a scope of its own, whose only route is its OPTIONS
   // wildcard, so its per-request hook runs for preflights and not for every request

@@ -71,6 +71,10 @@ export interface Config {
   testHoldIdempotentRequestsMs: number | undefined;
   /** Bounds on what one client can hold of the HTTP server (docs/operations.md, "Slow and greedy clients"). */
   http: HttpLimits;
+  /** METRICS_PORT: the Prometheus listener's port (docs/operations.md, "Metrics"); undefined: no metrics. */
+  metricsPort: number | undefined;
+  /** METRICS_HOST: the address the metrics listener binds. */
+  metricsHost: string;
 }
 
 export interface HttpLimits {
@@ -265,6 +269,19 @@ function testHoldIdempotentRequests(read: EnvReader, env: Env): number | undefin
   return read.duration('TEST_HOLD_IDEMPOTENT_REQUESTS', '1s');
 }
 
+/**
+ * METRICS_PORT: unset (or empty) serves no metrics; `0` lets the system choose a port (tests).
+ * An API process cannot serve its metrics on its API port (the metrics never share the
+ * public surface).
+ */
+function metricsPort(read: EnvReader, apiPort: number, role: Role): number | undefined {
+  if (read.optional('METRICS_PORT') === undefined) return undefined;
+  const port = read.integer('METRICS_PORT', 0, 0, 65535);
+  if (port !== 0 && port === apiPort && role !== 'worker')
+    read.invalid('METRICS_PORT', `must differ from PORT (${apiPort}): the metrics have a port of their own.`);
+  return port;
+}
+
 /** WEBHOOK_ALLOW_INSECURE_LOOPBACK only widens WEBHOOK_ALLOW_LOOPBACK, never stands alone. */
 function insecureLoopback(read: EnvReader): boolean {
   const insecure = read.boolean('WEBHOOK_ALLOW_INSECURE_LOOPBACK', false);
@@ -289,8 +306,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   const adminToken = read.optional('ADMIN_TOKEN');
   if (adminToken !== undefined && adminToken.length < 16)
     read.invalid('ADMIN_TOKEN', 'must be at least 16 characters.');
+  const port = read.integer('PORT', 3000, 0, 65535);
   const config: Config = {
-    port: read.integer('PORT', 3000, 0, 65535),
+    port,
     host: read.text('HOST', '127.0.0.1'),
     dataDir: read.text('DATA_DIR', './data'),
     // Longer than the 20 s drain of a stopping predecessor, so an overlapping restart waits it out.
@@ -326,6 +344,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     http: httpLimits(read),
     idempotencyLeaseMs: read.duration('IDEMPOTENCY_LEASE', '5s', '1s'),
     testHoldIdempotentRequestsMs: testHoldIdempotentRequests(read, env),
+    metricsPort: metricsPort(read, port, role),
+    metricsHost: read.text('METRICS_HOST', '127.0.0.1'),
   };
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return Object.freeze(config);

@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
 import { ensureDefaultOrganizer, resolveAdminToken } from './bootstrap.ts';
 import { loadConfig, loadDotEnv, type Config } from './config.ts';
-import { databaseOptions, openDatabase } from './db/client.ts';
+import { databaseOptions, openDatabase, type DatabaseHandle } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { createLogger, humanReadable } from './logging.ts';
 import { systemClock } from './lib/clock.ts';
@@ -22,6 +22,7 @@ import { acquireDataDirLock, type DataDirLock } from './lib/data-dir-lock.ts';
 import { checkDatabase, pingRedis } from './startup-checks.ts';
 import { dataDirError, databaseError, listenError, redisError, startupFailureMessage } from './startup-errors.ts';
 import { startWorkers, type Workers } from './workers/index.ts';
+import { startMetricsServer, type MetricsServer } from './metrics/server.ts';
 
 /** Undo steps of a start that fails half-way (newest first): close what was opened, release the lock. */
 type Undo = Array<() => unknown>;
@@ -96,6 +97,9 @@ async function start(config: Readonly<Config>, logger: Logger, undo: Undo): Prom
     process.stdout.write(lines.join('\n') + '\n');
   }
 
+  // Before any work starts, so a taken METRICS_PORT stops the start at once.
+  const metrics = await serveMetrics(config, database, logger);
+  if (metrics) undo.push(() => metrics.close());
   const app = servesHttp ? await buildApp({ config, database, adminToken: admin.token, logger }) : undefined;
   if (app) undo.push(() => app.close());
   const workers: Workers | undefined =
@@ -107,6 +111,8 @@ async function start(config: Readonly<Config>, logger: Logger, undo: Undo): Prom
     else logger.info({ signal }, 'shutting down: draining requests and jobs');
     if (app) await closeDraining(app);
     await workers?.stop();
+    // Scraped until the work has drained, so the last counts are there to read.
+    await metrics?.close();
     await database.close();
     // Only once the database is closed may the next process open it.
     lock?.release();
@@ -128,6 +134,22 @@ async function start(config: Readonly<Config>, logger: Logger, undo: Undo): Prom
   } else {
     logger.info(`Marquee worker running (${database.engine})`);
   }
+}
+
+/** The metrics listener of METRICS_PORT, in every role (docs/operations.md, "Metrics"); none when unset. */
+async function serveMetrics(
+  config: Readonly<Config>,
+  database: DatabaseHandle,
+  logger: Logger,
+): Promise<MetricsServer | undefined> {
+  if (config.metricsPort === undefined) return undefined;
+  const server = await explained(
+    () => startMetricsServer({ host: config.metricsHost, port: config.metricsPort!, database, clock: systemClock }),
+    (err) => listenError(err, config.metricsHost, config.metricsPort!, { port: 'METRICS_PORT', host: 'METRICS_HOST' }),
+  );
+  const host = config.metricsHost.includes(':') ? `[${config.metricsHost}]` : config.metricsHost;
+  logger.info({ metrics: `http://${host}:${server.port}/metrics` }, 'metrics listening');
+  return server;
 }
 
 /** Where to go next, for a person at a terminal (the JSON log line carries the same URLs). */

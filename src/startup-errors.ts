@@ -146,15 +146,22 @@ export function redisError(err: unknown, redisUrl: string): unknown {
 }
 
 /** A failure to listen on HOST:PORT. */
-export function listenError(err: unknown, host: string, port: number): unknown {
+export function listenError(
+  err: unknown,
+  host: string,
+  port: number,
+  settings: { port: string; host: string } = { port: 'PORT', host: 'HOST' },
+): unknown {
   if (!isSystemError(err)) return err;
   const at = `${host}:${port}`;
   switch (err.code) {
     case 'EADDRINUSE':
-      return new StartupError('PORT', `${at} is already in use by another process ${cause(err)}`, { cause: err });
+      return new StartupError(settings.port, `${at} is already in use by another process ${cause(err)}`, {
+        cause: err,
+      });
     case 'EACCES':
-      return new StartupError('PORT', `no permission to listen on ${at} ${cause(err)}`, { cause: err });
+      return new StartupError(settings.port, `no permission to listen on ${at} ${cause(err)}`, { cause: err });
     default:
-      return new StartupError('HOST', `cannot listen on ${at} ${cause(err)}`, { cause: err });
+      return new StartupError(settings.host, `cannot listen on ${at} ${cause(err)}`, { cause: err });
   }
 }

@@ -24,7 +24,24 @@ export type Engine = 'pglite' | 'postgres';
 export interface DatabaseHandle {
   db: Db;
   engine: Engine;
+  /** The connections of this process: how many there may be, are checked out, and are waited for. */
+  pool(): PoolUse;
   close(): Promise<void>;
+}
+
+/**
+ * The pool at one moment (docs/operations.md, "Metrics"). On PostgreSQL, node-postgres's
+ * counts; embedded, the one connection behind the driver's mutex (src/db/pglite-dialect.ts).
+ */
+export interface PoolUse {
+  /** Most connections this process opens (DATABASE_POOL_SIZE; 1 embedded). */
+  max: number;
+  /** Connections open now (embedded: always 1). */
+  open: number;
+  /** Connections checked out by a query or transaction. */
+  inUse: number;
+  /** Queries and transactions waiting for a connection. */
+  waiting: number;
 }
 
 // bigint (int8) columns and count(*) hold money and counts far below 2^53: read them as
@@ -144,7 +161,18 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<DatabaseH
     });
     handleLostConnections(pool, opts.logger);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, engine: 'postgres', close: () => db.destroy() };
+    const max = opts.poolSize ?? DEFAULT_POOL_SIZE;
+    return {
+      db,
+      engine: 'postgres',
+      pool: () => ({
+        max,
+        open: pool.totalCount,
+        inUse: pool.totalCount - pool.idleCount,
+        waiting: pool.waitingCount,
+      }),
+      close: () => db.destroy(),
+    };
   }
   let dataDir: string | undefined;
   if (opts.dataDir) {
@@ -152,10 +180,12 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<DatabaseH
     mkdirSync(dataDir, { recursive: true });
   }
   const pglite = await startEmbeddedDatabase(dataDir);
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite, { acquireTimeoutMs }) });
+  const dialect = new PGliteDialect(pglite, { acquireTimeoutMs });
+  const db = new Kysely<Database>({ dialect });
   return {
     db,
     engine: 'pglite',
+    pool: () => ({ max: 1, open: 1, ...dialect.use() }),
     async close() {
       await db.destroy();
       await pglite.close();

@@ -91,10 +91,18 @@ class PGliteConnection implements DatabaseConnection {
   }
 }
 
+/** The embedded connection's use: 1 or 0 holding it, and how many wait for it (docs/operations.md, "Metrics"). */
+interface ConnectionUse {
+  inUse: number;
+  waiting: number;
+}
+
 class PGliteDriver implements Driver {
   readonly #connection: PGliteConnection;
   readonly #mutex = new Mutex();
   #release: (() => void) | undefined;
+  /** Callers waiting for the connection (a waiter that timed out no longer counts). */
+  #waiting = 0;
 
   constructor(
     pglite: EmbeddedDatabase,
@@ -106,8 +114,17 @@ class PGliteDriver implements Driver {
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    this.#release = await acquireWithin(this.#mutex, this.acquireTimeoutMs);
+    this.#waiting++;
+    try {
+      this.#release = await acquireWithin(this.#mutex, this.acquireTimeoutMs);
+    } finally {
+      this.#waiting--;
+    }
     return this.#connection;
+  }
+
+  use(): ConnectionUse {
+    return { inUse: this.#release === undefined ? 0 : 1, waiting: this.#waiting };
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
@@ -145,6 +162,8 @@ class PGliteDriver implements Driver {
 }
 
 export class PGliteDialect implements Dialect {
+  #driver: PGliteDriver | undefined;
+
   constructor(
     private readonly pglite: EmbeddedDatabase,
     private readonly opts: PGliteDialectOptions,
@@ -153,7 +172,12 @@ export class PGliteDialect implements Dialect {
     return new PostgresAdapter();
   }
   createDriver(): Driver {
-    return new PGliteDriver(this.pglite, this.opts.acquireTimeoutMs);
+    this.#driver = new PGliteDriver(this.pglite, this.opts.acquireTimeoutMs);
+    return this.#driver;
+  }
+  /** The connection's use by the Kysely instance of this dialect (nothing before it made its driver). */
+  use(): ConnectionUse {
+    return this.#driver?.use() ?? { inUse: 0, waiting: 0 };
   }
   createQueryCompiler() {
     return new PostgresQueryCompiler();

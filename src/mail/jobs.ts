@@ -28,6 +28,7 @@ import type { ComposedMail } from './compose.ts';
 import type { MailRenderer } from './render-pool.ts';
 import type { RenderRequest } from './render-task.ts';
 import type { Mailer } from './transport.ts';
+import { emailSends } from '../metrics/registry.ts';
 import { emitDomainEvent } from '../webhooks/outbox.ts';
 
 type EmailKind = 'receipt' | 'etickets';
@@ -136,6 +137,7 @@ async function processJob(deps: EmailJobDeps, job: EmailJobRow): Promise<void> {
     // Nothing left to send (e.g. every ticket was cancelled before the mail went out).
     await finishEmailJob(deps.db, job, { status: 'skipped', last_error: null, updated_at: deps.clock.now() });
     deps.log?.info(jobFields(job), 'e-mail skipped: nothing left to send');
+    emailSends.inc({ outcome: 'skipped' });
     return;
   }
   let messageId: string;
@@ -169,6 +171,7 @@ async function processJob(deps: EmailJobDeps, job: EmailJobRow): Promise<void> {
     });
   });
   deps.log?.info({ ...jobFields(job), messageId }, 'e-mail sent');
+  emailSends.inc({ outcome: 'sent' });
 }
 
 async function recordFailure(deps: EmailJobDeps, job: EmailJobRow, err: unknown): Promise<void> {
@@ -177,6 +180,7 @@ async function recordFailure(deps: EmailJobDeps, job: EmailJobRow, err: unknown)
   if (job.attempts >= job.max_attempts) {
     await finishEmailJob(deps.db, job, { status: 'failed', last_error: message, updated_at: now });
     deps.log?.warn({ ...jobFields(job), err }, 'e-mail failed; no attempt is left');
+    emailSends.inc({ outcome: 'failed' });
     return;
   }
   const delay = EMAIL_RETRY_DELAYS_MS[Math.min(job.attempts, EMAIL_RETRY_DELAYS_MS.length) - 1]!;
@@ -188,6 +192,7 @@ async function recordFailure(deps: EmailJobDeps, job: EmailJobRow, err: unknown)
     updated_at: now,
   });
   deps.log?.warn({ ...jobFields(job), err, nextAttemptAt }, 'e-mail attempt failed; retrying later');
+  emailSends.inc({ outcome: 'retry' });
 }
 
 /** What the job's mail says, read from the database as it is now; undefined: nothing to send. */

@@ -16,6 +16,7 @@ import {
   type ClaimedDelivery,
 } from '../db/repositories/webhooks.ts';
 import { withTransaction, type Executor } from '../db/transaction.ts';
+import { webhookDeliveries } from '../metrics/registry.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { WebhookSender } from './sender.ts';
 import { signWebhook } from './signature.ts';
@@ -180,7 +181,11 @@ export async function recordAttempts(ctx: DispatchContext, batch: FinishedAttemp
         return ids;
       })
     : await recordDeliveryAttempts(ctx.db, attempts);
-  for (const f of batch) logOutcome(ctx.log, f, recorded.has(f.row.id));
+  for (const f of batch) {
+    const wasRecorded = recorded.has(f.row.id);
+    logOutcome(ctx.log, f, wasRecorded);
+    webhookDeliveries.inc({ outcome: wasRecorded ? f.rec.status : 'lease_lost' });
+  }
   return batch.map((f) => ({
     deliveryId: f.row.id,
     status: f.rec.status,

@@ -45,6 +45,8 @@ describe('configuration', () => {
       },
       idempotencyLeaseMs: 5_000,
       testHoldIdempotentRequestsMs: undefined,
+      metricsPort: undefined,
+      metricsHost: '127.0.0.1',
     });
     assert.ok(Object.isFrozen(config));
   });

@@ -52,6 +52,7 @@ import {
 import type { CodeOf } from '../../errors/codes.ts';
 import { conflict, invalid } from '../../errors/domain-error.ts';
 import { HeldLease, leaseIsLive } from './idempotency-lease.ts';
+import { idempotencyConflicts, idempotencyReplays } from '../../metrics/registry.ts';
 
 export interface IdempotencySettings {
   /**
@@ -251,8 +252,12 @@ async function claimKey(request: FastifyRequest, reply: FastifyReply): Promise<F
     throw err;
   }
 
-  if (decision.kind === 'conflict') throw conflict(decision.code, decision.detail);
+  if (decision.kind === 'conflict') {
+    idempotencyConflicts.inc({ code: decision.code });
+    throw conflict(decision.code, decision.detail);
+  }
   if (decision.kind === 'replay') {
+    idempotencyReplays.inc();
     states.set(request, { kind: 'replay' });
     const { row } = decision;
     return reply
@@ -338,6 +343,7 @@ async function finish(request: FastifyRequest, reply: FastifyReply, payload: unk
       if (!stillOurs) {
         await rollbackQuietly(request, trx);
         request.log.warn({ idempotencyKey: key }, 'idempotency lease lost to a take-over; work rolled back');
+        idempotencyConflicts.inc({ code: 'idempotency_key_lease_lost' });
         reply.code(409).type(PROBLEM_CONTENT_TYPE);
         return JSON.stringify(problem('idempotency_key_lease_lost', IDEMPOTENCY_DETAILS.leaseLost));
       }

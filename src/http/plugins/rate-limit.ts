@@ -15,6 +15,7 @@
  * request never reaches validation, the idempotency layer or the handler.
  */
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import { rateLimitRefusals } from '../../metrics/registry.ts';
 import { ApiError } from '../errors.ts';
 import { rateLimitHeaders, type RateLimitBucket, type RateLimitDecision } from '../rate-limit/limiter.ts';
 
@@ -61,6 +62,7 @@ function apply(
   const headers = rateLimitHeaders(bucket, decision);
   if (!decision.allowed) {
     request.log.info({ bucket, limit: decision.limit }, 'rate limit exceeded');
+    rateLimitRefusals.inc({ bucket });
     // The error handler sends the problem with these headers (retry-after: 60 included).
     done(new ApiError('rate_limited', DENIAL_DETAIL[bucket](decision.limit), headers));
     return;
