@@ -58,8 +58,29 @@ export class Transport {
     path: string,
     init: { query?: Query; body?: unknown } & RequestOptions = {},
   ): Promise<T> {
+    const response = await this.#exchange(method, path, init, 'application/json', false);
+    return (await response.json()) as T;
+  }
+
+  /**
+   * A GET whose answer is a file (the CSV exports): the Response as soon as its headers
+   * arrive, its body unread, for the caller to stream (`response.body`) or read
+   * (`response.text()`). Errors, retries and `timeoutMs` apply up to the headers; the
+   * download itself is not cut off by the timeout, however long it takes.
+   */
+  download(path: string, query?: Query): Promise<Response> {
+    return this.#exchange('GET', path, { query }, 'text/csv', true);
+  }
+
+  async #exchange(
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    path: string,
+    init: { query?: Query; body?: unknown } & RequestOptions,
+    accept: string,
+    timeoutUntilHeaders: boolean,
+  ): Promise<Response> {
     const o = this.#options;
-    const headers: Record<string, string> = { authorization: `Bearer ${o.apiKey}`, accept: 'application/json' };
+    const headers: Record<string, string> = { authorization: `Bearer ${o.apiKey}`, accept };
     if (init.body !== undefined) headers['content-type'] = 'application/json';
     // One key for every attempt of this call: a retry after a lost answer is a replay.
     if (method === 'POST' || method === 'PATCH') headers['idempotency-key'] = init.idempotencyKey ?? o.idempotencyKey();
@@ -68,14 +89,21 @@ export class Transport {
 
     for (let attempt = 0; ; attempt++) {
       let response: Response;
+      const controller = new AbortController();
+      const timer = timeoutUntilHeaders
+        ? setTimeout(() => controller.abort(new DOMException('The operation timed out.', 'TimeoutError')), o.timeoutMs)
+        : undefined;
+      const signal = timeoutUntilHeaders ? controller.signal : AbortSignal.timeout(o.timeoutMs);
       try {
-        response = await o.fetch(url, { method, headers, body, signal: AbortSignal.timeout(o.timeoutMs) });
+        response = await o.fetch(url, { method, headers, body, signal });
       } catch (err) {
         if (attempt < o.maxRetries) {
           await o.sleep(backoff(attempt));
           continue;
         }
         throw new MarqueeConnectionError(`${method} ${path}: ${describe(err)}`, { cause: err });
+      } finally {
+        clearTimeout(timer);
       }
       if (RETRIED_STATUSES.has(response.status) && attempt < o.maxRetries) {
         await response.body?.cancel();
@@ -83,7 +111,7 @@ export class Transport {
         continue;
       }
       if (!response.ok) throw await apiError(response);
-      return (await response.json()) as T;
+      return response;
     }
   }
 }

@@ -54,7 +54,7 @@ const csvResponse = (description: string, example: string) => ({
   headers: {
     'content-disposition': {
       description: '`attachment` with a file name made of the event title (and the performance start)',
-      schema: { type: 'string' },
+      type: 'string',
     },
   },
   content: {
