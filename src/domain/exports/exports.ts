@@ -1,10 +1,10 @@
 /**
  * The CSV exports' rows (docs/exports.md): what an export covers (an event of the
  * organizer, optionally one of its performances), its registration questions, and the
- * rows themselves as an async generator that reads one keyset batch at a time. The
- * generator reads the next batch only when its consumer asks for more rows, so a slow
- * reader holds one batch in memory and a consumer that stops (a client that hung up)
- * stops the reads. Rows only: the HTTP layer turns them into CSV.
+ * rows themselves as an async generator of keyset batches. The generator reads the next
+ * batch only when its consumer asks for it, so a slow reader holds one batch in memory
+ * and a consumer that stops (a client that hung up) stops the reads. Rows only: the HTTP
+ * layer turns them into CSV.
  */
 import { findPerformance } from '../../db/repositories/catalog.ts';
 import {
@@ -84,12 +84,12 @@ export function orderQuestions(plan: ExportPlan): QuestionRow[] {
   return plan.questions.filter((q) => !q.per_attendee);
 }
 
-/** The order rows of the export, oldest order first, batch by batch. */
-export async function* exportOrderRows(
+/** The order rows of the export, oldest order first, one batch at a time (the last may be empty). */
+export async function* exportOrderBatches(
   db: Executor,
   plan: ExportPlan,
   opts: ExportOptions = {},
-): AsyncGenerator<OrderExport> {
+): AsyncGenerator<OrderExport[]> {
   const batchSize = opts.batchSize ?? EXPORT_BATCH_SIZE;
   const keys = orderQuestions(plan).map((q) => q.key);
   let after: string | undefined;
@@ -97,30 +97,30 @@ export async function* exportOrderRows(
     const rows = await orderExportBatch(db, plan.scope, after, batchSize);
     const orderIds = [...new Set(rows.map((r) => r.order_id))];
     const answers = indexAnswers(await answersOfOrders(db, orderIds, keys));
-    for (const row of rows) yield { ...row, answers: answers.get(row.order_id)?.get(null) ?? NO_ANSWERS };
+    yield rows.map((row) => ({ ...row, answers: answers.get(row.order_id)?.get(null) ?? NO_ANSWERS }));
     if (orderIds.length < batchSize) return;
     after = orderIds.at(-1);
   }
 }
 
-/** The ticket rows of the export, oldest first, an order's tickets in order, batch by batch. */
-export async function* exportTicketRows(
+/** The ticket rows of the export, oldest first, an order's tickets in order, one batch at a time (the last may be empty). */
+export async function* exportTicketBatches(
   db: Executor,
   plan: ExportPlan,
   opts: ExportOptions = {},
-): AsyncGenerator<TicketExport> {
+): AsyncGenerator<TicketExport[]> {
   const batchSize = opts.batchSize ?? EXPORT_BATCH_SIZE;
   const keys = plan.questions.map((q) => q.key);
   let after: string | undefined;
   for (;;) {
     const rows = await ticketExportBatch(db, plan.scope, after, batchSize);
     const answers = indexAnswers(await answersOfOrders(db, [...new Set(rows.map((r) => r.order_id))], keys));
-    for (const row of rows) {
+    yield rows.map((row) => {
       const ofOrder = answers.get(row.order_id);
       const own = ofOrder?.get(row.id);
       const shared = ofOrder?.get(null);
-      yield { ...row, answers: own === undefined ? (shared ?? NO_ANSWERS) : new Map([...(shared ?? []), ...own]) };
-    }
+      return { ...row, answers: own === undefined ? (shared ?? NO_ANSWERS) : new Map([...(shared ?? []), ...own]) };
+    });
     if (rows.length < batchSize) return;
     after = rows.at(-1)?.id;
   }

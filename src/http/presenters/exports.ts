@@ -1,7 +1,7 @@
 /**
  * Export rows → CSV (docs/exports.md): the columns of each export, the cell rules, the
- * streaming stringifier (csv-stringify: RFC 4180 quoting, CRLF records, the optional
- * UTF-8 BOM, and formula-injection escaping) and the download's file name.
+ * stream of CSV text (csv-stringify: RFC 4180 quoting, CRLF records, the optional UTF-8
+ * BOM, and formula-injection escaping) and the download's file name.
  *
  * Cells: text as stored; integers as numbers; timestamps as ISO 8601 UTC; null as an empty
  * cell; a multi-select answer as its option keys joined by "; ". A text cell that starts
@@ -9,9 +9,9 @@
  * prefixed with `'` (OWASP, CSV injection); number cells are never prefixed: the server
  * writes them, they are not user text.
  */
-import { Readable, pipeline } from 'node:stream';
+import { Readable } from 'node:stream';
 import { create as contentDisposition } from 'content-disposition';
-import { stringify } from 'csv-stringify';
+import { stringify } from 'csv-stringify/sync';
 import {
   orderQuestions,
   type AnswerValue,
@@ -96,31 +96,38 @@ export function ticketColumns(plan: ExportPlan): Column<TicketExport>[] {
   return [...TICKET_COLUMNS, ...answerColumns<TicketExport>(plan.questions.map((q) => q.key))];
 }
 
-async function* records<T>(rows: AsyncIterable<T>, columns: Column<T>[]): AsyncGenerator<Cell[]> {
-  for await (const row of rows) yield columns.map((c) => c.cell(row));
+const CSV_OPTIONS = {
+  record_delimiter: 'windows',
+  // A bare CR or LF in a cell is quoted too, not only the CRLF record delimiter.
+  quote_record_delimiter: true,
+  escape_formulas: true,
+} as const;
+
+/** Each batch as one chunk of CSV text; the first with the header row (and the BOM when asked). */
+async function* csvChunks<T>(batches: AsyncIterable<T[]>, columns: Column<T>[], bom: boolean): AsyncGenerator<string> {
+  const headers = columns.map((c) => c.header);
+  let first = true;
+  for await (const batch of batches) {
+    const records = batch.map((row) => columns.map((c) => c.cell(row)));
+    const text = stringify(records, { ...CSV_OPTIONS, columns: headers, header: first, bom: first && bom });
+    first = false;
+    // The last batch of an export that ends on a batch boundary is empty.
+    if (text !== '') yield text;
+  }
 }
 
 /**
- * The CSV as a stream: rows are pulled from `rows` only as fast as the stream is read
- * (backpressure reaches the generator, and through it the database reads), and
- * destroying the stream (Fastify does when the client hangs up) ends the generator. An
- * error before the first byte becomes the route's problem response; after it, the
- * connection is cut, so a client never takes a truncated file for a whole one.
+ * The CSV as a stream of one chunk per batch. A batch is turned into text at once (with
+ * csv-stringify's synchronous API), so its row objects die young instead of living,
+ * row by row, as long as the socket takes to drain them; the stream holds at most one
+ * chunk beyond what the socket buffers, and asks the generator for the next batch only
+ * when that one has gone (backpressure reaches the database reads). Destroying the
+ * stream (Fastify does when the client hangs up) ends the generator. An error before the
+ * first byte becomes the route's problem response; after it, the connection is cut, so a
+ * client never takes a truncated file for a whole one.
  */
-export function csvStream<T>(rows: AsyncIterable<T>, columns: Column<T>[], bom: boolean): Readable {
-  const csv = stringify({
-    header: true,
-    columns: columns.map((c) => c.header),
-    bom,
-    record_delimiter: 'windows',
-    // A bare CR or LF in a cell is quoted too, not only the CRLF record delimiter.
-    quote_record_delimiter: true,
-    escape_formulas: true,
-  });
-  pipeline(Readable.from(records(rows, columns)), csv, () => {
-    // Errors reach Fastify through `csv` (a problem before the first byte, else a cut connection).
-  });
-  return csv;
+export function csvStream<T>(batches: AsyncIterable<T[]>, columns: Column<T>[], bom: boolean): Readable {
+  return Readable.from(csvChunks(batches, columns, bom), { objectMode: false });
 }
 
 /** `attachment; filename=...`: the event's title reduced to letters, digits and dashes, plus what it holds. */

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { exportOrderRows, planExport } from '../../../../domain/exports/exports.ts';
+import { exportOrderBatches, planExport } from '../../../../domain/exports/exports.ts';
 import { tenantOf } from '../../../context.ts';
 import { csvStream, exportDisposition, orderColumns } from '../../../presenters/exports.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
@@ -32,7 +32,7 @@ export const exportOrdersRoute: FastifyPluginAsyncTypebox = async (app) => {
         request.params.id,
         request.query.performance_id,
       );
-      const rows = exportOrderRows(request.db, plan, { batchSize: app.deps.exportBatchSize });
+      const rows = exportOrderBatches(request.db, plan, { batchSize: app.deps.exportBatchSize });
       return sendCsv(
         reply,
         csvStream(rows, orderColumns(plan), request.query.bom ?? false),

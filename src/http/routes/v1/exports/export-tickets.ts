@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { exportTicketRows, planExport } from '../../../../domain/exports/exports.ts';
+import { exportTicketBatches, planExport } from '../../../../domain/exports/exports.ts';
 import { tenantOf } from '../../../context.ts';
 import { csvStream, exportDisposition, ticketColumns } from '../../../presenters/exports.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
@@ -32,7 +32,7 @@ export const exportTicketsRoute: FastifyPluginAsyncTypebox = async (app) => {
         request.params.id,
         request.query.performance_id,
       );
-      const rows = exportTicketRows(request.db, plan, { batchSize: app.deps.exportBatchSize });
+      const rows = exportTicketBatches(request.db, plan, { batchSize: app.deps.exportBatchSize });
       return sendCsv(
         reply,
         csvStream(rows, ticketColumns(plan), request.query.bom ?? false),
