@@ -24,8 +24,6 @@ import { requireEvent } from '../catalog/events.ts';
 /** Rows read per statement. */
 export const EXPORT_BATCH_SIZE = 1000;
 
-export type { ExportScope, OrderExportRow, TicketExportRow };
-
 /** An answer's value: text, or the option keys of a multi-select. */
 export type AnswerValue = string | string[];
 
@@ -69,7 +67,7 @@ export async function planExport(
   };
 }
 
-export interface ExportOptions {
+interface ExportOptions {
   batchSize?: number;
 }
 

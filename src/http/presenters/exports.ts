@@ -32,7 +32,7 @@ const answerCell = (value: AnswerValue | undefined): string | null =>
   value === undefined ? null : Array.isArray(value) ? value.join('; ') : value;
 
 /** The header of a registration question's column. */
-export const answerHeader = (key: string) => `answer_${key}`;
+const answerHeader = (key: string) => `answer_${key}`;
 
 const ORDER_COLUMNS: Column<OrderExport>[] = [
   { header: 'order_no', cell: (r) => r.order_no },
