@@ -126,14 +126,14 @@ async function* csvChunks<T>(batches: AsyncIterable<T[]>, columns: Column<T>[], 
 }
 
 /**
- * The CSV as a stream of one chunk per batch. A batch is turned into text at once (with
- * csv-stringify's synchronous API), so its row objects die young instead of living,
- * row by row, as long as the socket takes to drain them; the stream holds at most one
- * chunk beyond what the socket buffers, and asks the generator for the next batch only
- * when that one has gone (backpressure reaches the database reads). Destroying the
- * stream (Fastify does when the client hangs up) ends the generator. An error before the
- * first byte becomes the route's problem response; after it, the connection is cut, so a
- * client never takes a truncated file for a whole one.
+ * The CSV as a stream of text chunks. A batch is turned into text as soon as it is read
+ * (csv-stringify's synchronous API), so its rows are not kept while the socket drains;
+ * the stream holds about one chunk beyond what the socket buffers and asks the generator
+ * for the next batch only when the current one has gone (backpressure reaches the
+ * database reads). Destroying the stream (Fastify does when the client hangs up) ends
+ * the generator. An error before the first byte becomes the route's problem response;
+ * after it, the connection is cut, so a client never takes a truncated file for a whole
+ * one.
  */
 export function csvStream<T>(batches: AsyncIterable<T[]>, columns: Column<T>[], bom: boolean): Readable {
   return Readable.from(csvChunks(batches, columns, bom), { objectMode: false });
