@@ -53,55 +53,31 @@ export class Transport {
     };
   }
 
-  async request<T>(
-    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
-    path: string,
-    init: { query?: Query; body?: unknown } & RequestOptions = {},
-  ): Promise<T> {
-    const response = await this.#exchange(method, path, init, 'application/json', false);
-    return (await response.json()) as T;
-  }
-
   /**
    * A GET whose answer is a file (the CSV exports): the Response as soon as its headers
    * arrive, its body unread, for the caller to stream (`response.body`) or read
-   * (`response.text()`). Errors, retries and `timeoutMs` apply up to the headers; the
-   * download itself is not cut off by the timeout, however long it takes.
+   * (`response.text()`). Errors and retries are those of request(); `timeoutMs` bounds
+   * the wait for the headers only, so a long download is not cut off.
    */
-  download(path: string, query?: Query): Promise<Response> {
-    return this.#exchange('GET', path, { query }, 'text/csv', true);
-  }
-
-  async #exchange(
-    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
-    path: string,
-    init: { query?: Query; body?: unknown } & RequestOptions,
-    accept: string,
-    timeoutUntilHeaders: boolean,
-  ): Promise<Response> {
+  async download(path: string, query?: Query): Promise<Response> {
     const o = this.#options;
-    const headers: Record<string, string> = { authorization: `Bearer ${o.apiKey}`, accept };
-    if (init.body !== undefined) headers['content-type'] = 'application/json';
-    // One key for every attempt of this call: a retry after a lost answer is a replay.
-    if (method === 'POST' || method === 'PATCH') headers['idempotency-key'] = init.idempotencyKey ?? o.idempotencyKey();
-    const url = `${o.baseUrl}${path}${queryString(init.query)}`;
-    const body = init.body === undefined ? undefined : JSON.stringify(init.body);
-
+    const url = `${o.baseUrl}${path}${queryString(query)}`;
+    const headers = { authorization: `Bearer ${o.apiKey}`, accept: 'text/csv' };
     for (let attempt = 0; ; attempt++) {
-      let response: Response;
       const controller = new AbortController();
-      const timer = timeoutUntilHeaders
-        ? setTimeout(() => controller.abort(new DOMException('The operation timed out.', 'TimeoutError')), o.timeoutMs)
-        : undefined;
-      const signal = timeoutUntilHeaders ? controller.signal : AbortSignal.timeout(o.timeoutMs);
+      const timer = setTimeout(
+        () => controller.abort(new DOMException('The operation timed out.', 'TimeoutError')),
+        o.timeoutMs,
+      );
+      let response: Response;
       try {
-        response = await o.fetch(url, { method, headers, body, signal });
+        response = await o.fetch(url, { method: 'GET', headers, signal: controller.signal });
       } catch (err) {
         if (attempt < o.maxRetries) {
           await o.sleep(backoff(attempt));
           continue;
         }
-        throw new MarqueeConnectionError(`${method} ${path}: ${describe(err)}`, { cause: err });
+        throw new MarqueeConnectionError(`GET ${path}: ${describe(err)}`, { cause: err });
       } finally {
         clearTimeout(timer);
       }
@@ -112,6 +88,40 @@ export class Transport {
       }
       if (!response.ok) throw await apiError(response);
       return response;
+    }
+  }
+
+  async request<T>(
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    path: string,
+    init: { query?: Query; body?: unknown } & RequestOptions = {},
+  ): Promise<T> {
+    const o = this.#options;
+    const headers: Record<string, string> = { authorization: `Bearer ${o.apiKey}`, accept: 'application/json' };
+    if (init.body !== undefined) headers['content-type'] = 'application/json';
+    // One key for every attempt of this call: a retry after a lost answer is a replay.
+    if (method === 'POST' || method === 'PATCH') headers['idempotency-key'] = init.idempotencyKey ?? o.idempotencyKey();
+    const url = `${o.baseUrl}${path}${queryString(init.query)}`;
+    const body = init.body === undefined ? undefined : JSON.stringify(init.body);
+
+    for (let attempt = 0; ; attempt++) {
+      let response: Response;
+      try {
+        response = await o.fetch(url, { method, headers, body, signal: AbortSignal.timeout(o.timeoutMs) });
+      } catch (err) {
+        if (attempt < o.maxRetries) {
+          await o.sleep(backoff(attempt));
+          continue;
+        }
+        throw new MarqueeConnectionError(`${method} ${path}: ${describe(err)}`, { cause: err });
+      }
+      if (RETRIED_STATUSES.has(response.status) && attempt < o.maxRetries) {
+        await response.body?.cancel();
+        await o.sleep(retryAfterMs(response.headers.get('retry-after')) ?? backoff(attempt));
+        continue;
+      }
+      if (!response.ok) throw await apiError(response);
+      return (await response.json()) as T;
     }
   }
 }
