@@ -16,6 +16,7 @@ import { build, needsBuild } from '../scripts/build.mjs';
 import { checkInScenario } from './scenarios/checkin.ts';
 import { depthScenario } from './scenarios/depth.ts';
 import { embeddedScenario } from './scenarios/embedded.ts';
+import { exportsScenario } from './scenarios/exports.ts';
 import { mailLoadScenario, mailScenario } from './scenarios/mail.ts';
 import { noisyNeighbourScenario } from './scenarios/noisyneighbour.ts';
 import { onSaleScenario } from './scenarios/onsale.ts';
@@ -48,6 +49,10 @@ const SCENARIOS: Record<string, { title: string; run: (opts: ScenarioOptions) =>
   mail: {
     title: 'E-mail throughput: 1,000 one-ticket orders and one 1,000-ticket order to an SMTP sink',
     run: mailScenario,
+  },
+  exports: {
+    title: 'CSV exports: 10,000 and 100,000 tickets streamed, rows/s and the API process RSS',
+    run: exportsScenario,
   },
 };
 

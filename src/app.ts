@@ -34,6 +34,7 @@ import { openApiDocument } from './http/openapi.ts';
 import { systemResolver, type Resolver } from './webhooks/url-vetting.ts';
 import { createApiKeyCache } from './domain/auth/api-keys.ts';
 import { createEventDetailCache } from './http/event-detail-cache.ts';
+import { EXPORT_BATCH_SIZE } from './domain/exports/exports.ts';
 
 export interface BuildAppOptions {
   config: Readonly<Config>;
@@ -50,6 +51,8 @@ export interface BuildAppOptions {
   idempotency?: Partial<IdempotencySettings>;
   /** DNS for webhook URL vetting; omitted means the system resolver (tests inject a fake). */
   webhookResolver?: Resolver;
+  /** Rows per statement of the CSV exports (default EXPORT_BATCH_SIZE); tests make it small. */
+  exportBatchSize?: number;
 }
 
 /**
@@ -117,6 +120,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       ...opts.idempotency,
     },
     webhookResolver: opts.webhookResolver ?? systemResolver,
+    exportBatchSize: opts.exportBatchSize ?? EXPORT_BATCH_SIZE,
     caches: { apiKeys: createApiKeyCache(clock), eventDetails: eventDetails.cache },
   };
   app.decorate('deps', deps);

@@ -27,6 +27,8 @@ export interface AppDeps {
   caches: { apiKeys: ApiKeyCache; eventDetails: EventDetailCache };
   /** DNS used by webhook URL vetting at endpoint create and PATCH. */
   webhookResolver: Resolver;
+  /** Rows per statement of the CSV exports (docs/exports.md); tests make it small. */
+  exportBatchSize: number;
 }
 
 declare module 'fastify' {

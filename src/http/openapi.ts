@@ -51,6 +51,7 @@ export const openApiDocument: NonNullable<Extract<SwaggerOptions, { openapi?: un
     { name: 'orders', description: 'Box-office orders' },
     { name: 'tickets', description: 'Issued tickets and check-in' },
     { name: 'webhooks', description: 'Webhook endpoints and deliveries' },
+    { name: 'exports', description: 'Streamed CSV exports of an event’s orders and tickets' },
     { name: 'admin', description: 'Admin API (dashboard, box office, gate scanner)' },
   ],
   components: {

@@ -5,7 +5,7 @@
  * - a 4xx is an `application/problem+json` problem whose `detail` is a sentence saying
  *   what was wrong (not the generic 500 text), and it left every table's row count as it
  *   was (the stored response of an Idempotency-Key may add its one row, as specified);
- * - a 2xx is `application/json`, validates against the operation's response schema for
+ * - a 2xx is `application/json` (`text/csv` with its header row for an export), validates against the operation's response schema for
  *   that status (the API's strict uuid and date-time formats, ids in lower case), and
  *   the next GET answers the same bytes: a GET is repeated; a write whose response schema
  *   is the one of a GET-by-id is followed by that GET of the returned id, plain or with
@@ -27,6 +27,7 @@ import { operationsOf } from './requests.ts';
 const LOWERCASE_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
 const JSON_TYPE = 'application/json; charset=utf-8';
+const CSV_TYPE = 'text/csv; charset=utf-8';
 const IDEMPOTENCY_TABLE = 'idempotency_keys';
 
 class FuzzViolation extends Error {
@@ -200,6 +201,16 @@ export async function runCase(target: FuzzTarget, request: FuzzRequest, op: Oper
     return;
   }
 
+  if (op.csvStatuses.includes(String(status))) {
+    // An export (docs/exports.md): CSV text with a header row, the same bytes when asked again.
+    if (response.headers['content-type'] !== CSV_TYPE) fail(`a ${status} is not ${CSV_TYPE}`);
+    if (!/^\uFEFF?[a-z_]+(,[a-z0-9_-]+)*\r\n/.test(response.body)) fail('the CSV does not start with its header row');
+    const again = await send(target, request);
+    if (again.statusCode !== status || again.body !== response.body) {
+      fail(`the next identical GET answered differently: ${again.statusCode} ${clip(again.body, 1000)}`);
+    }
+    return;
+  }
   if (response.headers['content-type'] !== JSON_TYPE) fail(`a ${status} is not ${JSON_TYPE}`);
   const validate = target.validatorFor(op, status);
   if (!validate) fail(`status ${status} is not documented for ${op.operationId}`);

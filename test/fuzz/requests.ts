@@ -36,6 +36,8 @@ export interface Operation {
   requestBody?: JsonSchema;
   /** Response schema by status code. */
   responses: Record<string, JsonSchema | undefined>;
+  /** The status codes whose success body is CSV text (the exports), not JSON. */
+  csvStatuses: string[];
 }
 
 interface OpenApiDocument {
@@ -61,8 +63,11 @@ export function operationsOf(document: unknown): Operation[] {
     if (!path.startsWith('/v1/') && !path.startsWith('/admin/v1/')) continue;
     for (const [method, op] of Object.entries(methods)) {
       const responses: Record<string, JsonSchema | undefined> = {};
-      for (const [status, response] of Object.entries(op.responses))
-        responses[status] = response.content?.['application/json']?.schema;
+      const csvStatuses: string[] = [];
+      for (const [status, response] of Object.entries(op.responses)) {
+        responses[status] = response.content?.['application/json']?.schema ?? response.content?.['text/csv']?.schema;
+        if (response.content?.['text/csv']) csvStatuses.push(status);
+      }
       operations.push({
         operationId: op.operationId,
         method: method.toUpperCase() as HttpMethod,
@@ -70,6 +75,7 @@ export function operationsOf(document: unknown): Operation[] {
         parameters: op.parameters ?? [],
         requestBody: op.requestBody?.content['application/json']?.schema,
         responses,
+        csvStatuses,
       });
     }
   }

@@ -40,6 +40,17 @@ export class Events {
   listPerformances(id: string, params: T.ListEventPerformancesParams = {}): PageRequest<T.Performance> {
     return list(this.transport, at('/v1/events/{id}/performances', id), params);
   }
+  /**
+   * The event's orders as CSV (docs/exports.md), one row per order and performance: the
+   * Response once its headers arrive; stream `response.body` or read `response.text()`.
+   */
+  exportOrders(id: string, params: T.ExportParams = {}): Promise<Response> {
+    return this.transport.download(at('/v1/events/{id}/exports/orders.csv', id), params);
+  }
+  /** The event's tickets (attendees) as CSV, with one column per registration question; as exportOrders. */
+  exportTickets(id: string, params: T.ExportParams = {}): Promise<Response> {
+    return this.transport.download(at('/v1/events/{id}/exports/tickets.csv', id), params);
+  }
 }
 
 export class Performances {

@@ -59,6 +59,44 @@ export class Transport {
     };
   }
 
+  /**
+   * A GET whose answer is a file (the CSV exports): the Response as soon as its headers
+   * arrive, its body unread, for the caller to stream (`response.body`) or read
+   * (`response.text()`). Errors and retries are those of request(); `timeoutMs` bounds
+   * the wait for the headers only, so a long download is not cut off.
+   */
+  async download(path: string, query?: Query): Promise<Response> {
+    const o = this.#options;
+    const url = `${o.baseUrl}${path}${queryString(query)}`;
+    const headers = { authorization: `Bearer ${o.apiKey}`, accept: 'text/csv' };
+    for (let attempt = 0; ; attempt++) {
+      const controller = new AbortController();
+      const timer = setTimeout(
+        () => controller.abort(new DOMException('The operation timed out.', 'TimeoutError')),
+        o.timeoutMs,
+      );
+      let response: Response;
+      try {
+        response = await o.fetch(url, { method: 'GET', headers, signal: controller.signal });
+      } catch (err) {
+        if (attempt < o.maxRetries) {
+          await o.sleep(backoff(attempt));
+          continue;
+        }
+        throw new MarqueeConnectionError(`GET ${path}: ${describe(err)}`, { cause: err });
+      } finally {
+        clearTimeout(timer);
+      }
+      if (RETRIED_STATUSES.has(response.status) && attempt < o.maxRetries) {
+        await response.body?.cancel();
+        await o.sleep(retryAfterMs(response.headers.get('retry-after')) ?? backoff(attempt));
+        continue;
+      }
+      if (!response.ok) throw await apiError(response);
+      return response;
+    }
+  }
+
   async request<T>(
     method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
     path: string,

@@ -62,3 +62,6 @@ export interface GetOrderParams {
   /** `['items']` embeds each transaction's tickets. */
   expand?: NonNullable<NonNullable<operations['getOrder']['parameters']['query']>['expand[]']>;
 }
+
+/** The query of the CSV exports: `performance_id` (one performance of the event) and `bom`. */
+export type ExportParams = NonNullable<operations['exportEventTickets']['parameters']['query']>;

@@ -368,6 +368,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events/{id}/exports/orders.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export an event's orders as CSV
+         * @description Streams every order with a transaction on the event (or on `performance_id`) as CSV: one row per order and performance, oldest first, with buyer, totals, fees and taxes, and one column per once-per-order registration question. Read in batches, so any size costs the server constant memory; each batch is a consistent read, not the whole file (docs/exports.md). An unknown or another organizer’s event answers 404.
+         */
+        get: operations["exportEventOrders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{id}/exports/tickets.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export an event's tickets (attendees) as CSV
+         * @description Streams every ticket of the event (or of `performance_id`) as CSV: one row per ticket, oldest first, with its status, `checked_in_at`, holder, ticket type, performance and order, and one column per registration question of the event (`answer_<key>`). Read in batches, so any size costs the server constant memory; each batch is a consistent read, not the whole file (docs/exports.md). An unknown or another organizer’s event answers 404.
+         */
+        get: operations["exportEventTickets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/organizers": {
         parameters: {
             query?: never;
@@ -4242,6 +4282,180 @@ export interface operations {
             };
             /** @description The body is not application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: retry after `retry-after` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportEventOrders: {
+        parameters: {
+            query?: {
+                /** @description only this performance of the event (400 `parameter_invalid` for a performance of another event) */
+                performance_id?: string;
+                /** @description start the file with a UTF-8 byte order mark, so spreadsheet programs read it as UTF-8 */
+                bom?: boolean;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The orders of the event as CSV, one row per order and performance of the event, oldest first (streamed) */
+            200: {
+                headers: {
+                    /** @description `attachment` with a file name made of the event title (and the performance start) */
+                    "content-disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description The request is malformed or a field is invalid (`param` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No API key, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource for this organizer (a malformed id included) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: retry after `retry-after` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportEventTickets: {
+        parameters: {
+            query?: {
+                /** @description only this performance of the event (400 `parameter_invalid` for a performance of another event) */
+                performance_id?: string;
+                /** @description start the file with a UTF-8 byte order mark, so spreadsheet programs read it as UTF-8 */
+                bom?: boolean;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tickets (attendees) of the event as CSV, one row per ticket, oldest first, with one column per registration question (streamed) */
+            200: {
+                headers: {
+                    /** @description `attachment` with a file name made of the event title (and the performance start) */
+                    "content-disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description The request is malformed or a field is invalid (`param` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No API key, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource for this organizer (a malformed id included) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

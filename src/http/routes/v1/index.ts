@@ -29,6 +29,8 @@ import { updateEventRoute } from './events/update-event.ts';
 import { listEventPerformancesRoute } from './events/list-event-performances.ts';
 import { getPerformanceRoute } from './performances/get-performance.ts';
 import { getAvailabilityRoute } from './performances/get-availability.ts';
+import { exportOrdersRoute } from './exports/export-orders.ts';
+import { exportTicketsRoute } from './exports/export-tickets.ts';
 
 export const v1Routes: FastifyPluginAsync = async (app) => {
   app.addHook('onRequest', apiKeyAuth);
@@ -61,4 +63,7 @@ export const v1Routes: FastifyPluginAsync = async (app) => {
   await app.register(listTicketsRoute);
   await app.register(getTicketRoute);
   await app.register(checkInTicketRoute);
+  // CSV exports of an event (docs/exports.md).
+  await app.register(exportOrdersRoute);
+  await app.register(exportTicketsRoute);
 };
