@@ -16,13 +16,16 @@
  *   ago (so an endpoint's url, secret and status are at most that old when used) and
  *   with enough of its lease left for a whole attempt plus its record. Otherwise it is
  *   handed back (only if we still hold its lease) and claimed again later.
- * - An attempt starts with one read of its endpoint's current url, secret and status,
- *   shared by every attempt the same pass starts: it signs with the secret of that
- *   moment, so no attempt that starts after a rotate_secret committed uses the old one,
- *   and a row whose endpoint was disabled or deleted since its claim is handed back.
- *   At most START_READS_IN_FLIGHT such reads run at once; slots that free meanwhile
- *   start together after one. The worker job reads on PostgreSQL connections of its
- *   own, so in ROLE=all these reads never queue behind API requests for the pool.
+ * - An attempt is signed with its endpoint's url, secret and status as they are when
+ *   it starts, so no attempt that starts after a rotate_secret committed uses the old
+ *   secret, and a row whose endpoint was disabled or deleted since its claim is handed
+ *   back. On PostgreSQL the endpoint guard (src/db/repositories/endpoint-guard.ts) holds
+ *   a lock that keeps every endpoint unchanged for 50 ms at a time, on a connection of
+ *   its own, and attempts start from what it read under that lock with no query; a
+ *   batch of starts waits only while the lock is being taken again. On the embedded
+ *   database each batch of starts reads its endpoints first (one statement for the
+ *   batch). At most START_READS_IN_FLIGHT such reads run at once; slots that free
+ *   meanwhile start together after one.
  * - A 410 hands back the endpoint's queued rows at once; the endpoint is auto-disabled
  *   when that outcome is recorded, and claims then skip it.
  * - New work is noticed at once: queued in this process, through the in-process wakeup;
@@ -83,10 +86,10 @@ const POLL_INTERVAL_MS = 200;
 /** Pause after a claim or a start failed (the database unreachable or slow) before trying again. */
 const CLAIM_FAILURE_PAUSE_MS = 1000;
 /**
- * Reads of endpoints for starting attempts in flight at once (the job's own connections).
- * One: the slots that free during a read all start after the next one, so in a drain
- * each read serves many starts; two reads in flight halved the batches and cost the
- * worker a third more CPU per delivery (bench/README.md, "Webhook drain").
+ * Reads of endpoints for starting attempts in flight at once. One: the slots that free
+ * during a read all start after the next one, so in a drain each read serves many
+ * starts; two reads in flight halved the batches and cost the worker a third more CPU
+ * per delivery (bench/README.md, "Webhook drain").
  */
 const START_READS_IN_FLIGHT = 1;
 /** Delay after a wakeup, so the queuing transaction has usually committed. */
