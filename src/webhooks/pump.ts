@@ -122,7 +122,7 @@ function contextFor(deps: WorkerDeps, sender: WebhookSender): DispatchContext {
 }
 
 /** How attempts learn their endpoints' current url, secret and status as they start. */
-export interface EndpointReader {
+interface EndpointReader {
   /** The endpoints when known current without a query, else undefined. */
   readNow?(ids: string[]): Map<string, EndpointAtStart> | undefined;
   read(ids: string[]): Promise<Map<string, EndpointAtStart>>;

@@ -24,7 +24,7 @@ import pg from 'pg';
 import type { EndpointAtStart } from './webhooks.ts';
 
 /** How long one lock is held at most before it is given up (and taken again if still needed). */
-export const HOLD_MS = 50;
+const HOLD_MS = 50;
 /** Longest wait for the lock behind a writer before the attempt to take it fails. */
 const LOCK_WAIT_MS = 2000;
 /** A guard statement unanswered this long counts as a lost connection. */
