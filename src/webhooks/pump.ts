@@ -16,13 +16,16 @@
  *   ago (so an endpoint's url, secret and status are at most that old when used) and
  *   with enough of its lease left for a whole attempt plus its record. Otherwise it is
  *   handed back (only if we still hold its lease) and claimed again later.
- * - An attempt starts with one read of its endpoint's current url, secret and status,
- *   shared by every attempt the same pass starts: it signs with the secret of that
- *   moment, so no attempt that starts after a rotate_secret committed uses the old one,
- *   and a row whose endpoint was disabled or deleted since its claim is handed back.
- *   At most START_READS_IN_FLIGHT such reads run at once; slots that free meanwhile
- *   start together after one. The worker job reads on PostgreSQL connections of its
- *   own, so in ROLE=all these reads never queue behind API requests for the pool.
+ * - An attempt is signed with its endpoint's url, secret and status as they are when
+ *   it starts, so no attempt that starts after a rotate_secret committed uses the old
+ *   secret, and a row whose endpoint was disabled or deleted since its claim is handed
+ *   back. On PostgreSQL the endpoint guard (src/db/repositories/endpoint-guard.ts) holds
+ *   a lock that keeps every endpoint unchanged for 50 ms at a time, on a connection of
+ *   its own, and attempts start from what it read under that lock with no query; a
+ *   batch of starts waits only while the lock is being taken again. On the embedded
+ *   database each batch of starts reads its endpoints first (one statement for the
+ *   batch). At most START_READS_IN_FLIGHT such reads run at once; slots that free
+ *   meanwhile start together after one.
  * - A 410 hands back the endpoint's queued rows at once; the endpoint is auto-disabled
  *   when that outcome is recorded, and claims then skip it.
  * - New work is noticed at once: queued in this process, through the in-process wakeup;
@@ -49,7 +52,7 @@ import {
 import { createWebhookSender, type WebhookSender } from './sender.ts';
 import { systemResolver } from './url-vetting.ts';
 import { onDeliveriesQueued } from './wakeup.ts';
-import { databaseOptions, openDatabase } from '../db/client.ts';
+import { openEndpointGuard, type EndpointGuard } from '../db/repositories/endpoint-guard.ts';
 import { listenOnChannel } from '../db/listen.ts';
 import {
   DELIVERIES_QUEUED_CHANNEL,
@@ -83,10 +86,10 @@ const POLL_INTERVAL_MS = 200;
 /** Pause after a claim or a start failed (the database unreachable or slow) before trying again. */
 const CLAIM_FAILURE_PAUSE_MS = 1000;
 /**
- * Reads of endpoints for starting attempts in flight at once (the job's own connections).
- * One: the slots that free during a read all start after the next one, so in a drain
- * each read serves many starts; two reads in flight halved the batches and cost the
- * worker a third more CPU per delivery (bench/README.md, "Webhook drain").
+ * Reads of endpoints for starting attempts in flight at once. One: the slots that free
+ * during a read all start after the next one, so in a drain each read serves many
+ * starts; two reads in flight halved the batches and cost the worker a third more CPU
+ * per delivery (bench/README.md, "Webhook drain").
  */
 const START_READS_IN_FLIGHT = 1;
 /** Delay after a wakeup, so the queuing transaction has usually committed. */
@@ -102,8 +105,27 @@ export function createSenderFor(deps: WorkerDeps): WebhookSender {
   });
 }
 
+/**
+ * On PostgreSQL, attempts take their endpoints from the endpoint guard (a lock held on a
+ * connection of the job's own, src/db/repositories/endpoint-guard.ts); on the embedded
+ * database they read them as they start.
+ */
+function guardFor(deps: WorkerDeps): EndpointGuard | null {
+  if (!deps.config.databaseUrl) return null;
+  return openEndpointGuard(deps.config.databaseUrl, deps.logger, {
+    connectTimeoutMs: deps.config.databaseAcquireTimeoutMs,
+  });
+}
+
 function contextFor(deps: WorkerDeps, sender: WebhookSender): DispatchContext {
   return { db: deps.db, clock: deps.clock, config: deps.config, sender, log: deps.logger };
+}
+
+/** How attempts learn their endpoints' current url, secret and status as they start. */
+interface EndpointReader {
+  /** The endpoints when known current without a query, else undefined. */
+  readNow?(ids: string[]): Map<string, EndpointAtStart> | undefined;
+  read(ids: string[]): Promise<Map<string, EndpointAtStart>>;
 }
 
 interface Queued {
@@ -143,7 +165,7 @@ export class DeliveryPump {
       keepOutcomes: boolean;
       onProgress?: () => void;
       /** Reads endpoints as attempts start; default: endpointsAtStart on the context's database. */
-      readEndpoints?: (ids: string[]) => Promise<Map<string, EndpointAtStart>>;
+      endpoints?: EndpointReader;
     },
   ) {}
 
@@ -292,9 +314,16 @@ export class DeliveryPump {
    * handed back as usual).
    */
   private startBatch(batch: Queued[]): void {
-    this.startReads++;
     const endpointIds = [...new Set(batch.map((q) => q.row.endpoint_id))];
-    (this.opts.readEndpoints ?? ((ids) => endpointsAtStart(this.ctx.db, ids)))(endpointIds)
+    const reader = this.opts.endpoints;
+    const now = reader?.readNow?.(endpointIds);
+    if (now) {
+      // Known current (the guard's lock is held): start at once, no query.
+      for (const { row } of batch) this.startWith(row, now.get(row.endpoint_id));
+      return;
+    }
+    this.startReads++;
+    (reader ? reader.read(endpointIds) : endpointsAtStart(this.ctx.db, endpointIds))
       .then(
         (endpoints) => {
           for (const { row } of batch) this.startWith(row, endpoints.get(row.endpoint_id));
@@ -422,7 +451,12 @@ function increment(counts: Map<string, number>, key: string, by: number): void {
 export async function deliverDue(deps: WorkerDeps, limit = 1000, sender?: WebhookSender): Promise<DeliveryOutcome[]> {
   const own = sender ?? createSenderFor(deps);
   const ctx = contextFor(deps, own);
-  const pump = new DeliveryPump(ctx, deps.logger, { maxInFlight: MAX_IN_FLIGHT, keepOutcomes: true });
+  const guard = guardFor(deps);
+  const pump = new DeliveryPump(ctx, deps.logger, {
+    maxInFlight: MAX_IN_FLIGHT,
+    keepOutcomes: true,
+    ...(guard ? { endpoints: guard } : {}),
+  });
   try {
     while (pump.outcomes.length < limit) {
       const rows = await claimDeliveries(ctx, Math.min(CLAIM_BATCH, limit - pump.outcomes.length));
@@ -433,6 +467,7 @@ export async function deliverDue(deps: WorkerDeps, limit = 1000, sender?: Webhoo
   } finally {
     pump.releaseQueued();
     await pump.settled();
+    await guard?.close();
     if (!sender) await own.close();
   }
   return pump.outcomes;
@@ -458,17 +493,12 @@ export const webhookDeliveryJob: JobFactory = (deps) => {
     woken = true;
     signal();
   };
-  // Attempt starts read their endpoints on a connection of their own (see the header).
-  const startDatabase = deps.config.databaseUrl
-    ? openDatabase({ ...databaseOptions(deps.config, deps.logger), poolSize: START_READS_IN_FLIGHT })
-    : null;
-  const readEndpoints = async (ids: string[]) =>
-    endpointsAtStart(startDatabase ? (await startDatabase).db : deps.db, ids);
+  const guard = guardFor(deps);
   const pump = new DeliveryPump(ctx, deps.logger, {
     maxInFlight: MAX_IN_FLIGHT,
     keepOutcomes: false,
     onProgress: signal,
-    readEndpoints,
+    ...(guard ? { endpoints: guard } : {}),
   });
   const unsubscribe = onDeliveriesQueued(() => setTimeout(wake, WAKEUP_DELAY_MS));
   // Deliveries queued by other processes (ROLE=api): PostgreSQL's NOTIFY arrives after
@@ -544,8 +574,8 @@ export const webhookDeliveryJob: JobFactory = (deps) => {
       await pump.settled();
       unsubscribe();
       await listener?.close();
+      await guard?.close();
       await sender.close();
-      if (startDatabase) await (await startDatabase).close();
     },
   };
 };

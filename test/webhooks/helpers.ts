@@ -54,7 +54,7 @@ export async function createWebhookTestApp(opts: TestAppOptions = {}): Promise<T
   return t;
 }
 
-interface WebhookFixture {
+export interface WebhookFixture {
   t: TestApp;
   org: TestOrganizer;
   receiver: HttpsReceiver;
