@@ -70,6 +70,7 @@ const ticket = (id: string, n: number, serial: string) => ({
   order_id: ORDER_ID,
   order_no: 'BW3KPTD2',
   created_at: SOLD,
+  updated_at: SOLD,
 });
 
 const order = {
