@@ -307,23 +307,30 @@ describe('a poller misses nothing while writers commit out of stamp order', { sk
   }
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+  /** Resolves once `condition` holds, checking every 10 ms; false after `ms`. */
+  async function waitFor(condition: () => boolean, ms = 10_000): Promise<boolean> {
+    const until = Date.now() + ms;
+    while (!condition()) {
+      if (Date.now() > until) return false;
+      await sleep(10);
+    }
+    return true;
+  }
+
   test('held and late-stamped transactions, concurrent sales, check-ins, refunds, cancels', async () => {
-    // Some history first, and the ticket the held transaction will change.
+    // Some history first, and the tickets the held and the late transaction will change.
     const early = await placeOrder(t, sale, {}, 2);
     const heldTicket = early.transactions[0].items[0].id;
     const lateTicket = early.transactions[0].items[1].id;
     await sleep(5);
 
+    const tables = ['orders', 'tickets'] as const;
     const seen = { orders: new Map<string, string>(), tickets: new Map<string, string>() };
     const naiveSeen = { orders: new Map<string, string>(), tickets: new Map<string, string>() };
     const cursors: Record<'orders' | 'tickets', Cursor | undefined> = { orders: undefined, tickets: undefined };
     const naiveCursors: Record<'orders' | 'tickets', Cursor | undefined> = { orders: undefined, tickets: undefined };
-    const poll = async () => {
-      cursors.orders = await pollOnce(t, '/v1/orders', cursors.orders, seen.orders);
-      cursors.tickets = await pollOnce(t, '/v1/tickets', cursors.tickets, seen.tickets);
-      naiveCursors.orders = await naivePoll('orders', naiveCursors.orders, naiveSeen.orders);
-      naiveCursors.tickets = await naivePoll('tickets', naiveCursors.tickets, naiveSeen.tickets);
-    };
+    const after = (cursor: Cursor | undefined, at: Date) =>
+      cursor !== undefined && cursor.updated_at > at.toISOString();
 
     // 1. A transaction stamps and writes a ticket, then stays open while others commit.
     const held = new pg.Client({ connectionString: t.database.url });
@@ -335,14 +342,14 @@ describe('a poller misses nothing while writers commit out of stamp order', { sk
       heldTicket,
     ]);
 
-    let writing = true;
+    let running = true;
+    let sales = 0;
     const errors: unknown[] = [];
     const writer = async (n: number) => {
-      let i = 0;
-      while (writing) {
-        i++;
+      for (let i = n; running; i += 4) {
         try {
           const order = await placeOrder(t, sale, { tender: i % 3 === 0 ? 'pay_later' : 'cash' }, 1 + (i % 2));
+          sales++;
           const ticket = order.transactions[0].items[0].id;
           if (i % 3 === 0) await t.admin('POST', `/admin/v1/orders/${order.id}/settle`, {});
           else if (i % 4 === 1) await t.api(sale.org.key, 'POST', `/v1/tickets/${ticket}/check_in`);
@@ -351,49 +358,78 @@ describe('a poller misses nothing while writers commit out of stamp order', { sk
         } catch (err) {
           errors.push([n, err]);
         }
-      }
-    };
-    const writers = [writer(1), writer(2), writer(3), writer(4)];
-    const poller = (async () => {
-      while (writing) {
-        await poll();
         await sleep(5);
       }
-    })();
+    };
+    const loop = async (pass: () => Promise<void>) => {
+      while (running) {
+        try {
+          await pass();
+        } catch (err) {
+          errors.push(err);
+        }
+        await sleep(5);
+      }
+    };
+    const workers = [
+      writer(1),
+      writer(2),
+      ...tables.map((table) =>
+        loop(async () => {
+          cursors[table] = await pollOnce(t, `/v1/${table}`, cursors[table], seen[table]);
+        }),
+      ),
+      ...tables.map((table) =>
+        loop(async () => {
+          naiveCursors[table] = await naivePoll(table, naiveCursors[table], naiveSeen[table]);
+        }),
+      ),
+    ];
+    const observed: Record<string, boolean> = {};
+    try {
+      // Rows stamped after the held one commit; the naive poller goes past it, the API's
+      // poller stays before it while it is open.
+      observed.naivePassedHeld = await waitFor(() => after(naiveCursors.tickets, heldStamp));
+      await sleep(300);
+      observed.apiHeldBack = !after(cursors.tickets, heldStamp) && !after(cursors.orders, heldStamp);
+      await held.query('COMMIT');
+      observed.apiPassedHeld = await waitFor(() => after(cursors.tickets, heldStamp));
 
-    await sleep(700);
-    // Rows stamped after the held one are committed, and the naive poller went past it.
-    assert.ok(naiveCursors.tickets !== undefined && naiveCursors.tickets.updated_at > heldStamp.toISOString());
-    // The API held its cursor before the held stamp.
-    assert.ok(cursors.tickets === undefined || cursors.tickets.updated_at < heldStamp.toISOString());
-    await held.query('COMMIT');
-
-    // 2. A stamp taken now, written only after polls have moved past it (a request that
-    //    took its time before its transaction began).
-    const lateStamp = new Date();
-    await sleep(300);
-    assert.ok(cursors.tickets !== undefined && cursors.tickets.updated_at > lateStamp.toISOString());
-    await held.query(`UPDATE tickets SET holder_first_name = 'Late', updated_at = $1 WHERE id = $2`, [
-      lateStamp,
-      lateTicket,
-    ]);
-    await held.end();
-
-    await sleep(400);
-    writing = false;
-    await Promise.all([...writers, poller]);
+      // 2. A stamp taken now and written only once the poller has moved past it (a
+      //    request that took its time before its transaction began).
+      const lateStamp = new Date();
+      observed.apiPassedLate = await waitFor(() => after(cursors.tickets, lateStamp));
+      const late = await held.query(
+        `UPDATE tickets SET holder_first_name = 'Late', updated_at = $1 WHERE id = $2 RETURNING updated_at`,
+        [lateStamp, lateTicket],
+      );
+      observed.lateRaised = late.rows[0].updated_at.getTime() > lateStamp.getTime();
+      observed.enoughSales = await waitFor(() => sales >= 30, 60_000);
+    } finally {
+      running = false;
+      await Promise.all(workers);
+      await held.end();
+    }
     assert.deepEqual(errors, []);
-    await sleep(5);
-    await poll();
 
+    await sleep(5);
+    for (const table of tables) {
+      await pollOnce(t, `/v1/${table}`, cursors[table], seen[table]);
+      await naivePoll(table, naiveCursors[table], naiveSeen[table]);
+    }
     const orders = await finalState('orders');
     const tickets = await finalState('tickets');
-    assert.ok(orders.size > 20, `only ${orders.size} orders were written`);
     assert.deepEqual(seen.orders, orders);
     assert.deepEqual(seen.tickets, tickets);
-    // The late stamp was raised past the horizons already handed out.
-    assert.ok(tickets.get(lateTicket)! > lateStamp.toISOString());
-    // Both changes were skipped by the naive poller: the scenario is real.
+    assert.deepEqual(observed, {
+      naivePassedHeld: true,
+      apiHeldBack: true,
+      apiPassedHeld: true,
+      apiPassedLate: true,
+      lateRaised: true,
+      enoughSales: true,
+    });
+    // The naive poller skipped the held change: the scenario is real.
     assert.notEqual(naiveSeen.tickets.get(heldTicket), tickets.get(heldTicket));
   });
 });
