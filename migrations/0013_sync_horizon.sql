@@ -7,11 +7,12 @@
 --                       once) holding, in milliseconds since 1970, the highest horizon a
 --                       list has computed so far.
 --   sync_register()     a BEFORE INSERT OR UPDATE trigger on orders and tickets. It
---                       (1) registers the row's stamp: a shared advisory lock whose key
---                       carries the stamp, held by the writing transaction until it ends,
---                       visible in pg_locks to every session from the moment it is taken,
---                       and released only after the commit is visible; then (2) reads the
---                       floor and raises a stamp below it up to it. Stamps keep
+--                       (1) registers the transaction's first stamp: a shared advisory lock
+--                       whose key carries the stamp, held by the writing transaction until
+--                       it ends, visible in pg_locks to every session from the moment it is
+--                       taken, and released only after the commit is visible (a later row
+--                       of the transaction stamped below it is raised to it); then (2)
+--                       reads the floor and raises a stamp below it up to it. Stamps keep
 --                       millisecond precision, the precision of every response.
 --   sync_horizon(now)   raises the floor to `now` (the caller's clock), then answers the
 --                       least of `now` and the stamps registered by open transactions.
@@ -36,14 +37,26 @@ $$;
 CREATE FUNCTION sync_register() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
+  v_registered text := current_setting('marquee.sync_registered', true);
+  v_stamp timestamptz;
   v_floor timestamptz;
 BEGIN
   NEW.updated_at := date_trunc('milliseconds', NEW.updated_at);
+  v_stamp := NEW.updated_at;
   IF TG_OP = 'INSERT' THEN
     NEW.created_at := date_trunc('milliseconds', NEW.created_at);
-    PERFORM pg_advisory_xact_lock_shared(sync_stamp_key(least(NEW.created_at, NEW.updated_at)));
+    v_stamp := least(NEW.created_at, NEW.updated_at);
+  END IF;
+  -- One registration per transaction (a lock per distinct stamp would exhaust the lock
+  -- table on a bulk update): the first row's stamp. A later row of the same transaction
+  -- stamped below it is raised to it, so the registration covers every row.
+  IF v_registered IS NULL OR v_registered = '' THEN
+    PERFORM pg_advisory_xact_lock_shared(sync_stamp_key(v_stamp));
+    PERFORM set_config('marquee.sync_registered', v_stamp::text, true);
   ELSE
-    PERFORM pg_advisory_xact_lock_shared(sync_stamp_key(NEW.updated_at));
+    v_floor := v_registered::timestamptz;
+    IF NEW.updated_at < v_floor THEN NEW.updated_at := v_floor; END IF;
+    IF TG_OP = 'INSERT' AND NEW.created_at < v_floor THEN NEW.created_at := v_floor; END IF;
   END IF;
   -- After the registration, never before it.
   SELECT 'epoch'::timestamptz + last_value * interval '1 millisecond' INTO v_floor FROM sync_horizon_floor;
