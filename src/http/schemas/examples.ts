@@ -42,6 +42,7 @@ const ticketType = (
   description,
   sort_order: sortOrder,
   translations: [{ locale: 'en', name, description }],
+  updated_at: CREATED,
   prices: [
     {
       performance_id: PERFORMANCE_ID,

@@ -963,6 +963,7 @@ export interface components {
          *               "description": null
          *             }
          *           ],
+         *           "updated_at": "2026-11-24T22:23:08.322Z",
          *           "prices": [
          *             {
          *               "performance_id": "1c721279-854c-458a-9124-f115dfc1ca66",
@@ -986,6 +987,7 @@ export interface components {
          *               "description": "Valid student ID required at the door"
          *             }
          *           ],
+         *           "updated_at": "2026-11-24T22:23:08.322Z",
          *           "prices": [
          *             {
          *               "performance_id": "1c721279-854c-458a-9124-f115dfc1ca66",
@@ -1050,6 +1052,11 @@ export interface components {
                 name: string;
                 description: string | null;
             }[];
+            /**
+             * Format: date-time
+             * @description when the ticket type last changed (it cannot change through the API: its creation time)
+             */
+            updated_at: string;
             prices: components["schemas"]["Price"][];
         };
         /** @description The price of a ticket type at one performance */
