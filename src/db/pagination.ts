@@ -26,6 +26,12 @@ type TenantTable = {
 type KeysetOptions = {
   sortColumn: string;
   direction: 'asc' | 'desc';
+  /**
+   * The cursor's sort key as the caller knows it, instead of the cursor row's current one:
+   * a list ordered by a key that changes (updated_at) continues after the position the
+   * client saw, even when the cursor row has moved since (docs/sync.md).
+   */
+  cursorSortValue?: Date;
 } & (
   | {
       /** The listed table; the query must select from it unaliased. */
@@ -56,8 +62,11 @@ export async function keysetPage<DB, TB extends keyof DB, O>(
         'starting_after',
       );
     }
-    // The cursor's sort key is read in SQL, at full timestamp precision.
-    const after = sql`(SELECT ${sql.ref(opts.sortColumn)}, id FROM ${sql.table(opts.table)} WHERE id = ${page.starting_after})`;
+    // The cursor's sort key is read in SQL, at full timestamp precision, unless given.
+    const after =
+      opts.cursorSortValue === undefined
+        ? sql`(SELECT ${sql.ref(opts.sortColumn)}, id FROM ${sql.table(opts.table)} WHERE id = ${page.starting_after})`
+        : sql`(${opts.cursorSortValue}::timestamptz, ${page.starting_after}::uuid)`;
     const op = sql.raw(opts.direction === 'desc' ? '<' : '>');
     q = q.where(sql<boolean>`(${sortRef}, ${idRef}) ${op} ${after}` as never);
   }

@@ -562,6 +562,7 @@ describe('POST /v1/events', () => {
           description,
           sort_order,
           translations: [{ locale: 'en', name, description }],
+          updated_at: now,
           // One price per performance, in schedule order.
           prices: [first, second].map((p) => ({
             performance_id: p.id,

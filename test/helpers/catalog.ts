@@ -30,6 +30,7 @@ export interface CreatedEvent {
     description: string | null;
     sort_order: number;
     translations: { locale: string; name: string; description: string | null }[];
+    updated_at: string;
     prices: {
       performance_id: string;
       seat_category_key: string;

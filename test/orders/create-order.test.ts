@@ -412,6 +412,7 @@ describe('POST /v1/orders', () => {
           order_id: order.id,
           order_no: order.order_no,
           created_at: now,
+          updated_at: now,
         },
       );
     });

@@ -291,6 +291,7 @@ describe('orders and tickets after the sale', () => {
         ...ticket,
         holder: { first_name: 'Cy', last_name: 'Young', email: 'cy@example.test' },
         transferred_at: now,
+        updated_at: now,
       });
       const admitted = await t.api(sale.org.key, 'POST', `/v1/tickets/${ticket.id}/check_in`);
       assert.deepEqual(admitted.json().holder, { first_name: 'Cy', last_name: 'Young', email: 'cy@example.test' });

@@ -217,6 +217,28 @@ describe('the SDK against a live service', () => {
     assert.equal(sleeps.length, pages, 'no retry while paging');
   });
 
+  test('sync order: iteration passes back updated_at with the id, so a row that moves is not a jump', async () => {
+    t.clock.advance(1000);
+    const since = t.clock.now().toISOString();
+    const made: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      made.push((await client.orders.create({ items: [item()], buyer: BUYER, tender: 'cash' })).id);
+      t.clock.advance(10);
+    }
+    const seen: string[] = [];
+    for await (const order of client.orders.list({ order: 'updated_asc', updated_gte: since, limit: 1 })) {
+      seen.push(order.id);
+      // The first item changes while it is the cursor: it moves to the end of the order.
+      if (seen.length === 1) {
+        assert.equal((await t.admin('POST', `/admin/v1/orders/${order.id}/cancel`)).statusCode, 200);
+        t.clock.advance(10);
+      }
+    }
+    assert.deepEqual(seen, [...made, made[0]]);
+    const tickets = await client.tickets.list({ order: 'updated_asc', updated_gte: since });
+    assert.equal(tickets.data.length, 4);
+  });
+
   test('a 503 and a 429 are retried after retry-after, with the same Idempotency-Key; one order', async () => {
     sleeps.length = 0;
     const { fetchImpl, calls } = scriptedFetch(async (call) => {

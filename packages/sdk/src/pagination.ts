@@ -4,7 +4,8 @@
  *   const page = await client.orders.list({ limit: 50 });          // { data, has_more }
  *   for await (const order of client.orders.list({ status: 'placed' })) { … }
  *
- * Iteration follows the API's cursor: the next page starts after the last id seen.
+ * Iteration follows the API's cursor: the next page starts after the last item seen (its
+ * id, and in the sync order `order: 'updated_asc'` its `updated_at` too, docs/sync.md).
  */
 export interface Page<T> {
   object: 'list';
@@ -12,7 +13,8 @@ export interface Page<T> {
   has_more: boolean;
 }
 
-type PageFetcher<T> = (startingAfter: string | undefined) => Promise<Page<T>>;
+/** Fetches the page after `last` (an item of the previous page), or the page after the id `startingAfter`. */
+type PageFetcher<T> = (startingAfter: string | undefined, last?: T) => Promise<Page<T>>;
 
 export class PageRequest<T extends { id: string }> implements PromiseLike<Page<T>>, AsyncIterable<T> {
   readonly #fetchPage: PageFetcher<T>;
@@ -43,7 +45,7 @@ export class PageRequest<T extends { id: string }> implements PromiseLike<Page<T
       yield* page.data;
       const last = page.data.at(-1);
       if (!page.has_more || last === undefined) return;
-      page = await this.#fetchPage(last.id);
+      page = await this.#fetchPage(last.id, last);
     }
   }
 }

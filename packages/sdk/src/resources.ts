@@ -14,8 +14,15 @@ function list<I extends { id: string }>(
   params: { starting_after?: string } & Query = {},
 ): PageRequest<I> {
   const { starting_after, ...query } = params;
+  // The sync order continues after the position of the last item seen: its updated_at and
+  // id together (docs/sync.md), not after wherever that item has moved since.
+  const position = (last: I | undefined): Query =>
+    query.order === 'updated_asc' && last !== undefined && 'updated_at' in last
+      ? { updated_gte: last.updated_at as string }
+      : {};
   return new PageRequest<I>(
-    (cursor) => transport.request<Page<I>>('GET', path, { query: { ...query, starting_after: cursor } }),
+    (cursor, last) =>
+      transport.request<Page<I>>('GET', path, { query: { ...query, ...position(last), starting_after: cursor } }),
     starting_after,
   );
 }

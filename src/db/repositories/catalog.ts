@@ -240,6 +240,8 @@ interface TicketTypeWithPrices {
   description: string | null;
   sort_order: number;
   translations: Translation[] | null;
+  /** ISO 8601 in UTC with milliseconds, as every response spells a timestamp. */
+  updated_at: string;
   prices: {
     performance_id: string;
     seat_category_key: string;
@@ -269,6 +271,7 @@ export function findEventDetail(db: Executor, organizerId: string, id: string) {
           'description', tt.description,
           'sort_order', tt.sort_order,
           'translations', tt.translations,
+          'updated_at', to_char(tt.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
           'prices', COALESCE((
             SELECT json_agg(json_build_object(
               'performance_id', pr.performance_id,

@@ -6,6 +6,9 @@ import type { EmailJobsTable, PaymentsTable, RefundsTable } from '../schema.ts';
 import type { TicketRow } from './tickets.ts';
 import { domainEventCtes, type NewDomainEvent } from './webhooks.ts';
 
+/** A timestamp column as milliseconds since 1970, exact, as a JSON number. */
+const EPOCH_MS = (column: string) => sql.raw(`(extract(epoch FROM ${column}) * 1000)::bigint`);
+
 export type OrderRow = Awaited<ReturnType<typeof findOrder>> & {};
 export type OrderTransactionRow = Awaited<ReturnType<typeof findTransactionsOfOrders>>[number];
 export type RefundRow = Selectable<RefundsTable>;
@@ -117,7 +120,11 @@ export async function insertSale(
 ): Promise<{ order: OrderRow; tickets: TicketRow[]; queuedDeliveries: number } | undefined> {
   const { order: o, transactions: tx, tickets: t, emailJobs: ej, contact: c } = sale;
   const payments = sale.payment ? [sale.payment] : [];
-  const result = await sql<{ inserted: number; queued: number }>`${PREPARED}
+  const result = await sql<{
+    inserted: number;
+    queued: number;
+    stamps: Record<string, [number, number]> | null;
+  }>`${PREPARED}
     WITH new_order AS (
       INSERT INTO orders (id, organizer_id, order_no, status, channel, tender, buyer_first_name, buyer_last_name, buyer_email,
                           buyer_phone, currency, total_minor, paid_at, created_at, updated_at)
@@ -125,7 +132,7 @@ export async function insertSale(
               ${o.buyer_last_name}, ${o.buyer_email}, ${o.buyer_phone}, ${o.currency}, ${o.total_minor}::bigint,
               ${o.paid_at}::timestamptz, ${o.created_at}::timestamptz, ${o.updated_at}::timestamptz)
       ON CONFLICT (organizer_id, order_no) DO NOTHING
-      RETURNING id
+      RETURNING id, created_at, updated_at
     ),
     new_transactions AS (
       INSERT INTO order_transactions (id, organizer_id, order_id, transaction_no, position, event_id, performance_id, delivery_method,
@@ -152,6 +159,7 @@ export async function insertSale(
         ${t.map((r) => r.unit_price_minor)}::bigint[], ${t.map((r) => r.fee_minor)}::bigint[], ${t.map((r) => r.tax_minor)}::bigint[],
         ${t.map((r) => r.total_minor)}::bigint[], ${t.map((r) => r.created_at)}::timestamptz[], ${t.map((r) => r.updated_at)}::timestamptz[]) AS r
       WHERE EXISTS (SELECT 1 FROM new_order)
+      RETURNING id, created_at, updated_at
     ),
     new_payments AS (
       INSERT INTO payments (organizer_id, order_id, tender, amount_minor, currency, created_at)
@@ -185,13 +193,21 @@ export async function insertSale(
         updated_at = EXCLUDED.updated_at
     ),
     ${domainEventCtes(sale.event, sql<boolean>`EXISTS (SELECT 1 FROM new_order)`)}
-    SELECT (SELECT count(*) FROM new_order)::int AS inserted, (SELECT count(*) FROM queued)::int AS queued
+    SELECT (SELECT count(*) FROM new_order)::int AS inserted, (SELECT count(*) FROM queued)::int AS queued,
+           (SELECT json_object_agg(s.id, json_build_array(${EPOCH_MS('s.created_at')}, ${EPOCH_MS('s.updated_at')}))
+            FROM (SELECT * FROM new_order UNION ALL SELECT * FROM new_tickets) s) AS stamps
   `.execute(db);
-  if (result.rows[0]?.inserted !== 1) return undefined;
+  const row = result.rows[0];
+  if (row?.inserted !== 1) return undefined;
+  // The stamps as stored: the sync trigger may raise them (docs/sync.md).
+  const stamped = <R extends { id: string; created_at: Date; updated_at: Date }>(r: R): R => {
+    const [created, updated] = row.stamps?.[r.id] ?? [r.created_at.getTime(), r.updated_at.getTime()];
+    return { ...r, created_at: new Date(created), updated_at: new Date(updated) };
+  };
   return {
-    queuedDeliveries: result.rows[0].queued,
-    order: { ...o, etickets_sent_at: null, disputed_at: null, cancelled_at: null },
-    tickets: t.map((ticket) => ({ ...ticket, checked_in_at: null, transferred_at: null, refund_id: null })),
+    queuedDeliveries: row.queued,
+    order: stamped({ ...o, etickets_sent_at: null, disputed_at: null, cancelled_at: null }),
+    tickets: t.map((ticket) => stamped({ ...ticket, checked_in_at: null, transferred_at: null, refund_id: null })),
   };
 }
 

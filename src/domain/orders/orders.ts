@@ -1,8 +1,9 @@
 /** Reads of orders (GET /v1/orders, GET /v1/orders/{id}). */
 import { findOrder, ordersListQuery, type OrderFilters } from '../../db/repositories/orders.ts';
-import { keysetPage, type PageRequest } from '../../db/pagination.ts';
+import type { PageRequest } from '../../db/pagination.ts';
 import type { Executor } from '../../db/transaction.ts';
 import { notFound } from '../../errors/domain-error.ts';
+import { listInView, type ListView } from '../sync/lists.ts';
 import { loadOrderDetail } from './detail.ts';
 
 export async function getOrder(db: Executor, organizerId: string, id: string, opts: { items: boolean }) {
@@ -11,11 +12,12 @@ export async function getOrder(db: Executor, organizerId: string, id: string, op
   return loadOrderDetail(db, order, opts);
 }
 
-export async function listOrders(db: Executor, organizerId: string, filters: OrderFilters, page: PageRequest) {
-  return keysetPage(db, ordersListQuery(db, organizerId, filters), page, {
-    table: 'orders',
-    sortColumn: 'created_at',
-    direction: 'desc',
-    organizerId,
-  });
+export async function listOrders(
+  db: Executor,
+  organizerId: string,
+  filters: OrderFilters,
+  page: PageRequest,
+  view: ListView,
+) {
+  return listInView(db, 'orders', organizerId, ordersListQuery(db, organizerId, filters), page, view);
 }

@@ -6,7 +6,7 @@
  * read why, to answer 404 or the right 409. Concurrent check-ins of one ticket queue on the
  * row lock, and only the first finds the ticket still `purchased`: one 200, one event.
  */
-import { keysetPage, type PageRequest } from '../../db/pagination.ts';
+import type { PageRequest } from '../../db/pagination.ts';
 import {
   findOrderStatusOfTicket,
   checkInTicket,
@@ -21,6 +21,7 @@ import {
 import { withTransaction, type Executor } from '../../db/transaction.ts';
 import { conflict, invalid, notFound, type DomainError } from '../../errors/domain-error.ts';
 import { emitDomainEvent } from '../../webhooks/outbox.ts';
+import { listInView, type ListView } from '../sync/lists.ts';
 
 export async function getTicket(db: Executor, organizerId: string, id: string) {
   const row = await findTicket(db, organizerId, id);
@@ -28,13 +29,14 @@ export async function getTicket(db: Executor, organizerId: string, id: string) {
   return row;
 }
 
-export async function listTickets(db: Executor, organizerId: string, filters: TicketFilters, page: PageRequest) {
-  return keysetPage(db, ticketsListQuery(db, organizerId, filters), page, {
-    table: 'tickets',
-    sortColumn: 'created_at',
-    direction: 'desc',
-    organizerId,
-  });
+export async function listTickets(
+  db: Executor,
+  organizerId: string,
+  filters: TicketFilters,
+  page: PageRequest,
+  view: ListView,
+) {
+  return listInView(db, 'tickets', organizerId, ticketsListQuery(db, organizerId, filters), page, view);
 }
 
 const ALREADY_CHECKED_IN = 'Ticket is already checked in.';

@@ -42,6 +42,7 @@ export function presentEventDetail(row: EventDetailRow) {
         name: t.title ?? tt.name,
         description: t.description ?? null,
       })),
+      updated_at: tt.updated_at,
       prices: tt.prices.map((p) => ({
         performance_id: p.performance_id,
         seat_category_key: p.seat_category_key,

@@ -19,5 +19,6 @@ export function presentTicket(row: TicketRow) {
     order_id: row.order_id,
     order_no: row.order_no,
     created_at: row.created_at,
+    updated_at: row.updated_at,
   };
 }

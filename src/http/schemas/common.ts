@@ -74,6 +74,40 @@ export const PaginationQuery = {
   ),
 };
 
+const timeFilter = (column: 'created_at' | 'updated_at', bound: 'gte' | 'lt') =>
+  Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description:
+        bound === 'gte'
+          ? `only items whose \`${column}\` is at or after this instant (inclusive); RFC 3339 (docs/validation.md)`
+          : `only items whose \`${column}\` is before this instant (exclusive); RFC 3339 (docs/validation.md)`,
+      examples: ['2026-11-24T22:23:08.685Z'],
+    }),
+  );
+
+/**
+ * The time filters and the order of the lists an integrator polls for changes (orders,
+ * tickets; docs/sync.md). With any of them, or `order=updated_asc`, a list holds back items
+ * stamped at or after its sync horizon until the transactions that might still write
+ * below it have ended.
+ */
+export const ListViewQuery = {
+  created_gte: timeFilter('created_at', 'gte'),
+  created_lt: timeFilter('created_at', 'lt'),
+  updated_gte: timeFilter('updated_at', 'gte'),
+  updated_lt: timeFilter('updated_at', 'lt'),
+  order: Type.Optional(
+    Type.Unsafe<'created_desc' | 'updated_asc'>({
+      type: 'string',
+      enum: ['created_desc', 'updated_asc'],
+      default: 'created_desc',
+      description:
+        "`created_desc`: newest first (the default). `updated_asc`: by (`updated_at`, `id`) ascending, the order to poll for changes in: pass back the last item's `updated_at` as `updated_gte` and its `id` as `starting_after` (docs/sync.md)",
+    }),
+  ),
+};
+
 /**
  * A page of a list: `{object: 'list', data, has_more}`. With an `id`, the page is itself a
  * component of that name; items that are components are referenced.

@@ -62,6 +62,12 @@ export const TicketType = Type.Object(
     description: Nullable(Type.String()),
     sort_order: Type.Integer(),
     translations: Type.Array(TicketTypeTranslation),
+    updated_at: Type.Unsafe<Date | string>(
+      Type.String({
+        format: 'date-time',
+        description: 'when the ticket type last changed (it cannot change through the API: its creation time)',
+      }),
+    ),
     prices: Type.Array(ref(Price)),
   },
   { $id: 'TicketType', description: 'A ticket type of an event, with its price at each performance' },

@@ -42,6 +42,7 @@ const ticketType = (
   description,
   sort_order: sortOrder,
   translations: [{ locale: 'en', name, description }],
+  updated_at: CREATED,
   prices: [
     {
       performance_id: PERFORMANCE_ID,
@@ -70,6 +71,7 @@ const ticket = (id: string, n: number, serial: string) => ({
   order_id: ORDER_ID,
   order_no: 'BW3KPTD2',
   created_at: SOLD,
+  updated_at: SOLD,
 });
 
 const order = {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { ListOf, Nullable, PaginationQuery, ref, Timestamp, Uuid } from './common.ts';
+import { ListOf, ListViewQuery, Nullable, PaginationQuery, ref, Timestamp, Uuid } from './common.ts';
 import { EXAMPLES } from './examples.ts';
 import { RegistrationAnswer } from './questions.ts';
 import { Ticket } from './tickets.ts';
@@ -27,7 +27,13 @@ const OrderFields = {
   etickets_sent_at: Nullable(Timestamp),
   disputed_at: Nullable(Timestamp),
   created_at: Timestamp,
-  updated_at: Timestamp,
+  updated_at: Type.Unsafe<Date | string>(
+    Type.String({
+      format: 'date-time',
+      description:
+        'when the order last changed (sale, settlement, e-tickets sent, refund, cancellation); a check-in or transfer moves only the ticket’s own `updated_at`. The sync cursor (docs/sync.md)',
+    }),
+  ),
 };
 
 export const Order = Type.Object(OrderFields, {
@@ -127,6 +133,7 @@ export const ListOrdersQuery = Type.Object(
     email: Type.Optional(Type.String({ minLength: 1, maxLength: 254 })),
     event_id: Type.Optional(Uuid),
     performance_id: Type.Optional(Uuid),
+    ...ListViewQuery,
   },
   { additionalProperties: false },
 );

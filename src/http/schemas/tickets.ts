@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { ListOf, Nullable, PaginationQuery, Timestamp, Uuid } from './common.ts';
+import { ListOf, ListViewQuery, Nullable, PaginationQuery, Timestamp, Uuid } from './common.ts';
 import { EXAMPLES } from './examples.ts';
 
 const TicketStatus = Type.Unsafe<'purchased' | 'checked_in' | 'refunded' | 'cancelled'>({
@@ -25,6 +25,13 @@ export const Ticket = Type.Object(
     order_id: Uuid,
     order_no: Type.String(),
     created_at: Timestamp,
+    updated_at: Type.Unsafe<Date | string>(
+      Type.String({
+        format: 'date-time',
+        description:
+          'when the ticket last changed (issue, check-in, transfer, refund, cancellation); the sync cursor (docs/sync.md)',
+      }),
+    ),
   },
   { $id: 'Ticket', description: 'An issued ticket: one admission', examples: [EXAMPLES.ticket] },
 );
@@ -36,6 +43,7 @@ export const ListTicketsQuery = Type.Object(
     order_id: Type.Optional(Uuid),
     performance_id: Type.Optional(Uuid),
     status: Type.Optional(TicketStatus),
+    ...ListViewQuery,
   },
   { additionalProperties: false },
 );

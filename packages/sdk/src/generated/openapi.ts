@@ -272,8 +272,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List orders, newest first
-         * @description Orders, newest first and paginated; filter by `status`, buyer `email` (exact, case-insensitive), `event_id` or `performance_id` (any transaction line).
+         * List orders, newest first, or poll them for changes
+         * @description Orders, newest first and paginated; filter by `status`, buyer `email` (exact, case-insensitive), `event_id` or `performance_id` (any transaction line), and by time: `created_gte`, `created_lt`, `updated_gte`, `updated_lt`. To poll for changes, list with `order=updated_asc`, passing back the last item’s `updated_at` as `updated_gte` and its `id` as `starting_after`: no change is ever skipped (docs/sync.md).
          */
         get: operations["listOrders"];
         put?: never;
@@ -316,8 +316,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List tickets, newest first
-         * @description Tickets, newest first and paginated; filter by `order_id`, `performance_id` or `status`.
+         * List tickets, newest first, or poll them for changes
+         * @description Tickets, newest first and paginated; filter by `order_id`, `performance_id` or `status`, and by time: `created_gte`, `created_lt`, `updated_gte`, `updated_lt`. To poll for changes, list with `order=updated_asc`, passing back the last item’s `updated_at` as `updated_gte` and its `id` as `starting_after`: no change is ever skipped (docs/sync.md).
          */
         get: operations["listTickets"];
         put?: never;
@@ -1043,6 +1043,7 @@ export interface components {
          *               "description": null
          *             }
          *           ],
+         *           "updated_at": "2026-11-24T22:23:08.322Z",
          *           "prices": [
          *             {
          *               "performance_id": "1c721279-854c-458a-9124-f115dfc1ca66",
@@ -1066,6 +1067,7 @@ export interface components {
          *               "description": "Valid student ID required at the door"
          *             }
          *           ],
+         *           "updated_at": "2026-11-24T22:23:08.322Z",
          *           "prices": [
          *             {
          *               "performance_id": "1c721279-854c-458a-9124-f115dfc1ca66",
@@ -1130,6 +1132,11 @@ export interface components {
                 name: string;
                 description: string | null;
             }[];
+            /**
+             * Format: date-time
+             * @description when the ticket type last changed (it cannot change through the API: its creation time)
+             */
+            updated_at: string;
             prices: components["schemas"]["Price"][];
         };
         /** @description The price of a ticket type at one performance */
@@ -1341,7 +1348,10 @@ export interface components {
             disputed_at: string | null;
             /** Format: date-time */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description when the order last changed (sale, settlement, e-tickets sent, refund, cancellation); a check-in or transfer moves only the ticket’s own `updated_at`. The sync cursor (docs/sync.md)
+             */
             updated_at: string;
         };
         /**
@@ -1398,7 +1408,8 @@ export interface components {
          *               "transferred_at": null,
          *               "order_id": "dc53ef2e-a258-43de-9b33-3f14a1029cde",
          *               "order_no": "BW3KPTD2",
-         *               "created_at": "2026-11-24T22:23:08.685Z"
+         *               "created_at": "2026-11-24T22:23:08.685Z",
+         *               "updated_at": "2026-11-24T22:23:08.685Z"
          *             },
          *             {
          *               "id": "4a9a5717-2ea7-4c5c-a9e9-6ba2b2212696",
@@ -1420,7 +1431,8 @@ export interface components {
          *               "transferred_at": null,
          *               "order_id": "dc53ef2e-a258-43de-9b33-3f14a1029cde",
          *               "order_no": "BW3KPTD2",
-         *               "created_at": "2026-11-24T22:23:08.685Z"
+         *               "created_at": "2026-11-24T22:23:08.685Z",
+         *               "updated_at": "2026-11-24T22:23:08.685Z"
          *             }
          *           ]
          *         }
@@ -1461,7 +1473,10 @@ export interface components {
             disputed_at: string | null;
             /** Format: date-time */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description when the order last changed (sale, settlement, e-tickets sent, refund, cancellation); a check-in or transfer moves only the ticket’s own `updated_at`. The sync cursor (docs/sync.md)
+             */
             updated_at: string;
             transactions: components["schemas"]["OrderTransaction"][];
             registration_answers: components["schemas"]["RegistrationAnswer"][];
@@ -1579,7 +1594,8 @@ export interface components {
          *       "transferred_at": null,
          *       "order_id": "dc53ef2e-a258-43de-9b33-3f14a1029cde",
          *       "order_no": "BW3KPTD2",
-         *       "created_at": "2026-11-24T22:23:08.685Z"
+         *       "created_at": "2026-11-24T22:23:08.685Z",
+         *       "updated_at": "2026-11-24T22:23:08.685Z"
          *     }
          */
         Ticket: {
@@ -1613,6 +1629,11 @@ export interface components {
             order_no: string;
             /** Format: date-time */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description when the ticket last changed (issue, check-in, transfer, refund, cancellation); the sync cursor (docs/sync.md)
+             */
+            updated_at: string;
         };
         /** @description A page of Ticket, in the list's order */
         TicketList: {
@@ -3795,6 +3816,28 @@ export interface operations {
                 email?: string;
                 event_id?: string;
                 performance_id?: string;
+                /**
+                 * @description only items whose `created_at` is at or after this instant (inclusive); RFC 3339 (docs/validation.md)
+                 * @example 2026-11-24T22:23:08.685Z
+                 */
+                created_gte?: string;
+                /**
+                 * @description only items whose `created_at` is before this instant (exclusive); RFC 3339 (docs/validation.md)
+                 * @example 2026-11-24T22:23:08.685Z
+                 */
+                created_lt?: string;
+                /**
+                 * @description only items whose `updated_at` is at or after this instant (inclusive); RFC 3339 (docs/validation.md)
+                 * @example 2026-11-24T22:23:08.685Z
+                 */
+                updated_gte?: string;
+                /**
+                 * @description only items whose `updated_at` is before this instant (exclusive); RFC 3339 (docs/validation.md)
+                 * @example 2026-11-24T22:23:08.685Z
+                 */
+                updated_lt?: string;
+                /** @description `created_desc`: newest first (the default). `updated_asc`: by (`updated_at`, `id`) ascending, the order to poll for changes in: pass back the last item's `updated_at` as `updated_gte` and its `id` as `starting_after` (docs/sync.md) */
+                order?: "created_desc" | "updated_asc";
             };
             header?: never;
             path?: never;
@@ -4056,6 +4099,28 @@ export interface operations {
                 order_id?: string;
                 performance_id?: string;
                 status?: "purchased" | "checked_in" | "refunded" | "cancelled";
+                /**
+                 * @description only items whose `created_at` is at or after this instant (inclusive); RFC 3339 (docs/validation.md)
+                 * @example 2026-11-24T22:23:08.685Z
+                 */
+                created_gte?: string;
+                /**
+                 * @description only items whose `created_at` is before this instant (exclusive); RFC 3339 (docs/validation.md)
+                 * @example 2026-11-24T22:23:08.685Z
+                 */
+                created_lt?: string;
+                /**
+                 * @description only items whose `updated_at` is at or after this instant (inclusive); RFC 3339 (docs/validation.md)
+                 * @example 2026-11-24T22:23:08.685Z
+                 */
+                updated_gte?: string;
+                /**
+                 * @description only items whose `updated_at` is before this instant (exclusive); RFC 3339 (docs/validation.md)
+                 * @example 2026-11-24T22:23:08.685Z
+                 */
+                updated_lt?: string;
+                /** @description `created_desc`: newest first (the default). `updated_asc`: by (`updated_at`, `id`) ascending, the order to poll for changes in: pass back the last item's `updated_at` as `updated_gte` and its `id` as `starting_after` (docs/sync.md) */
+                order?: "created_desc" | "updated_asc";
             };
             header?: never;
             path?: never;

@@ -5,6 +5,7 @@ import { errorResponses, PAGE_LIMIT_DEFAULT, success } from '../../../schemas/co
 import { ListTicketsQuery, TicketList } from '../../../schemas/tickets.ts';
 import { presentList } from '../../../presenters/list.ts';
 import { presentTicket } from '../../../presenters/tickets.ts';
+import { listView } from '../../../list-view.ts';
 
 export const listTicketsRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -13,18 +14,22 @@ export const listTicketsRoute: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['tickets'],
         operationId: 'listTickets',
-        summary: 'List tickets, newest first',
-        description: 'Tickets, newest first and paginated; filter by `order_id`, `performance_id` or `status`.',
+        summary: 'List tickets, newest first, or poll them for changes',
+        description:
+          'Tickets, newest first and paginated; filter by `order_id`, `performance_id` or `status`, and by time: `created_gte`, `created_lt`, `updated_gte`, `updated_lt`. To poll for changes, list with `order=updated_asc`, passing back the last item’s `updated_at` as `updated_gte` and its `id` as `starting_after`: no change is ever skipped (docs/sync.md).',
         querystring: ListTicketsQuery,
         response: { 200: success(TicketList), ...errorResponses(400, 401, 403) },
       },
     },
     async (request) => {
-      const { limit, starting_after, ...filters } = request.query;
-      const page = await listTickets(request.db, tenantOf(request).organizerId, filters, {
-        limit: limit ?? PAGE_LIMIT_DEFAULT,
-        starting_after,
-      });
+      const { limit, starting_after, order_id, performance_id, status, ...view } = request.query;
+      const page = await listTickets(
+        request.db,
+        tenantOf(request).organizerId,
+        { order_id, performance_id, status },
+        { limit: limit ?? PAGE_LIMIT_DEFAULT, starting_after },
+        listView(view, app.deps.clock.now()),
+      );
       return presentList(page, presentTicket);
     },
   );
