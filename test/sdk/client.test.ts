@@ -446,6 +446,18 @@ describe('the SDK against a live service', () => {
     await client.webhookEndpoints.delete(endpoint.id);
   });
 
+  test('the CSV exports: one header line and one line per ticket and per order', async () => {
+    const performances = new Set(event.ticket_types.flatMap((type) => type.prices.map((p) => p.performance_id)));
+    let ofEvent = 0;
+    for await (const ticket of client.tickets.list({ limit: 100 }))
+      if (performances.has(ticket.performance_id)) ofEvent++;
+    const ticketsCsv = await client.events.exportTickets(event.id);
+    assert.equal(ticketsCsv.headers.get('content-type'), 'text/csv; charset=utf-8');
+    assert.equal((await ticketsCsv.text()).split('\r\n').filter(Boolean).length, 1 + ofEvent);
+    const ordersCsv = await client.events.exportOrders(event.id, { bom: true });
+    assert.deepEqual([...new Uint8Array(await ordersCsv.arrayBuffer()).subarray(0, 3)], [0xef, 0xbb, 0xbf]);
+  });
+
   test('every /v1 operation of the OpenAPI document went through the SDK; POST and PATCH with a key', async () => {
     const doc = (await t.inject({ method: 'GET', url: '/v1/openapi.json' })).json<{
       paths: Record<string, Record<string, { operationId: string }>>;
@@ -459,7 +471,7 @@ describe('the SDK against a live service', () => {
           operationId: op.operationId,
         })),
       );
-    assert.equal(operations.length, 23);
+    assert.equal(operations.length, 25);
     const called = new Set<string>();
     for (const call of sent) {
       const op = operations.find((o) => o.method === call.method && o.pattern.test(call.path));
