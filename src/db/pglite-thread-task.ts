@@ -6,21 +6,10 @@
  * thread that owns the instance. Here that is this thread, so the thread that serves
  * HTTP only posts SQL and awaits rows.
  */
-import { setFlagsFromString } from 'node:v8';
 import { PGlite } from '@electric-sql/pglite';
 import type { EmbeddedRequest, EmbeddedResponse, EmbeddedResult, SerializedError } from './pglite-protocol.ts';
 
 let pglite: PGlite | undefined;
-
-/**
- * V8 compiles PostgreSQL's hot WebAssembly functions again, optimized, on background
- * threads while the database runs; by default on several at once, and the memory each
- * compilation used stays with the process afterwards (each thread's malloc arena keeps
- * it). One compilation at a time reaches the same code with less of that memory left
- * behind (bench/README.md, "Embedded footprint"). Process-wide, and only PGlite compiles
- * WebAssembly here; set before this thread opens the database.
- */
-setFlagsFromString('--wasm-num-compilation-tasks=1');
 
 /**
  * PostgreSQL's default shared_buffers (128 MB) is written in full at start-up, so it is
