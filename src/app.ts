@@ -15,6 +15,7 @@ import type { AppDeps } from './http/context.ts';
 import { answerUnmetExpectation, createClientErrorHandler } from './http/client-errors.ts';
 import { handleError, problem, sendProblem } from './http/errors.ts';
 import { invalid } from './errors/domain-error.ts';
+import { buildSerializer } from './http/serialization.ts';
 import { handleFrameworkError } from './http/framework-errors.ts';
 import { BODY_LIMIT_BYTES, notFoundDetail } from './http/framework-problems.ts';
 import { EXPOSED_HEADERS_VALUE, requestIdOf, setResponseConventions } from './http/response-conventions.ts';
@@ -81,6 +82,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     requestIdHeader: false,
     genReqId: requestIdOf,
     routerOptions: { ignoreTrailingSlash: true },
+    // Response serializers compiled with only the components each refers to (./http/serialization.ts).
+    schemaController: { compilersFactory: { buildSerializer } },
     // Slow clients: deadlines for headers, whole requests, idle and keep-alive connections.
     ...serverTimeoutOptions(limits),
     // One error path: routing errors and requests Node's parser refuses answer problems too.

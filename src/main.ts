@@ -11,18 +11,28 @@ import path from 'node:path';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { buildApp } from './app.ts';
-import { ensureDefaultOrganizer, resolveAdminToken } from './bootstrap.ts';
 import { loadConfig, loadDotEnv, type Config } from './config.ts';
 import { databaseOptions, openDatabase, type DatabaseHandle } from './db/client.ts';
-import { migrate } from './db/migrate.ts';
 import { createLogger, humanReadable } from './logging.ts';
 import { systemClock } from './lib/clock.ts';
 import { acquireDataDirLock, type DataDirLock } from './lib/data-dir-lock.ts';
-import { checkDatabase, pingRedis } from './startup-checks.ts';
 import { dataDirError, databaseError, listenError, redisError, startupFailureMessage } from './startup-errors.ts';
-import { startWorkers, type Workers } from './workers/index.ts';
+import type { Workers } from './workers/index.ts';
 import { startMetricsServer, type MetricsServer } from './metrics/server.ts';
+
+/**
+ * The rest of the service, loaded while the database opens (docs/architecture.md,
+ * "Start-up"): the embedded database boots on a thread of its own, so this thread
+ * compiles these modules meanwhile instead of before.
+ */
+function loadService(servesHttp: boolean) {
+  return Promise.all([
+    import('./db/migrate.ts'),
+    import('./bootstrap.ts'),
+    servesHttp ? import('./app.ts') : undefined,
+    import('./workers/index.ts'),
+  ]);
+}
 
 /** Undo steps of a start that fails half-way (newest first): close what was opened, release the lock. */
 type Undo = Array<() => unknown>;
@@ -50,11 +60,13 @@ async function main(): Promise<void> {
 async function start(config: Readonly<Config>, logger: Logger, undo: Undo): Promise<void> {
   const servesHttp = config.role !== 'worker';
   // Redis only backs the API's rate limits; check it first, before taking anything.
-  if (servesHttp && config.redisUrl)
+  if (servesHttp && config.redisUrl) {
+    const { pingRedis } = await import('./startup-checks.ts');
     await explained(
       () => pingRedis(config.redisUrl!),
       (err) => redisError(err, config.redisUrl!),
     );
+  }
   if (usesDataDir(config))
     await explained(
       () => prepareDataDir(config.dataDir),
@@ -68,24 +80,51 @@ async function start(config: Readonly<Config>, logger: Logger, undo: Undo): Prom
     process.on('exit', () => lock.release());
   }
 
-  const database = await explained(
+  const opening = explained(
     () => openDatabase(databaseOptions(config, logger)),
     (err) => (config.databaseUrl ? databaseError(err, config.databaseUrl) : dataDirError(err, config.dataDir)),
   );
-  undo.push(() => database.close());
-  if (config.databaseUrl)
+  const loading = loadService(servesHttp);
+  // Whichever fails first is the error; the other is awaited so nothing is left open.
+  const [opened, loaded] = await Promise.allSettled([opening, loading]);
+  if (opened.status === 'fulfilled') undo.push(() => opened.value.close());
+  if (opened.status === 'rejected') throw opened.reason;
+  if (loaded.status === 'rejected') throw loaded.reason;
+  const database = opened.value;
+  const [{ migrate }, { ensureDefaultOrganizer, resolveAdminToken }, appModule, { startWorkers }] = loaded.value;
+  if (config.databaseUrl) {
+    const { checkDatabase } = await import('./startup-checks.ts');
     await explained(
       () => checkDatabase(database.db),
       (err) => databaseError(err, config.databaseUrl!),
     );
-  const applied = await migrate(database.db);
-  if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
-
+  }
   const admin = await explained(
     () => resolveAdminToken(config.adminToken, config.dataDir),
     (err) => dataDirError(err, config.dataDir),
   );
-  const defaultOrganizer = await ensureDefaultOrganizer(database.db);
+  // Before any work starts, so a taken METRICS_PORT stops the start at once.
+  const metrics = await serveMetrics(config, database, logger);
+  if (metrics) undo.push(() => metrics.close());
+  // The app is built (routes, schemas, serializers: this thread's work) while the
+  // migrations and the bootstrap run (the database's work); it serves nothing before
+  // listen() below.
+  const building = appModule?.buildApp({ config, database, adminToken: admin.token, logger }).then(async (app) => {
+    undo.push(() => app.close());
+    await app.ready();
+    return app;
+  });
+  const [bootstrapped, built] = await Promise.allSettled([
+    (async () => {
+      const applied = await migrate(database.db);
+      if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+      return ensureDefaultOrganizer(database.db);
+    })(),
+    building,
+  ]);
+  if (bootstrapped.status === 'rejected') throw bootstrapped.reason;
+  if (built.status === 'rejected') throw built.reason;
+  const defaultOrganizer = bootstrapped.value;
   if (defaultOrganizer || admin.generated) {
     const lines = ['', 'Marquee first start:'];
     if (defaultOrganizer) {
@@ -97,11 +136,7 @@ async function start(config: Readonly<Config>, logger: Logger, undo: Undo): Prom
     process.stdout.write(lines.join('\n') + '\n');
   }
 
-  // Before any work starts, so a taken METRICS_PORT stops the start at once.
-  const metrics = await serveMetrics(config, database, logger);
-  if (metrics) undo.push(() => metrics.close());
-  const app = servesHttp ? await buildApp({ config, database, adminToken: admin.token, logger }) : undefined;
-  if (app) undo.push(() => app.close());
+  const app = built.value;
   const workers: Workers | undefined =
     config.role === 'api' ? undefined : startWorkers({ config, db: database.db, clock: systemClock, logger });
   if (workers) undo.push(() => workers.stop());
