@@ -20,7 +20,33 @@ for await (const ticket of marquee.tickets.list({ order_id: order.id })) console
 
 Runnable examples in the repository's \`examples/\`: a box-office sale with registration answers
 (\`box-office-sale.ts\`), a door check-in loop (\`door-check-in.ts\`) and a webhook consumer on
-\`node:http\` (\`webhook-consumer.ts\`).
+\`node:http\` (\`webhook-consumer.ts\`). Their core:
+
+\`\`\`ts
+// box-office-sale.ts: two tickets with a per-attendee answer; a refusal says what is left
+try {
+  const order = await marquee.orders.create({
+    items: [{ performance_id: performanceId, ticket_type_id: ticketType.id, quantity: 2 }],
+    buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' },
+    tender: 'cash',
+    registration_answers: [{ field_key: 'dietary', ticket_no: '1', value: 'vegetarian' }],
+  });
+  console.log(\`order \${order.order_no}: \${order.total_minor / 100} \${order.currency}\`);
+} catch (err) {
+  if (err instanceof MarqueeApiError) console.error(\`refused: \${err.code} \${err.detail}\`);
+}
+
+// door-check-in.ts: admit every ticket of a performance not in yet; a second admission is a 409
+for await (const ticket of marquee.tickets.list({ performance_id: performanceId, status: 'purchased' })) {
+  try {
+    const inside = await marquee.tickets.checkIn(ticket.id);
+    console.log(\`admitted \${inside.ticket_no} at \${inside.checked_in_at}\`);
+  } catch (err) {
+    if (!(err instanceof MarqueeApiError) || err.status !== 409) throw err;
+    console.log(\`refused \${ticket.ticket_no}: \${err.detail}\`);
+  }
+}
+\`\`\`
 
 ## Webhooks
 

@@ -143,6 +143,11 @@ describe('the OpenAPI document', () => {
     }
     assert.match(doc.info.description, /new Marquee\(\{ apiKey/);
     assert.match(doc.info.description, /const event = verifyWebhook\(rawBody, req\.headers, /);
+    assert.match(
+      doc.info.description,
+      /registration_answers: \[\{ field_key: 'dietary', ticket_no: '1', value: 'vegetarian' \}\]/,
+    );
+    assert.match(doc.info.description, /const inside = await marquee\.tickets\.checkIn\(ticket\.id\);/);
     assert.deepEqual(Object.keys(doc.webhooks), [
       'order.created',
       'order.paid',
