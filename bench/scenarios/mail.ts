@@ -15,7 +15,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { checkoutBaseline, type BaselineTree } from '../lib/baseline-tree.ts';
 import { createScratchDb, withClient, type ScratchDb } from '../lib/db.ts';
 import { runLoad } from '../lib/load.ts';
@@ -28,12 +27,12 @@ import {
   type EventShape,
   type MarqueeProcess,
 } from '../lib/marquee.ts';
+import { LOOP_DELAY_PROBE, loopDelay, signalWindow } from '../lib/loop-delay.ts';
 import { startSmtpSink, type SmtpSink } from '../lib/smtp-sink.ts';
 import { latencySummary, percentile, round } from '../lib/stats.ts';
 import { check, type Check, type Goal, type ScenarioOptions, type ScenarioResult } from './types.ts';
 
 const BASELINE_REF = process.env.BENCH_MAIL_BASELINE ?? 'a10c21b';
-const PROBE = fileURLToPath(new URL('../lib/loop-delay-probe.mjs', import.meta.url));
 const BIG_ITEMS = 20;
 const PER_ITEM_MAX = 50;
 
@@ -57,7 +56,7 @@ async function startStack(
     dataDir,
     ...(scratch ? { databaseUrl: scratch.url } : {}),
     ...(root ? { root } : {}),
-    preload: [PROBE],
+    preload: [LOOP_DELAY_PROBE],
     ...(cpuProfDir ? { cpuProfDir } : {}),
     env: { SMTP_URL: sink.url },
   });
@@ -108,24 +107,6 @@ async function placeBigOrder(
     tender: 'cash',
   });
   return { orderNo: order.order_no, postedAt: performance.now() };
-}
-
-function loopDelay(proc: MarqueeProcess): { p99_ms: number; max_ms: number } {
-  const lines = proc
-    .output()
-    .split('\n')
-    .filter((l) => l.startsWith('loop-delay '));
-  return JSON.parse(lines.at(-1)!.slice('loop-delay '.length));
-}
-
-async function signalWindow(proc: MarqueeProcess): Promise<void> {
-  const before = proc.output().split('loop-delay ').length;
-  proc.child.kill('SIGWINCH');
-  const deadline = performance.now() + 5_000;
-  while (proc.output().split('loop-delay ').length === before) {
-    if (performance.now() > deadline) throw new Error('loop-delay probe did not answer');
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 // ---------------------------------------------------------------------------------------
