@@ -56,13 +56,22 @@ describe('early refusal', () => {
       },
     });
     await placeOrder(t, sale, {}, 3);
-    // No sequence exists (ids are uuids, order numbers random), so a refusal cannot consume one either.
+    // Ids are uuids and order numbers random, so no sequence numbers a sale; the one sequence,
+    // the sync horizon's floor, moves only with time-filtered list reads (docs/sync.md).
     const sequences = await sql<{
-      n: number;
-    }>`SELECT count(*)::int AS n FROM information_schema.sequences WHERE sequence_schema = 'public'`.execute(
+      name: string;
+    }>`SELECT sequence_name AS name FROM information_schema.sequences WHERE sequence_schema = 'public'`.execute(
       t.database.db,
     );
-    assert.equal(sequences.rows[0]!.n, 0);
+    assert.deepEqual(
+      sequences.rows.map((r) => r.name),
+      ['sync_horizon_floor'],
+    );
+    const floor = () =>
+      sql<{ v: string }>`SELECT last_value::text AS v FROM sync_horizon_floor`
+        .execute(t.database.db)
+        .then((r) => r.rows[0]!.v);
+    const floorBefore = await floor();
     const before = await rowCounts(t.database.db);
 
     const { res, statements } = await countedPost(sale, orderBody(sale, {}, 3));
@@ -71,6 +80,7 @@ describe('early refusal', () => {
     assert.deepEqual(res.json(), problemOf(400, detail, 'insufficient_inventory'));
     assert.equal(statements, 1, 'only the catalog read: no BEGIN, no insert, no take_inventory()');
     assert.deepEqual(await rowCounts(t.database.db), before);
+    assert.equal(await floor(), floorBefore);
     assert.equal(await lockedRefusal(sale, [{ ticket_type_id: sale.ticketTypeId, quantity: 3 }]), detail);
 
     // What fits is still sold, through the whole path.
