@@ -8,15 +8,20 @@ ARG NODE_IMAGE=node:20-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
-# Manifests first: the dependency layer is rebuilt only when they change. The SDK is a
-# workspace of the repository; its manifest is enough for npm ci to resolve the tree.
+# Manifests first: the dependency layer is rebuilt only when they change. The SDK and the
+# console are workspaces of the repository; their manifests are enough for npm ci to
+# resolve the tree.
 COPY package.json package-lock.json ./
 COPY packages/sdk/package.json packages/sdk/
+COPY packages/console/package.json packages/console/
 # --ignore-scripts: `prepare` would build before the sources are here; the build runs below.
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
 COPY src ./src
+# The console (Vite) bundles the SDK's sources into dist/console (docs/console.md).
+COPY packages/sdk/src packages/sdk/src
+COPY packages/console packages/console
 RUN node scripts/build.mjs
 
 FROM ${NODE_IMAGE} AS runtime
@@ -27,6 +32,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY packages/sdk/package.json packages/sdk/
+COPY packages/console/package.json packages/console/
 # Production dependencies only; no lifecycle scripts (the build is copied, never made here).
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
     && npm cache clean --force \

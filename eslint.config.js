@@ -113,17 +113,18 @@ export default tseslint.config(
     },
   },
   {
-    // The SDK runs in browsers too (docs/sdk.md): Web APIs only, no Node built-ins or globals.
-    files: ['packages/sdk/src/**/*.ts'],
+    // The SDK runs in browsers too (docs/sdk.md), and the console only there (docs/console.md):
+    // Web APIs only, no Node built-ins or globals.
+    files: ['packages/sdk/src/**/*.ts', 'packages/console/src/**/*.{ts,tsx}'],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [forbid(['node:*', ...builtinModules], 'The SDK runs in browsers: use a Web API instead.')] },
+        { patterns: [forbid(['node:*', ...builtinModules], 'This code runs in browsers: use a Web API instead.')] },
       ],
       'no-restricted-globals': [
         'error',
         ...['process', 'Buffer', 'require', 'module', '__dirname', '__filename', 'global', 'setImmediate'].map(
-          (name) => ({ name, message: 'The SDK runs in browsers: use a Web API instead.' }),
+          (name) => ({ name, message: 'This code runs in browsers: use a Web API instead.' }),
         ),
       ],
     },
@@ -132,6 +133,11 @@ export default tseslint.config(
     files,
     rules: { 'no-restricted-imports': ['error', { patterns, paths }] },
   })),
+  {
+    // The console's pages run in a browser.
+    files: ['packages/console/src/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
   {
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,

@@ -1,7 +1,8 @@
-// Compiles src/ to dist/ (tsconfig.build.json) and stamps the build, so `npm start` can
-// tell whether a source file changed since. Runs on `npm ci` and `npm install` (the
-// `prepare` script) and on `npm run build`. Without TypeScript (a production install
-// with --omit=dev), it leaves a prebuilt dist/ as it is.
+// Compiles src/ to dist/ (tsconfig.build.json) and the organizer console (packages/console,
+// Vite) to dist/console, and stamps each build, so `npm start` can tell whether a source
+// file changed since. Runs on `npm ci` and `npm install` (the `prepare` script) and on
+// `npm run build`. Without TypeScript or Vite (a production install with --omit=dev), it
+// leaves a prebuilt dist/ as it is.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,11 +12,14 @@ import { templateIsCurrent } from './embedded-template.mjs';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const stampOf = (root) => join(root, 'dist', '.built');
 
-/** The newest modification time of the files under `dir`, in milliseconds. */
-function newestMtime(dir) {
+/** The newest modification time of the files under `dir` (none under a `skip` folder), in milliseconds. */
+function newestMtime(dir, skip = []) {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    if (skip.some((folder) => path.slice(dir.length).split(/[\\/]/).includes(folder))) continue;
+    newest = Math.max(newest, statSync(path).mtimeMs);
   }
   return newest;
 }
@@ -65,4 +69,43 @@ function buildEmbeddedTemplate(root) {
   return 0;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) process.exit(build());
+// The console bundles the SDK's sources, so they are its inputs too.
+const CONSOLE_INPUTS = ['packages/console', 'packages/sdk/src'];
+const consoleStampOf = (root) => join(root, 'dist', 'console', '.built');
+
+/** True when the console has sources and dist/console is missing or older than one of them. */
+export function consoleNeedsBuild(root = ROOT) {
+  if (!existsSync(join(root, 'packages', 'console', 'package.json'))) return false;
+  const stamp = consoleStampOf(root);
+  if (!existsSync(stamp)) return true;
+  const built = statSync(stamp).mtimeMs;
+  return CONSOLE_INPUTS.some(
+    (dir) => existsSync(join(root, dir)) && newestMtime(join(root, dir), ['node_modules']) > built,
+  );
+}
+
+/** Builds the console with Vite into dist/console (packages/console/vite.config.ts); returns the exit status. */
+export function buildConsole(root = ROOT) {
+  const vite = join(root, 'node_modules', 'vite', 'bin', 'vite.js');
+  const stamp = consoleStampOf(root);
+  if (!existsSync(vite)) {
+    console.error(
+      existsSync(stamp)
+        ? 'Vite is not installed: using the existing dist/console/.'
+        : 'Vite is not installed and there is no dist/console/: run npm ci (the console at /app/ stays off until then).',
+    );
+    return 0;
+  }
+  const result = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], {
+    cwd: join(root, 'packages', 'console'),
+    stdio: 'inherit',
+  });
+  if (result.status !== 0) return result.status ?? 1;
+  writeFileSync(stamp, `${new Date().toISOString()}\n`);
+  return 0;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const status = build();
+  process.exit(status === 0 ? buildConsole() : status);
+}

@@ -36,6 +36,7 @@ import { systemResolver, type Resolver } from './webhooks/url-vetting.ts';
 import { createApiKeyCache } from './domain/auth/api-keys.ts';
 import { createEventDetailCache } from './http/event-detail-cache.ts';
 import { EXPORT_BATCH_SIZE } from './domain/exports/exports.ts';
+import { serveConsole } from './http/console/serve-console.ts';
 
 export interface BuildAppOptions {
   config: Readonly<Config>;
@@ -191,6 +192,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     { prefix: '/v1' },
   );
   await app.register(adminRoutes, { prefix: '/admin/v1' });
+  // The organizer console at /app/ (docs/console.md), unless CONSOLE_ENABLED=false.
+  if (opts.config.consoleEnabled && !(await serveConsole(app)))
+    app.log.warn('The console is not built (no dist/console/index.html): run `npm run build` to serve /app/.');
 
   return app;
 }

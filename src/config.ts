@@ -75,6 +75,8 @@ export interface Config {
   metricsPort: number | undefined;
   /** METRICS_HOST: the address the metrics listener binds. */
   metricsHost: string;
+  /** CONSOLE_ENABLED: serve the organizer console at /app/ (docs/console.md). */
+  consoleEnabled: boolean;
 }
 
 export interface HttpLimits {
@@ -346,6 +348,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     testHoldIdempotentRequestsMs: testHoldIdempotentRequests(read, env),
     metricsPort: metricsPort(read, port, role),
     metricsHost: read.text('METRICS_HOST', '127.0.0.1'),
+    consoleEnabled: read.boolean('CONSOLE_ENABLED', true),
   };
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return Object.freeze(config);

@@ -32,6 +32,11 @@ type KeysetOptions = {
    * client saw, even when the cursor row has moved since (docs/sync.md).
    */
   cursorSortValue?: Date;
+  /**
+   * A list of one parent's rows (an event's performances, an endpoint's deliveries): the
+   * cursor must be a row of that parent too, not only of the organizer.
+   */
+  parent?: { column: 'event_id' | 'endpoint_id'; id: string };
 } & (
   | {
       /** The listed table; the query must select from it unaliased. */
@@ -53,8 +58,11 @@ export async function keysetPage<DB, TB extends keyof DB, O>(
   let q = query;
   if (page.starting_after !== undefined) {
     const sameTenant = opts.organizerId === undefined ? sql`` : sql`AND organizer_id = ${opts.organizerId}`;
+    const sameParent = opts.parent === undefined ? sql`` : sql`AND ${sql.ref(opts.parent.column)} = ${opts.parent.id}`;
     const cursor =
-      await sql`SELECT 1 FROM ${sql.table(opts.table)} WHERE id = ${page.starting_after} ${sameTenant}`.execute(db);
+      await sql`SELECT 1 FROM ${sql.table(opts.table)} WHERE id = ${page.starting_after} ${sameTenant} ${sameParent}`.execute(
+        db,
+      );
     if (cursor.rows.length === 0) {
       throw invalid(
         'invalid_cursor',

@@ -42,8 +42,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Name used in "X not found." when the path id is malformed. */
     resource?: string;
-    /** Scope the route needs; defaults to read for GET/HEAD, write otherwise. */
-    scope?: Scope;
+    /** Scope the route needs; defaults to read for GET/HEAD, write otherwise; `any`: a valid key of either scope. */
+    scope?: Scope | 'any';
   }
 }
 

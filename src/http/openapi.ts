@@ -72,6 +72,7 @@ export const openApiDocument: NonNullable<Extract<SwaggerOptions, { openapi?: un
   // it out" calls the server that served the page, whatever its host, port or proxy.
   servers: [{ url: '/', description: 'the server that serves this document' }],
   tags: [
+    { name: 'api_key', description: 'The calling API key: its scopes and organizer' },
     { name: 'events', description: 'Events, ticket types and prices' },
     { name: 'performances', description: 'Scheduled dates and availability' },
     { name: 'orders', description: 'Box-office orders' },

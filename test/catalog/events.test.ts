@@ -120,6 +120,49 @@ describe('GET /v1/events and GET /v1/events/{id}', () => {
     assert.ok(!other.data.some((e: { id: string }) => [draft.id, past.id, archived.id].includes(e.id)));
   });
 
+  test('status and title narrow the list; paging keeps the filter; bad values are refused', async () => {
+    const filtered = await t.createOrganizer();
+    const ids: Record<string, string> = {};
+    for (const [title, publish] of [
+      ['Jazz at Noon', true],
+      ['Late JAZZ draft', false],
+      ['Opera 100% live', true],
+      ['Opera_draft', false],
+    ] as const) {
+      ids[title] = (await createEvent(t, filtered.key, { title, publish })).id;
+      t.clock.advance(1000);
+    }
+    await createEvent(t, orgB.key, { title: 'Jazz elsewhere', publish: false });
+    const list = async (query: string) => {
+      const res = await t.api(filtered.key, 'GET', `/v1/events?${query}`);
+      assert.equal(res.statusCode, 200, `${query}: ${res.body}`);
+      return res.json().data.map((e: { title: string }) => e.title);
+    };
+    assert.deepEqual(await list('status=draft'), ['Opera_draft', 'Late JAZZ draft']);
+    assert.deepEqual(await list('status=published'), ['Opera 100% live', 'Jazz at Noon']);
+    assert.deepEqual(await list('title=jazz'), ['Late JAZZ draft', 'Jazz at Noon']);
+    assert.deepEqual(await list('title=jazz&status=published'), ['Jazz at Noon']);
+    // LIKE's wildcards in the text match only themselves.
+    assert.deepEqual(await list('title=100%25'), ['Opera 100% live']);
+    assert.deepEqual(await list('title=a_d'), ['Opera_draft']);
+    assert.deepEqual(await list('title=nothing'), []);
+    // A page boundary inside the filtered list.
+    const first = (await t.api(filtered.key, 'GET', '/v1/events?status=draft&limit=1')).json();
+    assert.deepEqual([first.data[0].id, first.has_more], [ids['Opera_draft'], true]);
+    const second = (
+      await t.api(filtered.key, 'GET', `/v1/events?status=draft&limit=1&starting_after=${first.data[0].id}`)
+    ).json();
+    assert.deepEqual([second.data[0].id, second.has_more], [ids['Late JAZZ draft'], false]);
+    for (const [query, detail, param] of [
+      ['status=archived', '`status` must be one of: draft, published.', 'status'],
+      ['title=', '`title` must be at least 1 character.', 'title'],
+    ] as const) {
+      const res = await t.api(filtered.key, 'GET', `/v1/events?${query}`);
+      assert.equal(res.statusCode, 400, query);
+      assert.deepEqual(res.json(), problemOf(400, detail, 'parameter_invalid', param));
+    }
+  });
+
   test('GET /v1/events/{id}: unknown, malformed and foreign ids answer 404', async () => {
     const mine = await createEvent(t, org.key);
     for (const id of [UNKNOWN, ...MALFORMED]) {

@@ -47,6 +47,7 @@ describe('configuration', () => {
       testHoldIdempotentRequestsMs: undefined,
       metricsPort: undefined,
       metricsHost: '127.0.0.1',
+      consoleEnabled: true,
     });
     assert.ok(Object.isFrozen(config));
   });

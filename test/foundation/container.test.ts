@@ -243,6 +243,7 @@ describe('Dockerfile', () => {
     assert.deepEqual(copies, [
       'package.json package-lock.json ./',
       'packages/sdk/package.json packages/sdk/',
+      'packages/console/package.json packages/console/',
       '--from=build /app/dist ./dist',
       'migrations ./migrations',
     ]);

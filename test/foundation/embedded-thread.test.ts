@@ -37,8 +37,10 @@ describe('embedded database thread', () => {
       // The query is long enough that a blocked loop would show it many times over.
       assert.ok(queryMs > 500, `the query took only ${Math.round(queryMs)} ms`);
       const maxDelayMs = delay.max / 1e6;
+      // Far below the query's length (a blocked loop stalls for all of it), with room for
+      // a loaded machine's scheduling.
       assert.ok(
-        maxDelayMs < 200,
+        maxDelayMs < 500,
         `the event loop stalled ${Math.round(maxDelayMs)} ms during a ${Math.round(queryMs)} ms query`,
       );
       assert.ok(ticks >= (queryMs / 20) * 0.5, `${ticks} ticks of 20 ms in ${Math.round(queryMs)} ms`);

@@ -9,7 +9,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { buildApp, type BuildAppOptions } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
-import { createTestDatabase, type TestDatabase } from './database.ts';
+import { createTestDatabase, type TestDatabase, type TestDatabaseOptions } from './database.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -47,12 +47,14 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   clock?: ManualClock;
   database?: TestDatabase;
+  /** How to create the test database when `database` is not given. */
+  databaseOptions?: TestDatabaseOptions;
   /** Extra buildApp options: a logger, a rate limiter or its Redis key prefix, idempotency settings. */
   appOptions?: Partial<Omit<BuildAppOptions, 'config' | 'database' | 'adminToken' | 'clock'>>;
 }
 
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
-  const database = opts.database ?? (await createTestDatabase());
+  const database = opts.database ?? (await createTestDatabase(opts.databaseOptions));
   const clock = opts.clock ?? new ManualClock(new Date());
   const config = loadConfig({
     ADMIN_TOKEN,

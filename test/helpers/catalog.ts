@@ -5,6 +5,7 @@
  * test clock's now with capacity 100, one ticket type "General" at 2500 minor units,
  * uncapped, published. `overrides` replace top-level fields of that body.
  */
+import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { TestApp } from './app.ts';
 
@@ -19,6 +20,7 @@ export interface CreatedEvent {
   timezone: string;
   venue_id: string;
   category_id: string;
+  status: 'draft' | 'published';
   is_archived: boolean;
   translations: { locale: string; title: string; description: string | null }[];
   created_at: string;
@@ -68,4 +70,43 @@ export async function createEvent(
 /** The ids of the event's performances, in schedule order (from its first ticket type's prices). */
 export function performanceIdsOf(event: CreatedEvent): string[] {
   return event.ticket_types[0]!.prices.map((p) => p.performance_id);
+}
+
+/** A question as the admin API's 201 shows it (the fields tests read). */
+export type CreatedQuestion = { id: string; created_at: string } & Record<string, unknown>;
+
+/** Two registration questions: a once-per-order text and a required per-attendee select. */
+export const COMPANY_AND_DIET_QUESTIONS = [
+  { key: 'company', label: 'Company', type: 'text' },
+  {
+    key: 'dietary',
+    label: 'Dietary requirements',
+    type: 'select',
+    options: [
+      { key: 'none', label: 'None' },
+      { key: 'vegan', label: 'Vegan' },
+    ],
+    required: true,
+    per_attendee: true,
+  },
+];
+
+/**
+ * Adds questions to an event through the admin API, in order (before each, `beforeEach`
+ * runs, e.g. to move the clock), asserting every 201; returns the created questions.
+ */
+export async function addQuestions(
+  t: TestApp,
+  eventId: string,
+  bodies: Record<string, unknown>[],
+  beforeEach: () => void = () => undefined,
+): Promise<CreatedQuestion[]> {
+  const created: CreatedQuestion[] = [];
+  for (const body of bodies) {
+    beforeEach();
+    const res = await t.admin('POST', `/admin/v1/events/${eventId}/questions`, body);
+    assert.equal(res.statusCode, 201, res.body);
+    created.push(res.json<CreatedQuestion>());
+  }
+  return created;
 }

@@ -50,7 +50,7 @@ export async function createEmptyPostgresDatabase(): Promise<{ url: string; drop
   };
 }
 
-interface TestDatabaseOptions {
+export interface TestDatabaseOptions {
   poolSize?: number;
   /** DATABASE_ACQUIRE_TIMEOUT of this database (default 5 s). */
   acquireTimeoutMs?: number;

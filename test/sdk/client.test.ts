@@ -99,6 +99,25 @@ describe('the SDK against a live service', () => {
     quantity,
   });
 
+  test('apiKey.get: the calling key, its scopes and organizer', async () => {
+    const key = await client.apiKey.get();
+    assert.deepEqual(
+      { ...key, id: undefined, key_preview: undefined, created_at: undefined },
+      {
+        id: undefined,
+        object: 'api_key',
+        name: null,
+        key_preview: undefined,
+        scopes: ['read', 'write'],
+        expires_at: null,
+        created_at: undefined,
+        organizer: { id: org.id, name: 'Test Organizer', currency: 'EUR', timezone: 'UTC' },
+      },
+    );
+    assert.equal(key.key_preview, org.key.slice(0, 10));
+    assert.deepEqual((await sdk({ apiKey: org.readKey }).apiKey.get()).scopes, ['read']);
+  });
+
   test('events and performances: create, get, update, list, schedule, availability', async () => {
     assert.equal(event.object, 'event');
     assert.deepEqual(
@@ -137,6 +156,7 @@ describe('the SDK against a live service', () => {
       per_attendee: true,
     });
     assert.equal(question.statusCode, 201, question.body);
+    assert.deepEqual((await client.events.listQuestions(event.id)).data, [question.json()]);
     const order: OrderDetail = await client.orders.create({
       items: [item(2)],
       buyer: BUYER,
@@ -161,6 +181,15 @@ describe('the SDK against a live service', () => {
     const listed = await client.tickets.list({ order_id: order.id });
     assert.deepEqual(listed.data.map((x) => x.id).sort(), tickets.map((x) => x.id).sort());
     assert.deepEqual(await client.tickets.get(tickets[0]!.id), tickets[0]);
+    // The door's lookups (docs/door.md): exact serial or ticket number, typed params.
+    const bySerial = await client.tickets.list({ serial_no: tickets[1]!.serial_no });
+    assert.deepEqual(bySerial, { object: 'list', data: [tickets[1]], has_more: false });
+    const byNumber = await client.tickets.list({
+      ticket_no: tickets[0]!.ticket_no,
+      performance_id: item(1).performance_id,
+    });
+    assert.deepEqual(byNumber.data, [tickets[0]]);
+    assert.deepEqual((await client.tickets.list({ serial_no: 'NOSUCHSERIAL' })).data, []);
     const admitted = await client.tickets.checkIn(tickets[0]!.id);
     assert.equal(admitted.status, 'checked_in');
     const again = await client.tickets.checkIn(tickets[0]!.id).catch((err: unknown) => err);
@@ -471,7 +500,7 @@ describe('the SDK against a live service', () => {
           operationId: op.operationId,
         })),
       );
-    assert.equal(operations.length, 25);
+    assert.equal(operations.length, 27);
     const called = new Set<string>();
     for (const call of sent) {
       const op = operations.find((o) => o.method === call.method && o.pattern.test(call.path));

@@ -331,4 +331,24 @@ describe('the SDK after a real 429 (a write limit of 1 per minute)', { timeout: 
     assert.deepEqual(await ordersOf(t, sale.org.id), [spent.json().id, order.id].sort());
     assert.deepEqual(await storedStatuses(t, sale.org.id), { 'box-office-order-3001': 201 });
   });
+
+  test('without retries, the 429 is thrown with its retry-after in milliseconds', async () => {
+    // A key of its own, so its bucket owes nothing to the wall clock the test above moved.
+    const org = await t.createOrganizer();
+    const client = new Marquee({ apiKey: org.writeKey, baseUrl, maxRetries: 0 });
+    const spent = await t.api(org.writeKey, 'POST', '/v1/webhook_endpoints', {});
+    assert.equal(spent.statusCode, 400);
+    const refused = await client.tickets.checkIn('00000000-0000-4000-8000-000000000000').catch((err: unknown) => err);
+    assert.ok(refused instanceof MarqueeApiError);
+    assert.equal(refused.status, 429);
+    assert.ok(
+      refused.retryAfterMs !== undefined && refused.retryAfterMs >= 59_000 && refused.retryAfterMs <= 60_000,
+      `retryAfterMs: ${refused.retryAfterMs}`,
+    );
+    const missing = await new Marquee({ apiKey: org.readKey, baseUrl }).tickets
+      .get('00000000-0000-4000-8000-000000000000')
+      .catch((err: unknown) => err);
+    assert.ok(missing instanceof MarqueeApiError);
+    assert.deepEqual([missing.status, missing.retryAfterMs], [404, undefined]);
+  });
 });

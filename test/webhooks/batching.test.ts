@@ -5,7 +5,7 @@
  * sender's short DNS reuse for the pre-send vetting.
  */
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { CLAIM_BATCH, PER_ENDPOINT_LEASED, claimDeliveries, leaseMs } from '../../src/webhooks/dispatch.ts';
 import { claimDueDeliveries, releaseDeliveries } from '../../src/db/repositories/webhooks.ts';
 import { createWebhookSender } from '../../src/webhooks/sender.ts';
@@ -24,11 +24,8 @@ describe('webhook delivery in batches', () => {
   let org: TestOrganizer;
   let receiver: HttpsReceiver;
   let deps: WorkerDeps;
-  const fixture = useWebhookFixture();
+  const fixture = useWebhookFixture({ freshEndpoints: true });
   before(() => ({ t, org, receiver, deps } = fixture));
-  afterEach(async () => {
-    await t.database.db.deleteFrom('webhook_endpoints').execute();
-  });
 
   async function endpoint(path: string) {
     const res = await t.api(org.key, 'POST', '/v1/webhook_endpoints', {

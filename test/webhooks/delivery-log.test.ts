@@ -5,7 +5,7 @@
  * the cursor, and POST /v1/webhook_endpoints/{id}/recover.
  */
 import assert from 'node:assert/strict';
-import { afterEach, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import type { WebhookDeliveryStatus } from '../../src/db/schema.ts';
 import { RECOVERY_CAP } from '../../src/domain/webhooks/deliveries.ts';
@@ -36,11 +36,8 @@ describe('webhook delivery log', () => {
   let org: TestOrganizer;
   let receiver: HttpsReceiver;
   let deps: WorkerDeps;
-  const fixture = useWebhookFixture();
+  const fixture = useWebhookFixture({ freshEndpoints: true });
   before(() => ({ t, org, receiver, deps } = fixture));
-  afterEach(async () => {
-    await t.database.db.deleteFrom('webhook_endpoints').execute();
-  });
 
   async function endpoint(url = receiver.url('/hook')): Promise<string> {
     const res = await t.api(org.key, 'POST', '/v1/webhook_endpoints', { url, event_types: ['order.created'] });

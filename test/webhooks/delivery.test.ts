@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
-import { afterEach, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { claimDeliveries, leaseMs } from '../../src/webhooks/dispatch.ts';
 import type { Resolver } from '../../src/webhooks/url-vetting.ts';
@@ -29,12 +29,8 @@ describe('webhook delivery', () => {
   let org: TestOrganizer;
   let receiver: HttpsReceiver;
   let deps: WorkerDeps;
-  const fixture = useWebhookFixture();
+  const fixture = useWebhookFixture({ freshEndpoints: true });
   before(() => ({ t, org, receiver, deps } = fixture));
-  afterEach(async () => {
-    // Each test starts with nothing due: finish or drop what a test left behind.
-    await t.database.db.deleteFrom('webhook_endpoints').execute();
-  });
 
   async function endpoint(opts: { types?: string[]; path?: string; org?: TestOrganizer; url?: string } = {}) {
     const res = await t.api((opts.org ?? org).key, 'POST', '/v1/webhook_endpoints', {

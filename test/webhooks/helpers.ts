@@ -4,7 +4,7 @@
  * at a chosen "now" (the package checks freshness against Date.now()).
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { after, before, beforeEach } from 'node:test';
+import { after, afterEach, before, beforeEach } from 'node:test';
 import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import type { Db } from '../../src/db/client.ts';
@@ -65,8 +65,10 @@ export interface WebhookFixture {
  * The setup the delivery tests share, registered in the calling describe(): an app with
  * the fake DNS, an organizer, an HTTPS receiver (its log emptied and answering 200 again
  * before each test) and worker deps trusting it. The fields are filled in by before().
+ * With `freshEndpoints`, every test starts with no endpoint, so nothing a test left
+ * behind is due in the next one.
  */
-export function useWebhookFixture(): WebhookFixture {
+export function useWebhookFixture(opts: { freshEndpoints?: boolean } = {}): WebhookFixture {
   const fixture = {} as WebhookFixture;
   before(async () => {
     fixture.receiver = await startHttpsReceiver();
@@ -84,6 +86,11 @@ export function useWebhookFixture(): WebhookFixture {
       res.writeHead(200).end();
     });
   });
+  if (opts.freshEndpoints) {
+    afterEach(async () => {
+      await fixture.t.database.db.deleteFrom('webhook_endpoints').execute();
+    });
+  }
   return fixture;
 }
 

@@ -32,8 +32,13 @@ export class MarqueeApiError extends MarqueeError {
   readonly requestId: string | undefined;
   /** The whole problem body. */
   readonly problem: Problem;
+  /**
+   * The answer's `retry-after` in milliseconds (a 429 or a 503 has one), capped at a
+   * minute: when a caller that handles the refusal itself may try again.
+   */
+  readonly retryAfterMs: number | undefined;
 
-  constructor(problem: Problem, requestId: string | undefined) {
+  constructor(problem: Problem, requestId: string | undefined, retryAfterMs?: number) {
     super(`${problem.status} ${problem.code}: ${problem.detail}`);
     this.status = problem.status;
     this.code = problem.code;
@@ -42,6 +47,7 @@ export class MarqueeApiError extends MarqueeError {
     this.title = problem.title;
     this.requestId = requestId;
     this.problem = problem;
+    this.retryAfterMs = retryAfterMs;
   }
 }
 

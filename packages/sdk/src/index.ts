@@ -5,7 +5,7 @@
  *   const marquee = new Marquee({ apiKey: process.env.MARQUEE_API_KEY!, baseUrl: 'https://tickets.example.com' });
  *   const order = await marquee.orders.create({ items, buyer, tender: 'cash' });
  */
-import { Events, Orders, Performances, Tickets, WebhookDeliveries, WebhookEndpoints } from './resources.ts';
+import { ApiKey, Events, Orders, Performances, Tickets, WebhookDeliveries, WebhookEndpoints } from './resources.ts';
 import { Transport, type TransportOptions } from './transport.ts';
 import { verifyWebhook, type WebhookHeaders } from './webhooks.ts';
 import type { WebhookEvent } from './types.ts';
@@ -13,6 +13,7 @@ import type { WebhookEvent } from './types.ts';
 export type MarqueeOptions = TransportOptions;
 
 export class Marquee {
+  readonly apiKey: ApiKey;
   readonly events: Events;
   readonly performances: Performances;
   readonly orders: Orders;
@@ -27,6 +28,7 @@ export class Marquee {
 
   constructor(options: MarqueeOptions) {
     const transport = new Transport(options);
+    this.apiKey = new ApiKey(transport);
     this.events = new Events(transport);
     this.performances = new Performances(transport);
     this.orders = new Orders(transport);

@@ -27,6 +27,14 @@ function list<I extends { id: string }>(
   );
 }
 
+export class ApiKey {
+  constructor(private readonly transport: Transport) {}
+  /** The key this client calls with: its scopes (`read`, `write`) and its organizer. Any valid key may ask. */
+  get(): Promise<T.CurrentApiKey> {
+    return this.transport.request('GET', '/v1/api_key');
+  }
+}
+
 export class Events {
   constructor(private readonly transport: Transport) {}
   /** The whole catalog, newest first (drafts, past and archived included). */
@@ -46,6 +54,10 @@ export class Events {
   /** The event's schedule, soonest first. */
   listPerformances(id: string, params: T.ListEventPerformancesParams = {}): PageRequest<T.Performance> {
     return list(this.transport, at('/v1/events/{id}/performances', id), params);
+  }
+  /** What a sale of the event asks (registration questions), in the order they were added. */
+  listQuestions(id: string, params: T.ListEventQuestionsParams = {}): PageRequest<T.RegistrationQuestion> {
+    return list(this.transport, at('/v1/events/{id}/questions', id), params);
   }
   /**
    * The event's orders as CSV (docs/exports.md), one row per order and performance: the

@@ -209,7 +209,11 @@ async function apiError(response: Response): Promise<MarqueeApiError> {
       code: 'unknown',
     };
   }
-  return new MarqueeApiError({ ...problem, status: problem.status ?? response.status }, requestId);
+  return new MarqueeApiError(
+    { ...problem, status: problem.status ?? response.status },
+    requestId,
+    retryAfterMs(response.headers.get('retry-after')),
+  );
 }
 
 function describe(err: unknown): string {

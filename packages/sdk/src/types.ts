@@ -6,6 +6,7 @@ import type { components, operations } from './generated/openapi.ts';
 
 type Schemas = components['schemas'];
 
+export type CurrentApiKey = Schemas['CurrentApiKey'];
 export type Event = Schemas['Event'];
 export type EventDetail = Schemas['EventDetail'];
 export type TicketType = Schemas['TicketType'];
@@ -16,6 +17,7 @@ export type Order = Schemas['Order'];
 export type OrderDetail = Schemas['OrderDetail'];
 export type OrderTransaction = Schemas['OrderTransaction'];
 export type RegistrationAnswer = Schemas['RegistrationAnswer'];
+export type RegistrationQuestion = Schemas['RegistrationQuestion'];
 export type Ticket = Schemas['Ticket'];
 export type WebhookEndpoint = Schemas['WebhookEndpoint'];
 export type WebhookEndpointWithSecret = Schemas['WebhookEndpointWithSecret'];
@@ -53,6 +55,7 @@ type ListQuery<K extends keyof operations> = Omit<
 
 export type ListEventsParams = ListQuery<'listEvents'>;
 export type ListEventPerformancesParams = ListQuery<'listEventPerformances'>;
+export type ListEventQuestionsParams = ListQuery<'listEventQuestions'>;
 export type ListOrdersParams = ListQuery<'listOrders'>;
 export type ListTicketsParams = ListQuery<'listTickets'>;
 export type ListWebhookEndpointsParams = ListQuery<'listWebhookEndpoints'>;

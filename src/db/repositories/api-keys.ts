@@ -45,3 +45,25 @@ export function apiKeysListQuery(db: Executor, organizerId: string) {
     .select(['id', 'name', 'key_preview', 'scopes', 'expires_at', 'revoked_at', 'last_used_at', 'created_at'])
     .where('organizer_id', '=', organizerId);
 }
+
+/** A key of the organizer with the organizer's name and settings (GET /v1/api_key); never the hash. */
+export function findApiKeyWithOrganizer(db: Executor, id: string, organizerId: string) {
+  return db
+    .selectFrom('api_keys')
+    .innerJoin('organizers', 'organizers.id', 'api_keys.organizer_id')
+    .select([
+      'api_keys.id',
+      'api_keys.name',
+      'api_keys.key_preview',
+      'api_keys.scopes',
+      'api_keys.expires_at',
+      'api_keys.created_at',
+      'organizers.id as organizer_id',
+      'organizers.name as organizer_name',
+      'organizers.currency',
+      'organizers.timezone',
+    ])
+    .where('api_keys.id', '=', id)
+    .where('api_keys.organizer_id', '=', organizerId)
+    .executeTakeFirst();
+}

@@ -168,9 +168,22 @@ export function markEventPublished(db: Executor, id: string, now: Date) {
     .executeTakeFirstOrThrow();
 }
 
+/** What GET /v1/events may narrow the catalog to (docs/catalog.md). */
+export interface EventFilters {
+  status?: 'draft' | 'published' | undefined;
+  /** Part of the title, any case; LIKE's wildcards in it match themselves. */
+  title?: string | undefined;
+}
+
 /** The organizer's events, for keysetPage (newest first). */
-export function eventsQuery(db: Executor, organizerId: string) {
-  return db.selectFrom('events').selectAll().where('organizer_id', '=', organizerId);
+export function eventsQuery(db: Executor, organizerId: string, filters: EventFilters = {}) {
+  let query = db.selectFrom('events').selectAll().where('organizer_id', '=', organizerId);
+  if (filters.status !== undefined) query = query.where('status', '=', filters.status);
+  if (filters.title !== undefined) {
+    const pattern = `%${filters.title.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    query = query.where(sql<boolean>`title ILIKE ${pattern}`);
+  }
+  return query;
 }
 
 // ---------------------------------------------------------------- performances
@@ -201,15 +214,6 @@ export function performancesQuery(db: Executor, organizerId: string, eventId: st
     .selectAll()
     .where('organizer_id', '=', organizerId)
     .where('event_id', '=', eventId);
-}
-
-export function isPerformanceOfEvent(db: Executor, eventId: string, performanceId: string) {
-  return db
-    .selectFrom('performances')
-    .select('id')
-    .where('id', '=', performanceId)
-    .where('event_id', '=', eventId)
-    .executeTakeFirst();
 }
 
 /** Draft performances of the event go live; returns them in schedule order. */

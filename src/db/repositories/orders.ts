@@ -195,13 +195,15 @@ export async function insertSale(
     ${domainEventCtes(sale.event, sql<boolean>`EXISTS (SELECT 1 FROM new_order)`)}
     SELECT (SELECT count(*) FROM new_order)::int AS inserted, (SELECT count(*) FROM queued)::int AS queued,
            (SELECT json_object_agg(s.id, json_build_array(${EPOCH_MS('s.created_at')}, ${EPOCH_MS('s.updated_at')}))
-            FROM (SELECT * FROM new_order UNION ALL SELECT * FROM new_tickets) s) AS stamps
+            FROM (SELECT * FROM new_order UNION ALL SELECT * FROM new_tickets) s
+            WHERE s.created_at <> ${o.created_at}::timestamptz OR s.updated_at <> ${o.updated_at}::timestamptz) AS stamps
   `.execute(db);
   const row = result.rows[0];
   if (row?.inserted !== 1) return undefined;
-  // The stamps as stored: the sync trigger may raise them (docs/sync.md).
+  // The stamps as stored: the sync trigger may raise them (docs/sync.md). A sale stamps
+  // every row with the order's instants, so only rows stored with other stamps come back.
   const stamped = <R extends { id: string; created_at: Date; updated_at: Date }>(r: R): R => {
-    const [created, updated] = row.stamps?.[r.id] ?? [r.created_at.getTime(), r.updated_at.getTime()];
+    const [created, updated] = row.stamps?.[r.id] ?? [o.created_at.getTime(), o.updated_at.getTime()];
     return { ...r, created_at: new Date(created), updated_at: new Date(updated) };
   };
   return {

@@ -32,6 +32,15 @@ export function updateQuestion(db: Executor, id: string, values: Updateable<Regi
     .executeTakeFirstOrThrow();
 }
 
+/** An event's questions in the order they were added, to page with keysetPage (GET /v1/events/{id}/questions). */
+export function eventQuestionsQuery(db: Executor, organizerId: string, eventId: string) {
+  return db
+    .selectFrom('registration_questions')
+    .selectAll()
+    .where('organizer_id', '=', organizerId)
+    .where('event_id', '=', eventId);
+}
+
 /** The questions of the given events, in the order they were asked to be added. */
 export function findQuestionsOfEvents(db: Executor, organizerId: string, eventIds: string[]) {
   return db

@@ -32,6 +32,10 @@ export interface TicketFilters {
   order_id?: string;
   performance_id?: string;
   status?: TicketRow['status'];
+  /** Exact; `tickets_serial_no_uq` finds the one row (docs/door.md, "Lookup"). */
+  serial_no?: string;
+  /** Exact; `tickets_ticket_no_uq` (organizer_id, ticket_no) finds the one row. */
+  ticket_no?: string;
 }
 
 export function ticketsListQuery(db: Executor, organizerId: string, filters: TicketFilters) {
@@ -39,6 +43,8 @@ export function ticketsListQuery(db: Executor, organizerId: string, filters: Tic
   if (filters.order_id !== undefined) q = q.where('tickets.order_id', '=', filters.order_id);
   if (filters.performance_id !== undefined) q = q.where('tickets.performance_id', '=', filters.performance_id);
   if (filters.status !== undefined) q = q.where('tickets.status', '=', filters.status);
+  if (filters.serial_no !== undefined) q = q.where('tickets.serial_no', '=', filters.serial_no);
+  if (filters.ticket_no !== undefined) q = q.where('tickets.ticket_no', '=', filters.ticket_no);
   return q;
 }
 

@@ -273,16 +273,6 @@ export async function recoveryCandidates(
   };
 }
 
-export async function deliveryBelongsToEndpoint(db: Executor, id: string, endpointId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('webhook_deliveries')
-    .select('id')
-    .where('id', '=', id)
-    .where('endpoint_id', '=', endpointId)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 /** A claimed delivery with everything needed to send it. */
 export interface ClaimedDelivery {
   id: string;

@@ -13,7 +13,13 @@
  */
 import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { afterCommit, type Executor } from '../../db/transaction.ts';
-import { apiKeysListQuery, findApiKeyByHash, insertApiKey, revokeApiKey } from '../../db/repositories/api-keys.ts';
+import {
+  apiKeysListQuery,
+  findApiKeyByHash,
+  findApiKeyWithOrganizer,
+  insertApiKey,
+  revokeApiKey,
+} from '../../db/repositories/api-keys.ts';
 import { findOrganizer } from '../../db/repositories/organizers.ts';
 import { keysetPage, type PageRequest } from '../../db/pagination.ts';
 import { notFound } from '../../errors/domain-error.ts';
@@ -172,4 +178,15 @@ export async function listApiKeys(db: Executor, organizerId: string, page: PageR
     direction: 'desc',
     organizerId,
   });
+}
+
+/**
+ * GET /v1/api_key: the calling key as the console needs it (its scopes decide which actions
+ * it offers) with its organizer's name and settings; docs/console.md. The key was just
+ * authenticated, so a miss means it was deleted in between: answered as not found.
+ */
+export async function describeApiKey(db: Executor, auth: AuthContext) {
+  const row = await findApiKeyWithOrganizer(db, auth.apiKeyId, auth.organizerId);
+  if (!row) throw notFound('API key');
+  return row;
 }

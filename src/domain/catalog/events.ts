@@ -5,6 +5,7 @@
  */
 import {
   eventsQuery,
+  type EventFilters,
   findEvent,
   findEventDetail,
   type EventDetailRow,
@@ -51,8 +52,8 @@ export async function requireEvent(db: Executor, organizerId: string, id: string
 }
 
 /** The whole catalog, drafts, past and archived included, newest first. */
-export async function listEvents(db: Executor, organizerId: string, page: PageRequest) {
-  return keysetPage(db, eventsQuery(db, organizerId), page, {
+export async function listEvents(db: Executor, organizerId: string, page: PageRequest, filters: EventFilters = {}) {
+  return keysetPage(db, eventsQuery(db, organizerId, filters), page, {
     table: 'events',
     sortColumn: 'created_at',
     direction: 'desc',

@@ -1,13 +1,8 @@
 /** Performances: reads, the schedule of an event, and availability (via inventory.ts). */
-import {
-  findPerformance,
-  isPerformanceOfEvent,
-  performancesQuery,
-  type PerformanceRow,
-} from '../../db/repositories/catalog.ts';
+import { findPerformance, performancesQuery, type PerformanceRow } from '../../db/repositories/catalog.ts';
 import { keysetPage, type PageRequest } from '../../db/pagination.ts';
 import type { Executor } from '../../db/transaction.ts';
-import { invalid, notFound } from '../../errors/domain-error.ts';
+import { notFound } from '../../errors/domain-error.ts';
 import { getAvailability } from '../inventory/inventory.ts';
 import { requireEvent } from './events.ts';
 
@@ -24,19 +19,13 @@ export async function getPerformance(db: Executor, organizerId: string, id: stri
 /** The event's schedule, soonest first; an unknown or foreign event is a 404. */
 export async function listPerformances(db: Executor, organizerId: string, eventId: string, page: PageRequest) {
   await requireEvent(db, organizerId, eventId);
-  // The cursor must be a performance of this event, not just of this organizer.
-  if (page.starting_after !== undefined && !(await isPerformanceOfEvent(db, eventId, page.starting_after))) {
-    throw invalid(
-      'invalid_cursor',
-      `starting_after \`${page.starting_after}\` is not the id of an item in this list.`,
-      'starting_after',
-    );
-  }
   return keysetPage(db, performancesQuery(db, organizerId, eventId), page, {
     table: 'performances',
     sortColumn: 'starts_at',
     direction: 'asc',
     organizerId,
+    // The cursor must be a row of this event, not just of this organizer.
+    parent: { column: 'event_id', id: eventId },
   });
 }
 

@@ -10,13 +10,16 @@
 import type { Executor } from '../../db/transaction.ts';
 import type { QuestionOption, QuestionType } from '../../db/schema.ts';
 import {
+  eventQuestionsQuery,
   findEventOrganizer,
   findQuestion,
   insertQuestion,
   updateQuestion,
   type QuestionRow,
 } from '../../db/repositories/questions.ts';
+import { keysetPage, type PageRequest } from '../../db/pagination.ts';
 import { conflict, invalid, notFound } from '../../errors/domain-error.ts';
+import { requireEvent } from '../catalog/events.ts';
 
 const SELECT_TYPES: QuestionType[] = ['select', 'multi_select'];
 
@@ -77,6 +80,23 @@ export async function createQuestion(db: Executor, eventId: string, input: Creat
   });
   if (!row) throw conflict('resource_exists', `This event already has a question with the key "${input.key}".`);
   return row;
+}
+
+/**
+ * GET /v1/events/{id}/questions: what a sale of the event asks, in the order the questions
+ * were added (the order a form shows them in). An unknown or another organizer's event
+ * answers 404, never an empty list; the cursor must be a question of this event.
+ */
+export async function listEventQuestions(db: Executor, organizerId: string, eventId: string, page: PageRequest) {
+  await requireEvent(db, organizerId, eventId);
+  return keysetPage(db, eventQuestionsQuery(db, organizerId, eventId), page, {
+    table: 'registration_questions',
+    sortColumn: 'created_at',
+    direction: 'asc',
+    organizerId,
+    // The cursor must be a row of this event, not just of this organizer.
+    parent: { column: 'event_id', id: eventId },
+  });
 }
 
 interface UpdateQuestionInput {

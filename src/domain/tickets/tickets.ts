@@ -36,6 +36,10 @@ export async function listTickets(
   page: PageRequest,
   view: ListView,
 ) {
+  for (const name of ['serial_no', 'ticket_no'] as const) {
+    // An exact-match filter of only spaces can match nothing: say so rather than answer [].
+    if (filters[name]?.trim() === '') throw invalid('parameter_invalid', `\`${name}\` must not be blank.`, name);
+  }
   return listInView(db, 'tickets', organizerId, ticketsListQuery(db, organizerId, filters), page, view);
 }
 

@@ -6,7 +6,6 @@
  * endpoint whatever its status.
  */
 import {
-  deliveryBelongsToEndpoint,
   deliveryListQuery,
   type DeliveryFilters,
   findDeliveryWithEvent,
@@ -49,19 +48,13 @@ export async function listEndpointDeliveries(
     );
   }
   await getEndpoint(db, organizerId, endpointId);
-  // keysetPage checks the cursor against the organizer; it must also be in this log.
-  if (page.starting_after !== undefined && !(await deliveryBelongsToEndpoint(db, page.starting_after, endpointId))) {
-    throw invalid(
-      'invalid_cursor',
-      `starting_after \`${page.starting_after}\` is not the id of an item in this list.`,
-      'starting_after',
-    );
-  }
   return keysetPage(db, deliveryListQuery(db, organizerId, endpointId, filters), page, {
     table: 'webhook_deliveries',
     sortColumn: 'created_at',
     direction: 'desc',
     organizerId,
+    // The cursor must be a row of this endpoint, not just of this organizer.
+    parent: { column: 'endpoint_id', id: endpointId },
   });
 }
 

@@ -16,7 +16,7 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
-function requiredScope(request: FastifyRequest): Scope {
+function requiredScope(request: FastifyRequest): Scope | 'any' {
   const configured = request.routeOptions.config?.scope;
   if (configured) return configured;
   return request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'write';
@@ -38,7 +38,7 @@ export function apiKeyAuth(request: FastifyRequest, _reply: FastifyReply, done: 
 function admit(request: FastifyRequest, auth: AuthContext | undefined, done: HookHandlerDoneFunction): void {
   if (!auth) return done(unauthorized(API_REALM));
   const scope = requiredScope(request);
-  if (!auth.scopes.includes(scope)) {
+  if (scope !== 'any' && !auth.scopes.includes(scope)) {
     return done(
       new ApiError(
         'forbidden_scope',

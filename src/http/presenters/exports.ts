@@ -22,7 +22,7 @@ import {
 
 type Cell = string | number | null;
 
-interface Column<T> {
+export interface Column<T> {
   header: string;
   cell: (row: T) => Cell;
 }

@@ -67,6 +67,10 @@ export const IdParams = Type.Object({ id: Uuid });
 export const PAGE_LIMIT_DEFAULT = 25;
 const PAGE_LIMIT_MAX = 100;
 
+/** A string enum: errors list the allowed values ("must be one of: a, b"). */
+export const StringEnum = <T extends string>(values: readonly T[], opts: Record<string, unknown> = {}) =>
+  Type.Unsafe<T>({ type: 'string', enum: [...values], ...opts });
+
 export const PaginationQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_LIMIT_MAX, default: PAGE_LIMIT_DEFAULT })),
   starting_after: Type.Optional(

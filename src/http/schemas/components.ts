@@ -5,11 +5,12 @@
  */
 import type { TSchema } from '@sinclair/typebox';
 import { webhookEventSchemas } from '../openapi-webhooks.ts';
+import { CurrentApiKey } from './api-keys.ts';
 import { Problem } from './common.ts';
 import { CreateEvent, Event, EventDetail, EventList, Price, TicketType, UpdateEvent } from './events.ts';
 import { CreateOrder, Order, OrderDetail, OrderList, OrderTransaction } from './orders.ts';
 import { Availability, Performance, PerformanceList } from './performances.ts';
-import { RegistrationAnswer } from './questions.ts';
+import { RegistrationAnswer, RegistrationQuestion, RegistrationQuestionList } from './questions.ts';
 import { Ticket, TicketList } from './tickets.ts';
 import {
   CreateWebhookEndpoint,
@@ -28,6 +29,7 @@ import {
 
 export const componentSchemas: readonly (TSchema & { $id: string })[] = [
   Problem,
+  CurrentApiKey,
   Event,
   EventDetail,
   EventList,
@@ -43,6 +45,8 @@ export const componentSchemas: readonly (TSchema & { $id: string })[] = [
   OrderList,
   OrderTransaction,
   RegistrationAnswer,
+  RegistrationQuestion,
+  RegistrationQuestionList,
   CreateOrder,
   Ticket,
   TicketList,

@@ -1,6 +1,6 @@
 /** Events: the create/update contracts and the event (list and detail) shapes. */
 import { Type } from '@sinclair/typebox';
-import { ListOf, Nullable, PaginationQuery, ref, Timestamp, TimestampInput, Uuid } from './common.ts';
+import { ListOf, Nullable, PaginationQuery, ref, StringEnum, Timestamp, TimestampInput, Uuid } from './common.ts';
 import { EXAMPLES } from './examples.ts';
 
 const TITLE_MIN = 3;
@@ -143,4 +143,19 @@ export const UpdateEvent = Type.Object(
   { $id: 'UpdateEventRequest', additionalProperties: false, examples: [EXAMPLES.updateEvent] },
 );
 
-export const ListEventsQuery = Type.Object(PaginationQuery);
+export const ListEventsQuery = Type.Object({
+  ...PaginationQuery,
+  status: Type.Optional(
+    StringEnum(['draft', 'published'] as const, {
+      description:
+        'Only drafts (created with `publish: false`, not on sale) or only published events. Absent: both (docs/catalog.md).',
+    }),
+  ),
+  title: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: TITLE_MAX,
+      description: 'Only events whose title contains this text, ignoring case (docs/catalog.md).',
+    }),
+  ),
+});

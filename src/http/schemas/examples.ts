@@ -121,6 +121,38 @@ const DELIVERY_ATTEMPT = {
 };
 
 export const EXAMPLES = {
+  registrationQuestion: {
+    id: '9a3e5c1f-2b7d-4e8a-b6c4-1d0f3e5a7c92',
+    object: 'registration_question',
+    event_id: EVENT_ID,
+    key: 'dietary',
+    label: 'Dietary requirements',
+    type: 'select',
+    options: [
+      { key: 'none', label: 'None' },
+      { key: 'vegetarian', label: 'Vegetarian' },
+      { key: 'vegan', label: 'Vegan' },
+    ],
+    required: true,
+    per_attendee: true,
+    created_at: CREATED,
+    updated_at: CREATED,
+  },
+  currentApiKey: {
+    id: '5b0f8a8e-3d7c-4f2a-9a51-0c6e2f7d9b14',
+    object: 'api_key',
+    name: 'Box office',
+    key_preview: 'mqk_Xq3v9T',
+    scopes: ['read', 'write'],
+    expires_at: null,
+    created_at: '2026-11-24T22:20:00.000Z',
+    organizer: {
+      id: '0e3c1d2b-7f4a-4c8e-9b6d-5a2f1e0c9d87',
+      name: 'Lighthouse Jazz Club',
+      currency: 'EUR',
+      timezone: 'Europe/Berlin',
+    },
+  },
   event,
   eventDetail: {
     ...event,

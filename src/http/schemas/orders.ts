@@ -1,12 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { ListOf, ListViewQuery, Nullable, PaginationQuery, ref, Timestamp, Uuid } from './common.ts';
+import { ListOf, ListViewQuery, Nullable, PaginationQuery, ref, StringEnum, Timestamp, Uuid } from './common.ts';
 import { EXAMPLES } from './examples.ts';
 import { RegistrationAnswer } from './questions.ts';
 import { Ticket } from './tickets.ts';
-
-/** A string enum: errors list the allowed values ("must be one of: a, b"). */
-const StringEnum = <T extends string>(values: readonly T[], opts: Record<string, unknown> = {}) =>
-  Type.Unsafe<T>({ type: 'string', enum: [...values], ...opts });
 
 const OrderStatus = StringEnum(['unpaid', 'placed', 'fulfilled', 'cancelled'] as const);
 

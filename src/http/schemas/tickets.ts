@@ -37,12 +37,32 @@ export const Ticket = Type.Object(
 );
 export const TicketList = ListOf(Ticket, 'TicketList');
 
+/** Longest `serial_no` filter accepted: a serial is 32 characters (src/domain/orders/numbers.ts); room to spare. */
+const SERIAL_NO_MAX_LENGTH = 64;
+/** Longest `ticket_no` filter accepted: a ticket number is 12 or 13 characters; room to spare. */
+const TICKET_NO_MAX_LENGTH = 64;
+
 export const ListTicketsQuery = Type.Object(
   {
     ...PaginationQuery,
     order_id: Type.Optional(Uuid),
     performance_id: Type.Optional(Uuid),
     status: Type.Optional(TicketStatus),
+    serial_no: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: SERIAL_NO_MAX_LENGTH,
+        description:
+          'exact `serial_no`, what the e-ticket’s QR code encodes: the door’s lookup of a scanned code (docs/door.md); not blank',
+      }),
+    ),
+    ticket_no: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: TICKET_NO_MAX_LENGTH,
+        description: 'exact `ticket_no` (`<order_no>-<nnn>`), for a number typed at the door (docs/door.md); not blank',
+      }),
+    ),
     ...ListViewQuery,
   },
   { additionalProperties: false },

@@ -4,6 +4,26 @@
  */
 
 export interface paths {
+    "/v1/api_key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the calling API key, its scopes and organizer
+         * @description The key that authenticated this request: its scopes (`read`, `write`), expiry and organizer (name, currency, time zone). Any valid key may call it, whatever its scopes; a client such as the console uses it to offer only the actions the key allows (docs/console.md).
+         */
+        get: operations["getCurrentApiKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events": {
         parameters: {
             query?: never;
@@ -13,7 +33,7 @@ export interface paths {
         };
         /**
          * List the whole catalog (drafts, past and archived included), newest first
-         * @description The organizer’s whole catalog, newest first and paginated: drafts, past and archived events included.
+         * @description The organizer’s whole catalog, newest first and paginated: drafts, past and archived events included. `status` and `title` narrow it to drafts or published events, or to titles containing a text (docs/catalog.md).
          */
         get: operations["listEvents"];
         put?: never;
@@ -64,6 +84,26 @@ export interface paths {
          * @description The event’s schedule, soonest first, paginated. An unknown or another organizer’s event answers 404, never an empty list.
          */
         get: operations["listEventPerformances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{id}/questions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an event's registration questions
+         * @description What a sale of the event asks, in the order the questions were added: each question’s key (the `field_key` of an answer), type, options, whether it is required and whether it is asked per attendee (docs/orders.md, "Registration answers"). An unknown or another organizer’s event answers 404, never an empty list.
+         */
+        get: operations["listEventQuestions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -317,7 +357,7 @@ export interface paths {
         };
         /**
          * List tickets, newest first, or poll them for changes
-         * @description Tickets, newest first and paginated; filter by `order_id`, `performance_id` or `status`, and by time: `created_gte`, `created_lt`, `updated_gte`, `updated_lt`. To poll for changes, list with `order=updated_asc`, passing back the last item’s `updated_at` as `updated_gte` and its `id` as `starting_after`: no change is ever skipped (docs/sync.md).
+         * @description Tickets, newest first and paginated; filter by `order_id`, `performance_id` or `status`, by `serial_no` (exact: what the QR code of an e-ticket encodes, so a door scanner finds the ticket it read; another organizer’s serial finds nothing) or `ticket_no` (exact, as printed on the e-ticket), and by time: `created_gte`, `created_lt`, `updated_gte`, `updated_lt`. To poll for changes, list with `order=updated_asc`, passing back the last item’s `updated_at` as `updated_gte` and its `id` as `starting_after`: no change is ever skipped (docs/sync.md).
          */
         get: operations["listTickets"];
         put?: never;
@@ -954,6 +994,50 @@ export interface components {
             param?: string;
         };
         /**
+         * @description The API key of the request, its scopes and its organizer
+         * @example {
+         *       "id": "5b0f8a8e-3d7c-4f2a-9a51-0c6e2f7d9b14",
+         *       "object": "api_key",
+         *       "name": "Box office",
+         *       "key_preview": "mqk_Xq3v9T",
+         *       "scopes": [
+         *         "read",
+         *         "write"
+         *       ],
+         *       "expires_at": null,
+         *       "created_at": "2026-11-24T22:20:00.000Z",
+         *       "organizer": {
+         *         "id": "0e3c1d2b-7f4a-4c8e-9b6d-5a2f1e0c9d87",
+         *         "name": "Lighthouse Jazz Club",
+         *         "currency": "EUR",
+         *         "timezone": "Europe/Berlin"
+         *       }
+         *     }
+         */
+        CurrentApiKey: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "api_key";
+            name: string | null;
+            /** @description the first characters of the key (prefix included), to recognise it */
+            key_preview: string;
+            /** @description `read` allows every GET, `write` every POST, PATCH and DELETE */
+            scopes: ("read" | "write")[];
+            expires_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            organizer: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** @description ISO 4217 code of its prices and orders */
+                currency: string;
+                /** @description IANA time zone id, the default of its events */
+                timezone: string;
+            };
+        };
+        /**
          * @description An event, as listed (without its ticket types)
          * @example {
          *       "id": "67c1d715-d7e3-4cf4-b74c-6a70d4d29c1b",
@@ -1519,6 +1603,72 @@ export interface components {
             ticket_no: string | null;
             value: string | string[];
             value_labels: string[] | null;
+        };
+        /**
+         * @description A question a sale of the event asks (docs/orders.md, "Registration answers")
+         * @example {
+         *       "id": "9a3e5c1f-2b7d-4e8a-b6c4-1d0f3e5a7c92",
+         *       "object": "registration_question",
+         *       "event_id": "67c1d715-d7e3-4cf4-b74c-6a70d4d29c1b",
+         *       "key": "dietary",
+         *       "label": "Dietary requirements",
+         *       "type": "select",
+         *       "options": [
+         *         {
+         *           "key": "none",
+         *           "label": "None"
+         *         },
+         *         {
+         *           "key": "vegetarian",
+         *           "label": "Vegetarian"
+         *         },
+         *         {
+         *           "key": "vegan",
+         *           "label": "Vegan"
+         *         }
+         *       ],
+         *       "required": true,
+         *       "per_attendee": true,
+         *       "created_at": "2026-11-24T22:23:08.322Z",
+         *       "updated_at": "2026-11-24T22:23:08.322Z"
+         *     }
+         */
+        RegistrationQuestion: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "registration_question";
+            /** Format: uuid */
+            event_id: string;
+            /** @description the slug an answer names as `field_key` */
+            key: string;
+            label: string;
+            /**
+             * @description what the answer is: `text`, `number`, `date` (YYYY-MM-DD), `email`, `phone`, `select` (one option key) or `multi_select` (an array of option keys)
+             * @enum {string}
+             */
+            type: "text" | "number" | "date" | "email" | "phone" | "select" | "multi_select";
+            /** @description the choices of a select or multi_select question; empty for the other types */
+            options: {
+                key: string;
+                label: string;
+            }[];
+            /** @description a sale without an answer to it answers 400 */
+            required: boolean;
+            /** @description answered once per ticket of the event (`ticket_no` 1..N), else once per order */
+            per_attendee: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A page of RegistrationQuestion, in the list's order */
+        RegistrationQuestionList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["RegistrationQuestion"][];
+            /** @description true when a next page exists: pass the last id as starting_after */
+            has_more: boolean;
         };
         /**
          * @example {
@@ -2238,12 +2388,94 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getCurrentApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The API key of the request, its scopes and its organizer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurrentApiKey"];
+                };
+            };
+            /** @description The request is malformed or a field is invalid (`param` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No API key, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource for this organizer (a malformed id included) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: retry after `retry-after` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listEvents: {
         parameters: {
             query?: {
                 limit?: number;
                 /** @description id of the last item of the previous page */
                 starting_after?: string;
+                /** @description Only drafts (created with `publish: false`, not on sale) or only published events. Absent: both (docs/catalog.md). */
+                status?: "draft" | "published";
+                /** @description Only events whose title contains this text, ignoring case (docs/catalog.md). */
+                title?: string;
             };
             header?: never;
             path?: never;
@@ -2630,6 +2862,90 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PerformanceList"];
+                };
+            };
+            /** @description The request is malformed or a field is invalid (`param` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No API key, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource for this organizer (a malformed id included) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: retry after `retry-after` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listEventQuestions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description id of the last item of the previous page */
+                starting_after?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of RegistrationQuestion, in the list's order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationQuestionList"];
                 };
             };
             /** @description The request is malformed or a field is invalid (`param` names it) */
@@ -4099,6 +4415,10 @@ export interface operations {
                 order_id?: string;
                 performance_id?: string;
                 status?: "purchased" | "checked_in" | "refunded" | "cancelled";
+                /** @description exact `serial_no`, what the e-ticket’s QR code encodes: the door’s lookup of a scanned code (docs/door.md); not blank */
+                serial_no?: string;
+                /** @description exact `ticket_no` (`<order_no>-<nnn>`), for a number typed at the door (docs/door.md); not blank */
+                ticket_no?: string;
                 /**
                  * @description only items whose `created_at` is at or after this instant (inclusive); RFC 3339 (docs/validation.md)
                  * @example 2026-11-24T22:23:08.685Z
@@ -5662,33 +5982,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description A question a sale of the event asks (docs/orders.md, "Registration answers") */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @enum {string} */
-                        object: "registration_question";
-                        /** Format: uuid */
-                        event_id: string;
-                        key: string;
-                        label: string;
-                        type: string;
-                        options: {
-                            key: string;
-                            label: string;
-                        }[];
-                        required: boolean;
-                        per_attendee: boolean;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["RegistrationQuestion"];
                 };
             };
             /** @description The request is malformed or a field is invalid (`param` names it) */
@@ -5792,33 +6092,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description A question a sale of the event asks (docs/orders.md, "Registration answers") */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @enum {string} */
-                        object: "registration_question";
-                        /** Format: uuid */
-                        event_id: string;
-                        key: string;
-                        label: string;
-                        type: string;
-                        options: {
-                            key: string;
-                            label: string;
-                        }[];
-                        required: boolean;
-                        per_attendee: boolean;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["RegistrationQuestion"];
                 };
             };
             /** @description The request is malformed or a field is invalid (`param` names it) */

@@ -27,10 +27,12 @@ import { getEventRoute } from './events/get-event.ts';
 import { listEventsRoute } from './events/list-events.ts';
 import { updateEventRoute } from './events/update-event.ts';
 import { listEventPerformancesRoute } from './events/list-event-performances.ts';
+import { listEventQuestionsRoute } from './events/list-event-questions.ts';
 import { getPerformanceRoute } from './performances/get-performance.ts';
 import { getAvailabilityRoute } from './performances/get-availability.ts';
 import { exportOrdersRoute } from './exports/export-orders.ts';
 import { exportTicketsRoute } from './exports/export-tickets.ts';
+import { getCurrentApiKeyRoute } from './api-key/get-current-api-key.ts';
 
 export const v1Routes: FastifyPluginAsync = async (app) => {
   app.addHook('onRequest', apiKeyAuth);
@@ -38,11 +40,14 @@ export const v1Routes: FastifyPluginAsync = async (app) => {
   app.addHook('onRequest', apiKeyRateLimit);
   // Idempotency-Key on every POST and PATCH of this scope (docs/idempotency.md).
   registerIdempotency(app);
+  // The calling key itself: its scopes and organizer.
+  await app.register(getCurrentApiKeyRoute);
   await app.register(listEventsRoute);
   await app.register(createEventRoute);
   await app.register(getEventRoute);
   await app.register(updateEventRoute);
   await app.register(listEventPerformancesRoute);
+  await app.register(listEventQuestionsRoute);
   await app.register(getPerformanceRoute);
   await app.register(getAvailabilityRoute);
   // Webhook endpoints and their delivery log.

@@ -15,16 +15,20 @@ export const listEventsRoute: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'listEvents',
         summary: 'List the whole catalog (drafts, past and archived included), newest first',
         description:
-          'The organizer’s whole catalog, newest first and paginated: drafts, past and archived events included.',
+          'The organizer’s whole catalog, newest first and paginated: drafts, past and archived events included. ' +
+          '`status` and `title` narrow it to drafts or published events, or to titles containing a text (docs/catalog.md).',
         querystring: ListEventsQuery,
         response: { 200: success(EventList), ...errorResponses(400, 401, 403) },
       },
     },
     async (request) => {
-      const page = await listEvents(request.db, tenantOf(request).organizerId, {
-        limit: request.query.limit ?? PAGE_LIMIT_DEFAULT,
-        starting_after: request.query.starting_after,
-      });
+      const { limit, starting_after: startingAfter, status, title } = request.query;
+      const page = await listEvents(
+        request.db,
+        tenantOf(request).organizerId,
+        { limit: limit ?? PAGE_LIMIT_DEFAULT, starting_after: startingAfter },
+        { status, title },
+      );
       return presentList(page, presentEvent);
     },
   );

@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { exportOrderBatches, planExport } from '../../../../domain/exports/exports.ts';
-import { tenantOf } from '../../../context.ts';
-import { csvStream, exportDisposition, orderColumns } from '../../../presenters/exports.ts';
+import { exportOrderBatches } from '../../../../domain/exports/exports.ts';
+import { orderColumns } from '../../../presenters/exports.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { ExportQuery, OrdersCsv } from '../../../schemas/exports.ts';
-import { sendCsv } from './send-csv.ts';
+import { sendCsvExport } from './csv-export.ts';
 
 export const exportOrdersRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -25,19 +24,7 @@ export const exportOrdersRoute: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: OrdersCsv, ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request, reply) => {
-      const plan = await planExport(
-        request.db,
-        tenantOf(request).organizerId,
-        request.params.id,
-        request.query.performance_id,
-      );
-      const rows = exportOrderBatches(request.db, plan, { batchSize: app.deps.exportBatchSize });
-      return sendCsv(
-        reply,
-        csvStream(rows, orderColumns(plan), request.query.bom ?? false),
-        exportDisposition(plan, 'orders'),
-      );
-    },
+    async (request, reply) =>
+      sendCsvExport(request, reply, { kind: 'orders', batches: exportOrderBatches, columns: orderColumns }),
   );
 };

@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { exportTicketBatches, planExport } from '../../../../domain/exports/exports.ts';
-import { tenantOf } from '../../../context.ts';
-import { csvStream, exportDisposition, ticketColumns } from '../../../presenters/exports.ts';
+import { exportTicketBatches } from '../../../../domain/exports/exports.ts';
+import { ticketColumns } from '../../../presenters/exports.ts';
 import { errorResponses, IdParams } from '../../../schemas/common.ts';
 import { ExportQuery, TicketsCsv } from '../../../schemas/exports.ts';
-import { sendCsv } from './send-csv.ts';
+import { sendCsvExport } from './csv-export.ts';
 
 export const exportTicketsRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -25,19 +24,7 @@ export const exportTicketsRoute: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: TicketsCsv, ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request, reply) => {
-      const plan = await planExport(
-        request.db,
-        tenantOf(request).organizerId,
-        request.params.id,
-        request.query.performance_id,
-      );
-      const rows = exportTicketBatches(request.db, plan, { batchSize: app.deps.exportBatchSize });
-      return sendCsv(
-        reply,
-        csvStream(rows, ticketColumns(plan), request.query.bom ?? false),
-        exportDisposition(plan, 'tickets'),
-      );
-    },
+    async (request, reply) =>
+      sendCsvExport(request, reply, { kind: 'tickets', batches: exportTicketBatches, columns: ticketColumns }),
   );
 };

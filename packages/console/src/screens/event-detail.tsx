@@ -1,0 +1,127 @@
+/**
+ * One event: its facts, its performances with what remains per ticket type (refreshed
+ * every 5 s while the page is visible), and, for a key that may write, the edit form
+ * (title, description, contact e-mail) and archive.
+ */
+import { useState } from 'preact/hooks';
+import type { EventDetail, Performance } from '@marquee/sdk';
+import { ErrorNotice } from '../components/error-notice.tsx';
+import { EventEditForm } from '../components/event-edit-form.tsx';
+import { useAvailability } from '../lib/availability.ts';
+import { dateTime, money } from '../lib/format.ts';
+import { useSession } from '../lib/session.ts';
+import { useTitle } from '../lib/title.ts';
+import { useAsync } from '../lib/use-async.ts';
+import { EventState } from './events-list.tsx';
+
+export function EventDetailScreen({ id }: { id: string }) {
+  const { client, canWrite, key } = useSession();
+  const loaded = useAsync(async () => {
+    const [event, schedule] = await Promise.all([
+      client.events.get(id),
+      client.events.listPerformances(id, { limit: 100 }),
+    ]);
+    return { event, performances: schedule.data };
+  }, [client, id]);
+  const [event, setEvent] = useState<EventDetail | undefined>();
+  const current = event?.id === id ? event : loaded.data?.event;
+  useTitle(current?.title ?? 'Event');
+
+  if (loaded.error !== undefined) return <ErrorNotice error={loaded.error} />;
+  if (current === undefined || loaded.data === undefined) return <p class="loading">Loading the event…</p>;
+  return (
+    <>
+      <div class="screen-head">
+        <h1>{current.title}</h1>
+        {/* A draft's performances are drafts until it is published (docs/catalog.md). */}
+        <EventState event={current} draft={loaded.data.performances.every((p) => p.status === 'draft')} />
+      </div>
+      <dl class="facts">
+        <dt>Time zone</dt>
+        <dd>{current.timezone} (times on this page are in this zone)</dd>
+        <dt>Contact e-mail</dt>
+        <dd>{current.contact_email ?? '—'}</dd>
+        <dt>Created</dt>
+        <dd>{dateTime(current.created_at, current.timezone)}</dd>
+      </dl>
+      {current.description !== null && (
+        // Sanitized by the API with an allow-list (docs/catalog.md); the page's CSP runs no inline script either.
+        <div class="description" dangerouslySetInnerHTML={{ __html: current.description }} />
+      )}
+      <Schedule event={current} performances={loaded.data.performances} currency={key.organizer.currency} />
+      {canWrite && <EventEditForm event={current} onSaved={setEvent} />}
+    </>
+  );
+}
+
+function Schedule({
+  event,
+  performances,
+  currency,
+}: {
+  event: EventDetail;
+  performances: Performance[];
+  currency: string;
+}) {
+  const { client, canWrite } = useSession();
+  const live = useAvailability(
+    client,
+    performances.map((p) => p.id),
+  );
+  return (
+    <section aria-labelledby="schedule-heading">
+      <h2 id="schedule-heading">Performances and availability</h2>
+      <p class="hint" aria-live="polite">
+        {live.refreshedAt === undefined
+          ? 'Loading availability…'
+          : `Remaining tickets, refreshed every 5 seconds (last at ${live.refreshedAt.toLocaleTimeString()}).`}
+      </p>
+      <ErrorNotice error={live.error} />
+      {performances.map((performance) => {
+        const availability = live.byPerformance[performance.id];
+        return (
+          <table key={performance.id} aria-label={`Performance of ${dateTime(performance.starts_at, event.timezone)}`}>
+            <caption>
+              {dateTime(performance.starts_at, event.timezone)}
+              {performance.title !== null ? ` · ${performance.title}` : ''} · {performance.status} · capacity{' '}
+              {performance.capacity} · remaining{' '}
+              <span data-testid="performance-remaining">{availability?.performance_remaining ?? '…'}</span>
+              {canWrite && performance.status === 'published' && !event.is_archived && (
+                <>
+                  {' '}
+                  · <a href={`/app/sell?event=${event.id}&performance=${performance.id}`}>Sell</a>
+                </>
+              )}
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Ticket type</th>
+                <th scope="col" class="num">
+                  Price
+                </th>
+                <th scope="col" class="num">
+                  Remaining
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {event.ticket_types.map((type) => {
+                const price = type.prices.find((p) => p.performance_id === performance.id);
+                const remaining = availability?.ticket_types.find((t) => t.ticket_type_id === type.id)?.remaining;
+                return (
+                  <tr key={type.id}>
+                    <th scope="row">{type.name}</th>
+                    <td class="num">{price === undefined ? '—' : money(price.price_minor, currency)}</td>
+                    <td class="num">
+                      {availability === undefined ? '…' : remaining === undefined ? 'Not on sale' : remaining}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        );
+      })}
+    </section>
+  );
+}

@@ -1,0 +1,180 @@
+/**
+ * Orders: search by buyer e-mail (exact, any case), status, event and performance (the
+ * API's filters, docs/orders.md), newest first, 50 a page; and one order with its
+ * transactions, tickets and answers.
+ */
+import { useState } from 'preact/hooks';
+import type { Event as CatalogEvent, ListOrdersParams, Order, Performance } from '@marquee/sdk';
+import { ErrorNotice } from '../components/error-notice.tsx';
+import { LoadMore } from '../components/load-more.tsx';
+import { loadOrderContext, OrderView } from '../components/order-view.tsx';
+import { dateTime, money } from '../lib/format.ts';
+import { useSession } from '../lib/session.ts';
+import { useTitle } from '../lib/title.ts';
+import { useAsync } from '../lib/use-async.ts';
+
+const STATUSES = ['unpaid', 'placed', 'fulfilled', 'cancelled'] as const;
+const PAGE = 50;
+
+export function OrdersList() {
+  useTitle('Orders');
+  const { client, key } = useSession();
+  const [email, setEmail] = useState('');
+  const [status, setStatus] = useState('');
+  const [eventId, setEventId] = useState('');
+  const [performanceId, setPerformanceId] = useState('');
+  const [filters, setFilters] = useState<ListOrdersParams>({});
+  const [more, setMore] = useState<Order[]>([]);
+  const [hasMore, setHasMore] = useState(false);
+  const [moreError, setMoreError] = useState<unknown>();
+
+  const events = useAsync(async () => (await client.events.list({ limit: 100 })).data, [client]);
+  const performances = useAsync(
+    async (): Promise<Performance[]> =>
+      eventId === '' ? [] : (await client.events.listPerformances(eventId, { limit: 100 })).data,
+    [client, eventId],
+  );
+  const results = useAsync(async () => {
+    const page = await client.orders.list({ ...filters, limit: PAGE });
+    setMore([]);
+    setHasMore(page.has_more);
+    return page.data;
+  }, [client, filters]);
+  const orders = [...(results.data ?? []), ...more];
+  const zone = key.organizer.timezone;
+
+  const search = (e: Event) => {
+    e.preventDefault();
+    setFilters({
+      ...(email.trim() !== '' ? { email: email.trim() } : {}),
+      ...(status !== '' ? { status: status as Order['status'] } : {}),
+      ...(eventId !== '' ? { event_id: eventId } : {}),
+      ...(performanceId !== '' ? { performance_id: performanceId } : {}),
+    });
+  };
+  const loadMore = async () => {
+    try {
+      const page = await client.orders.list({ ...filters, limit: PAGE, starting_after: orders.at(-1)!.id });
+      setMore([...more, ...page.data]);
+      setHasMore(page.has_more);
+    } catch (err) {
+      setMoreError(err);
+    }
+  };
+  const eventName = (list: CatalogEvent[] | undefined, id: string) => list?.find((ev) => ev.id === id)?.title ?? id;
+
+  return (
+    <>
+      <h1>Orders</h1>
+      <form role="search" aria-label="Search orders" onSubmit={search}>
+        <div class="row">
+          <div class="field">
+            <label for="orders-email">Buyer e-mail</label>
+            <input id="orders-email" type="email" value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+          </div>
+          <div class="field">
+            <label for="orders-status">Status</label>
+            <select id="orders-status" value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
+              <option value="">Any</option>
+              {STATUSES.map((s) => (
+                <option key={s} value={s}>
+                  {s}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div class="field">
+            <label for="orders-event">Event</label>
+            <select
+              id="orders-event"
+              value={eventId}
+              onChange={(e) => {
+                setEventId(e.currentTarget.value);
+                setPerformanceId('');
+              }}
+            >
+              <option value="">Any</option>
+              {(events.data ?? []).map((ev) => (
+                <option key={ev.id} value={ev.id}>
+                  {ev.title}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div class="field">
+            <label for="orders-performance">Performance</label>
+            <select
+              id="orders-performance"
+              value={performanceId}
+              disabled={eventId === ''}
+              onChange={(e) => setPerformanceId(e.currentTarget.value)}
+            >
+              <option value="">Any</option>
+              {(performances.data ?? []).map((p) => (
+                <option key={p.id} value={p.id}>
+                  {dateTime(p.starts_at, events.data?.find((ev) => ev.id === eventId)?.timezone ?? zone)}
+                </option>
+              ))}
+            </select>
+          </div>
+          <button type="submit">Search</button>
+        </div>
+      </form>
+      <ErrorNotice error={results.error ?? events.error} />
+      <table>
+        <caption class="visually-hidden">Orders, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Order</th>
+            <th scope="col">Buyer</th>
+            <th scope="col">Status</th>
+            <th scope="col" class="num">
+              Total
+            </th>
+            <th scope="col">Placed</th>
+          </tr>
+        </thead>
+        <tbody>
+          {orders.map((order) => (
+            <tr key={order.id}>
+              <td>
+                <a href={`/app/orders/${order.id}`}>{order.order_no}</a>
+              </td>
+              <td>
+                {order.buyer.first_name} {order.buyer.last_name ?? ''} · {order.buyer.email}
+              </td>
+              <td>{order.status}</td>
+              <td class="num">{money(order.total_minor, order.currency)}</td>
+              <td>{dateTime(order.created_at, zone)}</td>
+            </tr>
+          ))}
+          {!results.loading && orders.length === 0 && (
+            <tr>
+              <td colSpan={5}>
+                No order matches{filters.event_id ? ` for ${eventName(events.data, filters.event_id)}` : ''}.
+              </td>
+            </tr>
+          )}
+        </tbody>
+      </table>
+      <LoadMore hasMore={hasMore} error={moreError} onLoad={loadMore} />
+    </>
+  );
+}
+
+export function OrderDetailScreen({ id }: { id: string }) {
+  const { client } = useSession();
+  const loaded = useAsync(async () => {
+    const order = await client.orders.get(id, { expand: ['items'] });
+    return { order, context: await loadOrderContext(client, order) };
+  }, [client, id]);
+  useTitle(loaded.data === undefined ? 'Order' : `Order ${loaded.data.order.order_no}`);
+  if (loaded.error !== undefined) return <ErrorNotice error={loaded.error} />;
+  if (loaded.data === undefined) return <p class="loading">Loading the order…</p>;
+  return (
+    <>
+      <h1>Order {loaded.data.order.order_no}</h1>
+      <OrderView order={loaded.data.order} context={loaded.data.context} />
+    </>
+  );
+}
