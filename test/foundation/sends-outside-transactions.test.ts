@@ -16,7 +16,12 @@ import { placeOrder, setupSale } from '../helpers/orders.ts';
 import { inThreadRenderer } from '../helpers/mail-renderer.ts';
 import { fakeResolver, silentLogger } from '../webhooks/helpers.ts';
 
-const FAST_MS = 100;
+/**
+ * A read that waited on the held call would not answer before the gate opens (the 2 s
+ * "late" race below decides that); this bound only adds that it did not crawl, with room
+ * for a loaded machine running other test files at the same time.
+ */
+const FAST_MS = 1_000;
 
 /** Calls that wait until open() (counted as they start). */
 function gate() {
