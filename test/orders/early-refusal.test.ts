@@ -86,7 +86,11 @@ describe('early refusal', () => {
     // What fits is still sold, through the whole path.
     const fits = await countedPost(sale, orderBody(sale, {}, 2));
     assert.equal(fits.res.statusCode, 201);
-    assert.equal(fits.statements, 3, "catalog, the sale's rows with order.created, take_inventory()");
+    assert.equal(
+      fits.statements,
+      4,
+      "catalog, BEGIN, the sale's rows with order.created, take_inventory_or_refuse() with the COMMIT",
+    );
   });
 
   test('a capped type and a performance-wide shortfall: the early detail is the locked one, types in display order', async () => {

@@ -4,8 +4,9 @@
  * these are their calls, the plain lock, and the counter move of releases.
  */
 import { sql } from 'kysely';
+import { integerArrayLiteral, timestampLiteral, uuidArrayLiteral } from '../literals.ts';
 import { PREPARED } from '../prepared.ts';
-import type { Executor } from '../transaction.ts';
+import type { CommitAfter, Executor } from '../transaction.ts';
 
 /** One row of inventory_remaining(): a (performance, active price) with what remains of each. */
 export interface InventoryCount {
@@ -26,7 +27,7 @@ export interface LockedPerformance {
 }
 
 /** A row of take_inventory(): a locked performance, or a recount row with whether every counter moved. */
-type TakeInventoryRow =
+export type TakeInventoryRow =
   | { kind: 'locked'; performance_id: string; status: string; box_office_sales_enabled: boolean; event_status: string }
   | (InventoryCount & { kind: 'counted'; taken: boolean });
 
@@ -90,6 +91,37 @@ export async function callTakeInventory(
     ORDER BY kind, performance_id, sort_order, ticket_type_id
   `.execute(trx);
   return result.rows;
+}
+
+/** SQLSTATE of take_inventory_or_refuse()'s refusal (migrations/0014_sale_commits_at_the_lock.sql). */
+const REFUSED_UNDER_THE_LOCK = 'MQ001';
+
+/**
+ * take_inventory_or_refuse() and COMMIT in one message (migrations/0014_sale_commits_at_the_lock.sql):
+ * take_inventory() as callTakeInventory runs it, but the database itself refuses (raises)
+ * when a counter did not move or a performance is no longer sellable, and otherwise the
+ * COMMIT right behind it releases the lock, without a round trip to this process in
+ * between. Resolves to undefined once committed; to take_inventory()'s rows when refused
+ * (the transaction is then aborted: the caller rolls back).
+ */
+export async function callTakeInventoryAndCommit(
+  commitAfter: CommitAfter,
+  perPerformance: Array<[string, number]>,
+  perPrice: Array<[string, string, number]>,
+  now: Date,
+): Promise<TakeInventoryRow[] | undefined> {
+  const call = `SELECT take_inventory_or_refuse(
+    ${uuidArrayLiteral(perPerformance.map(([id]) => id))}, ${integerArrayLiteral(perPerformance.map(([, q]) => q))},
+    ${uuidArrayLiteral(perPrice.map(([p]) => p))}, ${uuidArrayLiteral(perPrice.map(([, t]) => t))},
+    ${integerArrayLiteral(perPrice.map(([, , q]) => q))}, ${timestampLiteral(now)})`;
+  try {
+    await commitAfter(call);
+    return undefined;
+  } catch (err) {
+    const fields = err as { code?: unknown; detail?: unknown };
+    if (fields.code !== REFUSED_UNDER_THE_LOCK || typeof fields.detail !== 'string') throw err;
+    return JSON.parse(fields.detail) as TakeInventoryRow[];
+  }
 }
 
 /**

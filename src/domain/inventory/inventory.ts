@@ -12,20 +12,25 @@
  * commits only if the recount shows that everything fits. Holds are created under the
  * same performance lock, so nothing changes the count between the recount and the move.
  * The CHECK constraints on both counters are the last line: an oversell cannot commit.
- * The fit rule lives here alone (refuseIfShort): it judges the counts the database
+ * The fit rule is worded here alone (refuseIfShort): it judges the counts the database
  * returned both before a sale writes (an early, unlocked refusal) and under the lock
- * (the only place a sale is accepted); the database function does not repeat it.
+ * (the only place a sale is accepted). Under the lock the database applies the same
+ * comparison to its moves (a counter moves only within what the recount leaves), so a
+ * sale that owns its transaction can commit in the same message as its inventory step
+ * (takeInventoryAndCommit); a test holds the two to the same verdicts.
  * docs/inventory.md explains the design.
  */
 import {
   callTakeInventory,
+  callTakeInventoryAndCommit,
   lockPerformanceRows,
   moveCounterRows,
   selectRemaining,
   type InventoryCount,
   type LockedPerformance,
+  type TakeInventoryRow,
 } from '../../db/repositories/inventory.ts';
-import type { Executor } from '../../db/transaction.ts';
+import type { CommitAfter, Executor } from '../../db/transaction.ts';
 import { invalid } from '../../errors/domain-error.ts';
 
 interface TypeAvailability {
@@ -112,10 +117,10 @@ export async function lockPerformances(trx: Executor, performanceIds: string[]):
  * take_inventory() locks the performances (in id order, FOR NO KEY UPDATE, as
  * lockPerformances does), recounts with inventory_remaining() in a statement whose
  * snapshot is taken after the lock was granted, and moves the counters in that same
- * statement. It returns the
- * locked performances' sellability and the counts it recounted; here refuseIfShort (the
- * fit rule, which the database does not repeat) judges those counts and refuses with a
- * 400 naming the ticket type and what remains: the caller's transaction then rolls back,
+ * statement, each counter only within what the recount leaves. It returns the locked
+ * performances' sellability and the counts it recounted; here refuseIfShort (the fit
+ * rule, whose comparison the database's moves mirror) judges those counts and refuses
+ * with a 400 naming the ticket type and what remains: the caller's transaction then rolls back,
  * the moved counters included. Must run inside the sale's transaction. Lines must
  * reference active prices.
  *
@@ -130,11 +135,46 @@ export async function takeInventory(
   now: Date,
   checkLocked?: (locked: LockedPerformance[]) => void,
 ): Promise<void> {
+  const { perPerformance, perPrice } = quantities(lines);
+  judgeTaken(await callTakeInventory(trx, perPerformance, perPrice, now), lines, checkLocked);
+}
+
+/**
+ * takeInventory for a sale that owns its transaction (withTransactionCommittedLast): the
+ * same call, but the database refuses by itself when a counter did not move or a
+ * performance is no longer sellable (take_inventory_or_refuse()), so the COMMIT travels
+ * with the call and the lock is released inside the database, never across a round trip
+ * to this process (docs/inventory.md, "The lock is held inside the database"). A refusal
+ * is then judged and worded exactly as takeInventory judges it, from the same rows.
+ */
+export async function takeInventoryAndCommit(
+  commitAfter: CommitAfter,
+  lines: InventoryLine[],
+  now: Date,
+  checkLocked?: (locked: LockedPerformance[]) => void,
+): Promise<void> {
+  const { perPerformance, perPrice } = quantities(lines);
+  const refused = await callTakeInventoryAndCommit(commitAfter, perPerformance, perPrice, now);
+  if (refused === undefined) return;
+  judgeTaken(refused, lines, checkLocked);
+  throw new Error('takeInventoryAndCommit: the database refused a sale that fits its recount and is sellable');
+}
+
+/** The quantities per performance and per (performance, ticket type), sorted. */
+function quantities(lines: InventoryLine[]) {
   const perPerformance = [...totals(lines, (line) => line.performanceId)].sort();
   const perPrice = [...totals(lines, priceKey)]
     .sort()
     .map(([key, quantity]) => [...key.split('/'), quantity] as [string, string, number]);
-  const rows = await callTakeInventory(trx, perPerformance, perPrice, now);
+  return { perPerformance, perPrice };
+}
+
+/** Judges take_inventory()'s rows: sellability under the lock, then the fit rule. */
+function judgeTaken(
+  rows: TakeInventoryRow[],
+  lines: InventoryLine[],
+  checkLocked?: (locked: LockedPerformance[]) => void,
+): void {
   const locked: LockedPerformance[] = [];
   const counted: InventoryCount[] = [];
   let taken = false;

@@ -11,17 +11,19 @@
  *     collision), one transaction per performance with its tickets, the payment (cash),
  *     the e-mail jobs, the CRM contact and `order.created` with its webhook deliveries;
  *     then the answers (only if any);
- *  3. LAST, take inventory (src/domain/inventory, one round trip: lock the performances in
- *     id order, recount with the availability query, move the counters if all fits; then
- *     re-check that each is still box-office sellable as of the lock, and 400 naming the
- *     type and what remains, the same rule and detail as the early refusal), then COMMIT.
- *     Only this check can accept. The lock every sale of a performance queues on is held
- *     only for that call and the COMMIT (docs/inventory.md). A refusal here rolls back
- *     everything written in step 2, and the counters.
+ *  3. LAST, take inventory (src/domain/inventory: lock the performances in id order,
+ *     recount with the availability query, move the counters if all fits; re-check that
+ *     each is still box-office sellable as of the lock, and 400 naming the type and what
+ *     remains, the same rule and detail as the early refusal), and COMMIT in the same
+ *     message: the lock every sale of a performance queues on is released inside the
+ *     database (docs/inventory.md). Only this check can accept. A refusal here rolls back
+ *     everything written in step 2, and the counters. Inside a caller's transaction (an
+ *     Idempotency-Key request) the inventory step is a statement of that transaction,
+ *     which its opener commits.
  *
- * So a sale without registration answers is 5 round trips: the catalog read, BEGIN, the
- * sale's rows, take_inventory(), COMMIT; an order refused early is one (or none of its
- * own, when it shares the catalog read of concurrent sales).
+ * So a sale without registration answers is 4 round trips: the catalog read, BEGIN, the
+ * sale's rows, take_inventory_or_refuse() with the COMMIT; an order refused early is one
+ * (or none of its own, when it shares the catalog read of concurrent sales).
  * Every column of the rows written in step 2 is given here (ids included) or starts null,
  * so the 201 body is built from them, not read back (test: GET answers the same body).
  */
@@ -36,11 +38,12 @@ import {
 } from '../../db/repositories/orders.ts';
 import { findQuestionsOfEvents, insertAnswers } from '../../db/repositories/questions.ts';
 import type { TicketRow } from '../../db/repositories/tickets.ts';
-import { withTransaction, type Executor } from '../../db/transaction.ts';
+import type { LockedPerformance } from '../../db/repositories/inventory.ts';
+import { withTransactionCommittedLast, type Executor } from '../../db/transaction.ts';
 import { invalid } from '../../errors/domain-error.ts';
 import { FreshReadCoalescer } from '../../lib/fresh-read-coalescer.ts';
 import { deliveriesQueued, storedDomainEvent } from '../../webhooks/outbox.ts';
-import { refuseIfShort, takeInventory } from '../inventory/inventory.ts';
+import { refuseIfShort, takeInventory, takeInventoryAndCommit } from '../inventory/inventory.ts';
 import { orderEmailJobValues } from '../../mail/jobs.ts';
 import { resolveAnswers, type AnswerInput } from '../questions/questions.ts';
 import { generateOrderNo, generateSerialNo, ticketNo, transactionNo } from './numbers.ts';
@@ -139,30 +142,43 @@ export async function createOrder(db: Executor, organizerId: string, input: Crea
     totalMinor,
     now,
   };
-  return withTransaction(db, async (trx) => {
-    // 2. The order and everything it carries (no inventory lock held yet), in one statement.
-    const { order, transactions, tickets } = await insertSaleRows(trx, sale);
-    const answerRows = answers.length === 0 ? [] : await insertSaleAnswers(trx, sale, answers, tickets);
-
-    // 3. Inventory, atomically and last: lock, re-check sellability under the lock, recount,
-    //    move the counters. The lock is held from here to COMMIT only.
-    await takeInventory(trx, inventoryLines, now, (locked) =>
-      input.items.forEach((item, index) =>
-        checkSellable(
-          locked.find((p) => p.id === item.performance_id)!,
-          index,
-        ),
+  const checkLocked = (locked: LockedPerformance[]) =>
+    input.items.forEach((item, index) =>
+      checkSellable(
+        locked.find((p) => p.id === item.performance_id)!,
+        index,
       ),
     );
+  // Inside a caller's transaction (an Idempotency-Key request) the caller commits; on
+  // its own, the sale commits in the same message as its inventory step.
+  if (db.isTransaction) {
+    return writeSale(db, sale, answers, (trx) => takeInventory(trx, inventoryLines, now, checkLocked));
+  }
+  return withTransactionCommittedLast(db, (conn, commitAfter) =>
+    writeSale(conn, sale, answers, () => takeInventoryAndCommit(commitAfter, inventoryLines, now, checkLocked)),
+  );
+}
 
-    const detail: OrderDetail = {
-      order,
-      transactions,
-      answers: answerRows.sort((a, b) => a.position - b.position),
-      tickets,
-    };
-    return detail;
-  });
+/**
+ * Steps 2 and 3 on `trx`: the order and everything it carries (no inventory lock held
+ * yet), then `takeInventoryLast`, which locks, re-checks sellability under the lock,
+ * recounts and moves the counters: the lock is held from there to COMMIT only.
+ */
+async function writeSale(
+  trx: Executor,
+  sale: SalePlan,
+  answers: ReturnType<typeof resolveAnswers>,
+  takeInventoryLast: (trx: Executor) => Promise<void>,
+): Promise<OrderDetail> {
+  const { order, transactions, tickets } = await insertSaleRows(trx, sale);
+  const answerRows = answers.length === 0 ? [] : await insertSaleAnswers(trx, sale, answers, tickets);
+  await takeInventoryLast(trx);
+  return {
+    order,
+    transactions,
+    answers: answerRows.sort((a, b) => a.position - b.position),
+    tickets,
+  };
 }
 
 type Buyer = ReturnType<typeof normalizedBuyer>;
