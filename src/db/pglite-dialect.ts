@@ -62,48 +62,22 @@ function acquireWithin(mutex: Mutex, timeoutMs: number): Promise<() => void> {
   });
 }
 
-/**
- * The one connection. A transaction's BEGIN is not sent on its own: it travels with the
- * transaction's first statement, so a transaction costs one message to the database's
- * thread less, and holds the connection (which every other request waits for) that much
- * shorter. A transaction that ran no statement never began, so its COMMIT or ROLLBACK is
- * not sent either.
- */
 class PGliteConnection implements DatabaseConnection {
-  #pendingBegin: string | undefined;
-
   constructor(private readonly pglite: EmbeddedDatabase) {}
 
-  deferBegin(statement: string): void {
-    this.#pendingBegin = statement;
-  }
-
-  /** Ends the transaction with `statement` (COMMIT or ROLLBACK), if it ever began. */
-  async endTransaction(statement: string): Promise<void> {
-    if (this.#takePendingBegin() !== undefined) return;
-    await this.executeQuery(CompiledQuery.raw(statement));
-  }
-
-  #takePendingBegin(): string | undefined {
-    const begin = this.#pendingBegin;
-    this.#pendingBegin = undefined;
-    return begin;
-  }
-
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    const begin = this.#takePendingBegin();
     // A raw parameterless query may hold several statements (a migration file); the
     // extended protocol behind query() takes one, so such text goes through exec(),
     // as node-postgres sends it through the simple protocol.
     if (compiled.parameters.length === 0 && compiled.query.kind === 'RawNode') {
-      const results = await this.pglite.exec(compiled.sql, begin);
+      const results = await this.pglite.exec(compiled.sql);
       const last = results[results.length - 1];
       return {
         rows: (last?.rows ?? []) as R[],
         numAffectedRows: last?.affectedRows === undefined ? undefined : BigInt(last.affectedRows),
       };
     }
-    const result = await this.pglite.query(compiled.sql, compiled.parameters as unknown[], begin);
+    const result = await this.pglite.query(compiled.sql, compiled.parameters as unknown[]);
     const affected = result.affectedRows;
     return {
       rows: result.rows as R[],
@@ -153,17 +127,17 @@ class PGliteDriver implements Driver {
     return { inUse: this.#release === undefined ? 0 : 1, waiting: this.#waiting };
   }
 
-  async beginTransaction(_connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     const isolation = settings.isolationLevel ? ` ISOLATION LEVEL ${settings.isolationLevel.toUpperCase()}` : '';
-    this.#connection.deferBegin(`BEGIN${isolation}`);
+    await connection.executeQuery(CompiledQuery.raw(`BEGIN${isolation}`));
   }
 
-  async commitTransaction(): Promise<void> {
-    await this.#connection.endTransaction('COMMIT');
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('COMMIT'));
   }
 
-  async rollbackTransaction(): Promise<void> {
-    await this.#connection.endTransaction('ROLLBACK');
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('ROLLBACK'));
   }
 
   async savepoint(connection: DatabaseConnection, name: string): Promise<void> {

@@ -42,7 +42,6 @@ async function run(request: EmbeddedRequest): Promise<EmbeddedResult[]> {
       },
     );
   }
-  if (request.op !== 'close' && request.begin !== undefined) await pglite.exec(request.begin);
   switch (request.op) {
     case 'query': {
       const result = await pglite.query(request.sql, request.params, { rowMode: 'object' });

@@ -23,13 +23,10 @@ import type { EmbeddedRequest, EmbeddedResponse, EmbeddedResult, SerializedError
 
 /** What the Kysely dialect needs of the embedded database (./pglite-dialect.ts). */
 export interface EmbeddedDatabase {
-  /**
-   * One statement over the extended protocol, with parameters; `begin` (a BEGIN
-   * statement) runs first, in the same message to the thread.
-   */
-  query(sql: string, params: unknown[], begin?: string): Promise<EmbeddedResult>;
-  /** Any number of statements, without parameters; one result per statement (`begin`'s excluded). */
-  exec(sql: string, begin?: string): Promise<EmbeddedResult[]>;
+  /** One statement over the extended protocol, with parameters. */
+  query(sql: string, params: unknown[]): Promise<EmbeddedResult>;
+  /** Any number of statements, without parameters; one result per statement. */
+  exec(sql: string): Promise<EmbeddedResult[]>;
   close(): Promise<void>;
 }
 
@@ -109,11 +106,11 @@ async function openOnThread(dataDir: string | undefined): Promise<EmbeddedDataba
   }
   let closing: Promise<void> | undefined;
   return {
-    async query(sql, params, begin) {
-      const [result] = await send({ op: 'query', sql, params, ...(begin === undefined ? {} : { begin }) });
+    async query(sql, params) {
+      const [result] = await send({ op: 'query', sql, params });
       return result ?? { rows: [], affectedRows: undefined };
     },
-    exec: (sql, begin) => send({ op: 'exec', sql, ...(begin === undefined ? {} : { begin }) }),
+    exec: (sql) => send({ op: 'exec', sql }),
     close() {
       closing ??= (async () => {
         await send({ op: 'close' }).catch(() => undefined);
