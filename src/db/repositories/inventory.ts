@@ -68,11 +68,11 @@ export async function lockPerformanceRows(trx: Executor, ids: string[]): Promise
 }
 
 /**
- * take_inventory() (migrations/0011_take_inventory_moves_caller_judges.sql): locks the
+ * take_inventory() (migrations/0014_sale_commits_at_the_lock.sql): locks the
  * performances in id order, recounts with inventory_remaining() on a snapshot taken after
- * the lock was granted, and in the same statement moves the counters (each unless the
- * move would break its CHECK constraint: then `taken` is false). It does not judge the
- * fit; the caller does, on the returned counts.
+ * the lock was granted, and in the same statement moves the counters, each only within
+ * what the recount leaves and its CHECK constraint (else `taken` is false). The caller
+ * words the refusal from the returned counts.
  * `perPerformance` and `perPrice` are the quantities per performance and per
  * (performance, ticket type), sorted.
  */
