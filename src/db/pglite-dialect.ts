@@ -26,7 +26,10 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import { AcquireTimeoutError } from './errors.ts';
+import { executeArguments } from './pglite-prepared.ts';
+import type { EmbeddedResult } from './pglite-protocol.ts';
 import type { EmbeddedDatabase } from './pglite-thread.ts';
+import { preparedStatementName } from './prepared.ts';
 
 interface PGliteDialectOptions {
   /** Longest wait for the connection while another holds it. */
@@ -77,12 +80,22 @@ class PGliteConnection implements DatabaseConnection {
         numAffectedRows: last?.affectedRows === undefined ? undefined : BigInt(last.affectedRows),
       };
     }
-    const result = await this.pglite.query(compiled.sql, compiled.parameters as unknown[]);
+    const result = await this.#run(compiled);
     const affected = result.affectedRows;
     return {
       rows: result.rows as R[],
       numAffectedRows: affected === undefined ? undefined : BigInt(affected),
     };
+  }
+
+  /** A statement marked PREPARED runs as a prepared statement of the session (./pglite-prepared.ts). */
+  #run(compiled: CompiledQuery): Promise<EmbeddedResult> {
+    const name = preparedStatementName(compiled.sql);
+    const args = name === undefined ? undefined : executeArguments(compiled.parameters);
+    if (name === undefined || args === undefined) {
+      return this.pglite.query(compiled.sql, compiled.parameters as unknown[]);
+    }
+    return this.pglite.executePrepared(name, compiled.sql, `EXECUTE ${name}${args}`);
   }
 
   // eslint-disable-next-line require-yield

@@ -7,6 +7,8 @@ export type EmbeddedRequest =
   | { op: 'open'; dataDir: string | undefined }
   | { op: 'query'; sql: string; params: unknown[] }
   | { op: 'exec'; sql: string }
+  /** `execute` (an EXECUTE of `name`), after PREPARE `name` AS `sql` if this session has not yet. */
+  | { op: 'prepared'; name: string; sql: string; execute: string }
   | { op: 'close' };
 
 export interface EmbeddedResult {

@@ -10,6 +10,8 @@ import { PGlite } from '@electric-sql/pglite';
 import type { EmbeddedRequest, EmbeddedResponse, EmbeddedResult, SerializedError } from './pglite-protocol.ts';
 
 let pglite: PGlite | undefined;
+/** The statements PREPAREd on this session (a prepared statement outlives a rollback). */
+const prepared = new Set<string>();
 
 /**
  * PostgreSQL's default shared_buffers (128 MB) is written in full at start-up, so it is
@@ -31,6 +33,7 @@ async function run(request: EmbeddedRequest): Promise<EmbeddedResult[]> {
   if (request.op === 'open') {
     if (pglite !== undefined) throw new Error('the embedded database is already open on this thread');
     pglite = await PGlite.create(request.dataDir, { startParams: START_PARAMS });
+    prepared.clear();
     return [];
   }
   // A thread started again after a crash has no database: its queries fail as lost.
@@ -47,6 +50,14 @@ async function run(request: EmbeddedRequest): Promise<EmbeddedResult[]> {
       const result = await pglite.query(request.sql, request.params, { rowMode: 'object' });
       return [{ rows: result.rows, affectedRows: result.affectedRows }];
     }
+    case 'prepared': {
+      if (!prepared.has(request.name)) {
+        await pglite.exec(`PREPARE ${request.name} AS ${request.sql}`);
+        prepared.add(request.name);
+      }
+      const results = await pglite.exec(request.execute);
+      return results.slice(-1).map((result) => ({ rows: result.rows, affectedRows: result.affectedRows }));
+    }
     case 'exec': {
       const results = await pglite.exec(request.sql);
       return results.map((result) => ({ rows: result.rows, affectedRows: result.affectedRows }));
@@ -54,6 +65,7 @@ async function run(request: EmbeddedRequest): Promise<EmbeddedResult[]> {
     case 'close':
       await pglite.close();
       pglite = undefined;
+      prepared.clear();
       return [];
   }
 }

@@ -27,6 +27,8 @@ export interface EmbeddedDatabase {
   query(sql: string, params: unknown[]): Promise<EmbeddedResult>;
   /** Any number of statements, without parameters; one result per statement. */
   exec(sql: string): Promise<EmbeddedResult[]>;
+  /** `execute` (EXECUTE `name` …), PREPAREing `name` AS `sql` first on this session if needed (./pglite-prepared.ts). */
+  executePrepared(name: string, sql: string, execute: string): Promise<EmbeddedResult>;
   close(): Promise<void>;
 }
 
@@ -111,6 +113,10 @@ async function openOnThread(dataDir: string | undefined): Promise<EmbeddedDataba
       return result ?? { rows: [], affectedRows: undefined };
     },
     exec: (sql) => send({ op: 'exec', sql }),
+    async executePrepared(name, sql, execute) {
+      const [result] = await send({ op: 'prepared', name, sql, execute });
+      return result ?? { rows: [], affectedRows: undefined };
+    },
     close() {
       closing ??= (async () => {
         await send({ op: 'close' }).catch(() => undefined);
