@@ -4,7 +4,7 @@
  * these are their calls, the plain lock, and the counter move of releases.
  */
 import { sql } from 'kysely';
-import { integerArrayLiteral, timestampLiteral, uuidArrayLiteral } from '../literals.ts';
+import { literal } from '../literals.ts';
 import { PREPARED } from '../prepared.ts';
 import type { CommitAfter, Executor } from '../transaction.ts';
 
@@ -111,9 +111,9 @@ export async function callTakeInventoryAndCommit(
   now: Date,
 ): Promise<TakeInventoryRow[] | undefined> {
   const call = `SELECT take_inventory_or_refuse(
-    ${uuidArrayLiteral(perPerformance.map(([id]) => id))}, ${integerArrayLiteral(perPerformance.map(([, q]) => q))},
-    ${uuidArrayLiteral(perPrice.map(([p]) => p))}, ${uuidArrayLiteral(perPrice.map(([, t]) => t))},
-    ${integerArrayLiteral(perPrice.map(([, , q]) => q))}, ${timestampLiteral(now)})`;
+    ${literal(perPerformance.map(([id]) => id))}::uuid[], ${literal(perPerformance.map(([, q]) => q))}::int[],
+    ${literal(perPrice.map(([p]) => p))}::uuid[], ${literal(perPrice.map(([, t]) => t))}::uuid[],
+    ${literal(perPrice.map(([, , q]) => q))}::int[], ${literal(now)}::timestamptz)`;
   try {
     await commitAfter(call);
     return undefined;
