@@ -27,7 +27,7 @@ import {
 } from 'kysely';
 import { AcquireTimeoutError } from './errors.ts';
 import { executeArguments } from './pglite-prepared.ts';
-import type { EmbeddedResult } from './pglite-protocol.ts';
+import type { EmbeddedResult, TransactionEdges } from './pglite-protocol.ts';
 import type { EmbeddedDatabase } from './pglite-thread.ts';
 import { preparedStatementName } from './prepared.ts';
 
@@ -65,37 +65,95 @@ function acquireWithin(mutex: Mutex, timeoutMs: number): Promise<() => void> {
   });
 }
 
-class PGliteConnection implements DatabaseConnection {
-  constructor(private readonly pglite: EmbeddedDatabase) {}
+const NO_ROWS: QueryResult<never> = { rows: [] };
 
-  async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    // A raw parameterless query may hold several statements (a migration file); the
-    // extended protocol behind query() takes one, so such text goes through exec(),
-    // as node-postgres sends it through the simple protocol.
-    if (compiled.parameters.length === 0 && compiled.query.kind === 'RawNode') {
-      const results = await this.pglite.exec(compiled.sql);
-      const last = results[results.length - 1];
-      return {
-        rows: (last?.rows ?? []) as R[],
-        numAffectedRows: last?.affectedRows === undefined ? undefined : BigInt(last.affectedRows),
-      };
-    }
-    const result = await this.#run(compiled);
-    const affected = result.affectedRows;
-    return {
-      rows: result.rows as R[],
-      numAffectedRows: affected === undefined ? undefined : BigInt(affected),
-    };
+/** A transaction's opening statement: held back to travel with its first statement. */
+const BEGIN_STATEMENT = /^\s*BEGIN(\s+ISOLATION\s+LEVEL\s+[A-Z ]+)?\s*;?\s*$/i;
+/** Text whose last statement ends the transaction: COMMIT or ROLLBACK alone, or behind others. */
+const ENDS_TRANSACTION = /(^|;)\s*(COMMIT|ROLLBACK)\s*;?\s*$/i;
+
+/**
+ * The connection as one holder of the mutex has it, from acquireConnection until it is
+ * handed on. A transaction costs the thread one task per statement and no more:
+ * - its BEGIN is held back and travels with its first statement (an empty one sends nothing);
+ * - the statement that ends it hands the connection on as soon as it is sent, not when
+ *   its answer is back: the thread runs tasks in the order they are sent and makes sure
+ *   the session is out of the transaction after such a statement, whatever happened
+ *   (./pglite-thread-task.ts), so the next holder's first statement can be on its way
+ *   while this one runs.
+ */
+class PGliteConnection implements DatabaseConnection {
+  #begin: string | undefined;
+  #release: (() => void) | undefined;
+
+  constructor(
+    private readonly pglite: EmbeddedDatabase,
+    release: () => void,
+  ) {
+    this.#release = release;
   }
 
-  /** A statement marked PREPARED runs as a prepared statement of the session (./pglite-prepared.ts). */
-  #run(compiled: CompiledQuery): Promise<EmbeddedResult> {
-    const name = preparedStatementName(compiled.sql);
-    const args = name === undefined ? undefined : executeArguments(compiled.parameters);
-    if (name === undefined || args === undefined) {
-      return this.pglite.query(compiled.sql, compiled.parameters as unknown[]);
+  /** Starts a transaction; its BEGIN goes with the first statement. */
+  begin(statement: string): void {
+    this.#begin = statement;
+  }
+
+  /** Hands the connection on, once (a connection handed on at the end of its transaction has nothing left to release). */
+  release(): void {
+    const release = this.#release;
+    this.#release = undefined;
+    release?.();
+  }
+
+  async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    const raw = compiled.parameters.length === 0 && compiled.query.kind === 'RawNode';
+    const endsTransaction = raw && ENDS_TRANSACTION.test(compiled.sql);
+    if (this.#release === undefined) {
+      // Handed on when its transaction ended: a COMMIT or ROLLBACK after that (a caller's
+      // cleanup after the ending statement failed) has nothing left to end.
+      if (endsTransaction && /^\s*(COMMIT|ROLLBACK)\s*;?\s*$/i.test(compiled.sql)) return NO_ROWS;
+      throw new Error('the embedded connection was used after its transaction ended and it was handed on');
     }
-    return this.pglite.executePrepared(name, compiled.sql, `EXECUTE ${name}${args}`);
+    if (raw && BEGIN_STATEMENT.test(compiled.sql)) {
+      this.#begin = compiled.sql;
+      return NO_ROWS;
+    }
+    const edges: TransactionEdges = { begin: this.#begin, endsTransaction };
+    this.#begin = undefined;
+    if (endsTransaction && edges.begin !== undefined && /^\s*(COMMIT|ROLLBACK)\s*;?\s*$/i.test(compiled.sql)) {
+      // A transaction without a statement: nothing was sent, nothing to end.
+      return NO_ROWS;
+    }
+    const pending = this.#send<R>(compiled, raw, edges);
+    if (endsTransaction) this.release();
+    return pending;
+  }
+
+  /**
+   * Sends the statement; the task is in the thread's queue when this returns. A raw
+   * parameterless query may hold several statements (a migration file); the extended
+   * protocol behind query() takes one, so such text goes through exec(), as node-postgres
+   * sends it through the simple protocol. A statement marked PREPARED runs as a prepared
+   * statement of the session (./pglite-prepared.ts).
+   */
+  async #send<R>(compiled: CompiledQuery, raw: boolean, edges: TransactionEdges): Promise<QueryResult<R>> {
+    let result: EmbeddedResult | undefined;
+    if (raw) {
+      const results = await this.pglite.exec(compiled.sql, edges);
+      result = results[results.length - 1];
+    } else {
+      const name = preparedStatementName(compiled.sql);
+      const args = name === undefined ? undefined : executeArguments(compiled.parameters);
+      result =
+        name === undefined || args === undefined
+          ? await this.pglite.query(compiled.sql, compiled.parameters as unknown[], edges)
+          : await this.pglite.executePrepared(name, compiled.sql, `EXECUTE ${name}${args}`, edges);
+    }
+    const affected = result?.affectedRows;
+    return {
+      rows: (result?.rows ?? []) as R[],
+      numAffectedRows: affected === undefined ? undefined : BigInt(affected),
+    };
   }
 
   // eslint-disable-next-line require-yield
@@ -111,38 +169,35 @@ interface ConnectionUse {
 }
 
 class PGliteDriver implements Driver {
-  readonly #connection: PGliteConnection;
   readonly #mutex = new Mutex();
-  #release: (() => void) | undefined;
   /** Callers waiting for the connection (a waiter that timed out no longer counts). */
   #waiting = 0;
 
   constructor(
-    pglite: EmbeddedDatabase,
+    private readonly pglite: EmbeddedDatabase,
     private readonly acquireTimeoutMs: number,
-  ) {
-    this.#connection = new PGliteConnection(pglite);
-  }
+  ) {}
 
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
     this.#waiting++;
+    let release: () => void;
     try {
-      this.#release = await acquireWithin(this.#mutex, this.acquireTimeoutMs);
+      release = await acquireWithin(this.#mutex, this.acquireTimeoutMs);
     } finally {
       this.#waiting--;
     }
-    return this.#connection;
+    return new PGliteConnection(this.pglite, release);
   }
 
   use(): ConnectionUse {
-    return { inUse: this.#release === undefined ? 0 : 1, waiting: this.#waiting };
+    return { inUse: this.#mutex.isLocked() ? 1 : 0, waiting: this.#waiting };
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     const isolation = settings.isolationLevel ? ` ISOLATION LEVEL ${settings.isolationLevel.toUpperCase()}` : '';
-    await connection.executeQuery(CompiledQuery.raw(`BEGIN${isolation}`));
+    (connection as PGliteConnection).begin(`BEGIN${isolation}`);
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
@@ -165,10 +220,8 @@ class PGliteDriver implements Driver {
     await connection.executeQuery(CompiledQuery.raw(`RELEASE SAVEPOINT ${name}`));
   }
 
-  async releaseConnection(): Promise<void> {
-    const release = this.#release;
-    this.#release = undefined;
-    release?.();
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    (connection as PGliteConnection).release();
   }
 
   async destroy(): Promise<void> {}

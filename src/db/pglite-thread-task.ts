@@ -7,7 +7,13 @@
  * HTTP only posts SQL and awaits rows.
  */
 import { PGlite } from '@electric-sql/pglite';
-import type { EmbeddedRequest, EmbeddedResponse, EmbeddedResult, SerializedError } from './pglite-protocol.ts';
+import type {
+  EmbeddedRequest,
+  EmbeddedResponse,
+  EmbeddedResult,
+  SerializedError,
+  StatementRequest,
+} from './pglite-protocol.ts';
 
 let pglite: PGlite | undefined;
 /** The statements PREPAREd on this session (a prepared statement outlives a rollback). */
@@ -21,7 +27,20 @@ const prepared = new Set<string>();
  */
 const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
 
-export default async function runEmbeddedTask(request: EmbeddedRequest): Promise<EmbeddedResponse> {
+/**
+ * The answer of the last task to arrive: the next one starts after it. The other side
+ * keeps several tasks in this thread's hands (./pglite-thread.ts), so the next is here
+ * when one ends; they still run one at a time, in the order they were sent.
+ */
+let previous: Promise<unknown> = Promise.resolve();
+
+export default function runEmbeddedTask(request: EmbeddedRequest): Promise<EmbeddedResponse> {
+  const response = previous.then(() => answer(request));
+  previous = response;
+  return response;
+}
+
+async function answer(request: EmbeddedRequest): Promise<EmbeddedResponse> {
   try {
     return { ok: true, result: await run(request) };
   } catch (err) {
@@ -45,28 +64,53 @@ async function run(request: EmbeddedRequest): Promise<EmbeddedResult[]> {
       },
     );
   }
+  if (request.op === 'close') {
+    await pglite.close();
+    pglite = undefined;
+    prepared.clear();
+    return [];
+  }
+  return runStatement(pglite, request);
+}
+
+/** A statement with its transaction's edges (TransactionEdges in ./pglite-protocol.ts). */
+async function runStatement(db: PGlite, request: StatementRequest): Promise<EmbeddedResult[]> {
+  if (request.begin !== undefined) await db.exec(request.begin);
+  if (!request.endsTransaction) return runOp(db, request);
+  let results: EmbeddedResult[];
+  try {
+    results = await runOp(db, request);
+  } catch (err) {
+    // The COMMIT behind a failed statement did not run: the transaction ends here,
+    // not in a ROLLBACK from a caller that has already handed the connection on.
+    if (db.isInTransaction()) await db.exec('ROLLBACK');
+    throw err;
+  }
+  if (db.isInTransaction()) {
+    await db.exec('ROLLBACK');
+    throw new Error('a statement sent as the end of its transaction left it open; it was rolled back');
+  }
+  return results;
+}
+
+async function runOp(db: PGlite, request: StatementRequest): Promise<EmbeddedResult[]> {
   switch (request.op) {
     case 'query': {
-      const result = await pglite.query(request.sql, request.params, { rowMode: 'object' });
+      const result = await db.query(request.sql, request.params, { rowMode: 'object' });
       return [{ rows: result.rows, affectedRows: result.affectedRows }];
     }
     case 'prepared': {
       if (!prepared.has(request.name)) {
-        await pglite.exec(`PREPARE ${request.name} AS ${request.sql}`);
+        await db.exec(`PREPARE ${request.name} AS ${request.sql}`);
         prepared.add(request.name);
       }
-      const results = await pglite.exec(request.execute);
+      const results = await db.exec(request.execute);
       return results.slice(-1).map((result) => ({ rows: result.rows, affectedRows: result.affectedRows }));
     }
     case 'exec': {
-      const results = await pglite.exec(request.sql);
+      const results = await db.exec(request.sql);
       return results.map((result) => ({ rows: result.rows, affectedRows: result.affectedRows }));
     }
-    case 'close':
-      await pglite.close();
-      pglite = undefined;
-      prepared.clear();
-      return [];
   }
 }
 

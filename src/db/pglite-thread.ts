@@ -9,8 +9,8 @@
  * directory) happens on that thread too.
  *
  * The thread is a piscina pool of exactly one thread that never idles out, so the
- * instance lives as long as the handle. Tasks run in the order they are sent; the
- * dialect's mutex (./pglite-dialect.ts) already keeps one transaction at a time.
+ * instance lives as long as the handle. Tasks run in the order they are sent, one at a
+ * time; the dialect's mutex (./pglite-dialect.ts) keeps one transaction at a time.
  * If the thread dies, piscina starts a new one without the database: every later query
  * fails as a lost connection (SQLSTATE 08006), which the API answers 503 (src/db/errors.ts).
  */
@@ -19,16 +19,22 @@ import { copyFile, cp } from 'node:fs/promises';
 import { extname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import type { EmbeddedRequest, EmbeddedResponse, EmbeddedResult, SerializedError } from './pglite-protocol.ts';
+import type {
+  EmbeddedRequest,
+  EmbeddedResponse,
+  EmbeddedResult,
+  SerializedError,
+  TransactionEdges,
+} from './pglite-protocol.ts';
 
 /** What the Kysely dialect needs of the embedded database (./pglite-dialect.ts). */
 export interface EmbeddedDatabase {
   /** One statement over the extended protocol, with parameters. */
-  query(sql: string, params: unknown[]): Promise<EmbeddedResult>;
+  query(sql: string, params: unknown[], edges?: TransactionEdges): Promise<EmbeddedResult>;
   /** Any number of statements, without parameters; one result per statement. */
-  exec(sql: string): Promise<EmbeddedResult[]>;
+  exec(sql: string, edges?: TransactionEdges): Promise<EmbeddedResult[]>;
   /** `execute` (EXECUTE `name` …), PREPAREing `name` AS `sql` first on this session if needed (./pglite-prepared.ts). */
-  executePrepared(name: string, sql: string, execute: string): Promise<EmbeddedResult>;
+  executePrepared(name: string, sql: string, execute: string, edges?: TransactionEdges): Promise<EmbeddedResult>;
   close(): Promise<void>;
 }
 
@@ -75,6 +81,13 @@ async function copyTemplate(templateDir: string, dataDir: string): Promise<boole
   return true;
 }
 
+/**
+ * Most tasks in the thread's hands at once; more wait in piscina's queue. A transaction
+ * holds the connection from its first statement to its last, so only the end of one and
+ * the start of the next, plus the pool's own statements, are ever sent together.
+ */
+const TASKS_IN_HAND = 8;
+
 async function openOnThread(dataDir: string | undefined): Promise<EmbeddedDatabase> {
   // Worker threads inherit the process's execArgv, so under `--import tsx` (development,
   // tests) piscina loads the TypeScript task as this thread does, and dist/ its JavaScript.
@@ -83,6 +96,10 @@ async function openOnThread(dataDir: string | undefined): Promise<EmbeddedDataba
     minThreads: 1,
     maxThreads: 1,
     idleTimeout: Infinity,
+    // Tasks are handed to the thread as they are sent, not one at a time as each answer
+    // comes back here: the next is already there when one ends. The thread still runs
+    // them one at a time, in order (./pglite-thread-task.ts).
+    concurrentTasksPerWorker: TASKS_IN_HAND,
   });
   // Only run() may fail a task; an 'error' without a listener would end the process.
   thread.on('error', () => undefined);
@@ -108,13 +125,13 @@ async function openOnThread(dataDir: string | undefined): Promise<EmbeddedDataba
   }
   let closing: Promise<void> | undefined;
   return {
-    async query(sql, params) {
-      const [result] = await send({ op: 'query', sql, params });
+    async query(sql, params, edges) {
+      const [result] = await send({ op: 'query', sql, params, ...edges });
       return result ?? { rows: [], affectedRows: undefined };
     },
-    exec: (sql) => send({ op: 'exec', sql }),
-    async executePrepared(name, sql, execute) {
-      const [result] = await send({ op: 'prepared', name, sql, execute });
+    exec: (sql, edges) => send({ op: 'exec', sql, ...edges }),
+    async executePrepared(name, sql, execute, edges) {
+      const [result] = await send({ op: 'prepared', name, sql, execute, ...edges });
       return result ?? { rows: [], affectedRows: undefined };
     },
     close() {

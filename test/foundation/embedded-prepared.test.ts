@@ -46,14 +46,14 @@ describe('prepared statements on the embedded database', () => {
   before(async () => {
     embedded = await startEmbeddedDatabase(undefined);
     const recording: EmbeddedDatabase = {
-      query(text, params) {
+      query(text, params, edges) {
         calls.push(`query ${text}`);
-        return embedded.query(text, params);
+        return embedded.query(text, params, edges);
       },
-      exec: (text) => embedded.exec(text),
-      executePrepared(name, text, execute) {
+      exec: (text, edges) => embedded.exec(text, edges),
+      executePrepared(name, text, execute, edges) {
         calls.push(execute);
-        return embedded.executePrepared(name, text, execute);
+        return embedded.executePrepared(name, text, execute, edges);
       },
       close: () => embedded.close(),
     };
