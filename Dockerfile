@@ -48,5 +48,6 @@ EXPOSE 3000 9464
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
     CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # The compiled build itself, not `npm start` (scripts/start.mjs compares sources with the
-# build, and there are no sources here); SIGTERM reaches Node directly and drains.
-CMD ["node", "dist/main.js"]
+# build, and there are no sources here); SIGTERM reaches Node directly and drains. The
+# flags are npm start's (docs/operations.md, "Memory").
+CMD ["node", "--max-semi-space-size=4", "--heap-growing-percent=50", "--v8-pool-size=1", "dist/main.js"]

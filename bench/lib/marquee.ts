@@ -1,7 +1,7 @@
 /**
- * Marquee as real child processes, as production runs it: the compiled build
- * (`node scripts/start.mjs`, dist/; `node --import tsx src/main.ts` for a baseline tree
- * from before the build existed). A fixed free port,
+ * Marquee as real child processes, as production runs it: the compiled build with the
+ * Node flags of `npm start` (`node <flags> scripts/start.mjs`, dist/; `node --import tsx
+ * src/main.ts` for a baseline tree from before the build existed). A fixed free port,
  * LOG_LEVEL=warn (so no per-request logging), raised rate limits; ready when /healthz
  * answers (API) or when the worker logs "workers started". Also the bench's HTTP client.
  */
@@ -57,6 +57,12 @@ interface StartOptions {
   preload?: string[];
 }
 
+/** The Node flags `npm start` passes (package.json), so the bench runs what users run. */
+function startFlags(root: string): string[] {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: { start?: string } };
+  return (pkg.scripts?.start ?? '').split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
 export async function startMarquee(opts: StartOptions): Promise<MarqueeProcess> {
   const role = opts.role ?? 'all';
   const port = role === 'worker' ? 0 : await freePort();
@@ -82,7 +88,7 @@ export async function startMarquee(opts: StartOptions): Promise<MarqueeProcess> 
   // scripts/start.mjs builds dist/ first if a source is newer (bench/run.ts builds before
   // any scenario, so no start measured here includes a build).
   const compiled = existsSync(join(opts.root ?? ROOT, 'scripts', 'start.mjs'));
-  const args = compiled ? [] : ['--import', 'tsx'];
+  const args = compiled ? startFlags(opts.root ?? ROOT) : ['--import', 'tsx'];
   for (const module of opts.preload ?? []) args.push('--import', module);
   if (opts.cpuProfDir) args.push('--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`);
   args.push(compiled ? 'scripts/start.mjs' : 'src/main.ts');

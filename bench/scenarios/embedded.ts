@@ -1,9 +1,11 @@
 /**
  * Embedded default: Marquee with no DATABASE_URL (PGlite in a temporary DATA_DIR), the
  * on-sale rush and the reads, plus cold start (spawn → /healthz answering, on an empty
- * DATA_DIR, migrations included) and peak RSS (VmHWM of the process).
+ * DATA_DIR, migrations included) and peak RSS (VmHWM of the process). Idle RSS is read
+ * on a restart once the rush's e-tickets are all sent (one `.eml` per order in
+ * DATA_DIR/outbox, as without SMTP_URL): a process still sending them is not idle.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOOP_DELAY_PROBE, loopDelay, signalWindow } from '../lib/loop-delay.ts';
@@ -15,6 +17,25 @@ import { check, type ScenarioOptions, type ScenarioResult } from './types.ts';
 
 /** How long the restarted process idles before its resident set is read. */
 const IDLE_SETTLE_MS = 2000;
+/** Longest wait for the rush's e-tickets to be sent before the restart. */
+const MAIL_DRAIN_TIMEOUT_MS = 300_000;
+
+/** Waits until `outboxDir` holds `count` `.eml` files; the seconds it took, or undefined on timeout. */
+async function outboxHolds(outboxDir: string, count: number): Promise<number | undefined> {
+  const started = performance.now();
+  const written = () => {
+    try {
+      return readdirSync(outboxDir).filter((name) => name.endsWith('.eml')).length;
+    } catch {
+      return 0;
+    }
+  };
+  while (written() < count) {
+    if (performance.now() - started > MAIL_DRAIN_TIMEOUT_MS) return undefined;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return (performance.now() - started) / 1000;
+}
 
 export async function embeddedScenario(opts: ScenarioOptions): Promise<ScenarioResult> {
   const capacity = opts.quick ? 1000 : 5000;
@@ -34,6 +55,7 @@ export async function embeddedScenario(opts: ScenarioOptions): Promise<ScenarioR
     const checks = await rushChecks(undefined, proc.base, setup, capacity, cap, figures);
     const reads = await readsAgainst(proc, durationS);
     const peak = proc.peakRssMiB();
+    const mailDrainS = await outboxHolds(join(dataDir, 'outbox'), figures.orders);
     await proc.stop();
     const bare = await bareReads(reads.bytes, reads.contentType, reads.path, durationS);
     // A warm restart on the same DATA_DIR (no migrations to apply), then idle.
@@ -50,6 +72,7 @@ export async function embeddedScenario(opts: ScenarioOptions): Promise<ScenarioR
       rush_loop_delay_p50_ms: rushLoop.p50_ms,
       rush_loop_delay_p99_ms: rushLoop.p99_ms,
       rush_loop_delay_max_ms: rushLoop.max_ms,
+      mail_drain_after_reads_s: round(mailDrainS ?? Number.NaN, 1),
     };
     for (const [k, v] of Object.entries(figures)) out[`rush_${k}`] = v;
     Object.assign(out, {
@@ -66,6 +89,13 @@ export async function embeddedScenario(opts: ScenarioOptions): Promise<ScenarioR
       checks: [
         ...checks.map((c) => ({ ...c, name: `PGlite ${c.name}` })),
         check('PGlite reads: every answer 200', non200 === 0, `${non200} non-200 of ${reads.marquee.requests}`),
+        check(
+          'PGlite e-tickets: one mail per order sent before the idle restart',
+          mailDrainS !== undefined,
+          mailDrainS === undefined
+            ? `fewer than ${figures.orders} in the outbox after ${MAIL_DRAIN_TIMEOUT_MS / 1000} s`
+            : `${figures.orders} sent, ${round(mailDrainS, 1)} s after the reads`,
+        ),
       ],
       goals: [
         {

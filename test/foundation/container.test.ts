@@ -270,11 +270,14 @@ describe('Dockerfile', () => {
     assert.ok(runtime.includes(healthcheck));
   });
 
-  test('CMD runs the compiled build, which the build stage produces', () => {
+  test('CMD runs the compiled build, which the build stage produces, with the Node flags of npm start', () => {
     const [cmd] = dockerfile.getCMDs() as unknown as JSONInstruction[];
+    const start = (JSON.parse(read('package.json')) as { scripts: { start: string } }).scripts.start;
+    assert.match(start, /^node (--\S+ )+scripts\/start\.mjs$/);
+    const flags = start.split(' ').slice(1, -1);
     assert.deepEqual(
       cmd!.getJSONStrings().map((s) => s.getJSONValue()),
-      ['node', 'dist/main.js'],
+      ['node', ...flags, 'dist/main.js'],
     );
     const build = JSON.parse(read('tsconfig.build.json')) as { compilerOptions: { outDir: string; rootDir: string } };
     assert.deepEqual([build.compilerOptions.rootDir, build.compilerOptions.outDir], ['src', 'dist']);
