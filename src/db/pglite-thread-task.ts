@@ -22,10 +22,10 @@ const prepared = new Set<string>();
 /**
  * PostgreSQL's default shared_buffers (128 MB) is written in full at start-up, so it is
  * all resident from the first second; an embedded database of a single organizer's
- * events is served as well from 16 MB, with the operating system's file cache behind it
- * (bench/README.md, "Embedded footprint").
+ * events is served as well from 8 MB, with the operating system's file cache behind it
+ * (bench/README.md, "What each change bought").
  */
-const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=8MB'];
 
 /**
  * The answer of the last task to arrive: the next one starts after it. The other side

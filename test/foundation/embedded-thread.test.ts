@@ -86,7 +86,7 @@ describe('embedded database thread', () => {
       await first.close();
       const second = await startEmbeddedDatabase(dataDir);
       assert.deepEqual((await second.query('SELECT n FROM kept', [])).rows, [{ n: 42 }]);
-      assert.deepEqual((await second.query('SHOW shared_buffers', [])).rows, [{ shared_buffers: '16MB' }]);
+      assert.deepEqual((await second.query('SHOW shared_buffers', [])).rows, [{ shared_buffers: '8MB' }]);
       await second.close();
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
