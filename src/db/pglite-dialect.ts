@@ -71,6 +71,8 @@ const NO_ROWS: QueryResult<never> = { rows: [] };
 const BEGIN_STATEMENT = /^\s*BEGIN(\s+ISOLATION\s+LEVEL\s+[A-Z ]+)?\s*;?\s*$/i;
 /** Text whose last statement ends the transaction: COMMIT or ROLLBACK alone, or behind others. */
 const ENDS_TRANSACTION = /(^|;)\s*(COMMIT|ROLLBACK)\s*;?\s*$/i;
+/** COMMIT or ROLLBACK alone. */
+const BARE_END = /^\s*(COMMIT|ROLLBACK)\s*;?\s*$/i;
 
 /**
  * The connection as one holder of the mutex has it, from acquireConnection until it is
@@ -107,25 +109,23 @@ class PGliteConnection implements DatabaseConnection {
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     const raw = compiled.parameters.length === 0 && compiled.query.kind === 'RawNode';
-    const endsTransaction = raw && ENDS_TRANSACTION.test(compiled.sql);
+    const bareEnd = raw && BARE_END.test(compiled.sql);
     if (this.#release === undefined) {
       // Handed on when its transaction ended: a COMMIT or ROLLBACK after that (a caller's
       // cleanup after the ending statement failed) has nothing left to end.
-      if (endsTransaction && /^\s*(COMMIT|ROLLBACK)\s*;?\s*$/i.test(compiled.sql)) return NO_ROWS;
+      if (bareEnd) return NO_ROWS;
       throw new Error('the embedded connection was used after its transaction ended and it was handed on');
     }
     if (raw && BEGIN_STATEMENT.test(compiled.sql)) {
       this.#begin = compiled.sql;
       return NO_ROWS;
     }
-    const edges: TransactionEdges = { begin: this.#begin, endsTransaction };
+    const edges: TransactionEdges = { begin: this.#begin, endsTransaction: raw && ENDS_TRANSACTION.test(compiled.sql) };
     this.#begin = undefined;
-    if (endsTransaction && edges.begin !== undefined && /^\s*(COMMIT|ROLLBACK)\s*;?\s*$/i.test(compiled.sql)) {
-      // A transaction without a statement: nothing was sent, nothing to end.
-      return NO_ROWS;
-    }
+    // A transaction without a statement: nothing was sent, nothing to end.
+    if (bareEnd && edges.begin !== undefined) return NO_ROWS;
     const pending = this.#send<R>(compiled, raw, edges);
-    if (endsTransaction) this.release();
+    if (edges.endsTransaction) this.release();
     return pending;
   }
 

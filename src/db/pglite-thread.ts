@@ -83,8 +83,8 @@ async function copyTemplate(templateDir: string, dataDir: string): Promise<boole
 
 /**
  * Most tasks in the thread's hands at once; more wait in piscina's queue. A transaction
- * holds the connection from its first statement to its last, so only the end of one and
- * the start of the next, plus the pool's own statements, are ever sent together.
+ * holds the connection from its first statement to its last, so in practice only the end
+ * of one transaction and the first statement of the next are in hand together.
  */
 const TASKS_IN_HAND = 8;
 
