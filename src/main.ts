@@ -142,7 +142,7 @@ async function start(config: Readonly<Config>, logger: Logger, undo: Undo): Prom
 
   const app = built.value;
   const workers: Workers | undefined =
-    config.role === 'api' ? undefined : startWorkers({ config, db: database.db, clock: systemClock, logger });
+    config.role === 'api' ? undefined : startWorkers({ config, db: database.backgroundDb, clock: systemClock, logger });
   if (workers) undo.push(() => workers.stop());
 
   closeWithGrace({ delay: 20_000 }, async ({ signal, err }) => {

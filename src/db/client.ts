@@ -14,6 +14,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import pg from 'pg';
 import type { Database } from './schema.ts';
+import { EmbeddedTurns } from './embedded-turns.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import { startEmbeddedDatabase } from './pglite-thread.ts';
 import { preparedStatementName } from './prepared.ts';
@@ -22,7 +23,13 @@ export type Db = Kysely<Database>;
 export type Engine = 'pglite' | 'postgres';
 
 export interface DatabaseHandle {
+  /** Requests' queries (and everything that is not a background job). */
   db: Db;
+  /**
+   * Background jobs' queries (webhooks, e-mail, purges). Embedded, they wait for the one
+   * connection behind requests (src/db/embedded-turns.ts); on PostgreSQL this is `db`.
+   */
+  backgroundDb: Db;
   engine: Engine;
   /** The connections of this process: how many there may be, are checked out, and are waited for. */
   pool(): PoolUse;
@@ -164,6 +171,8 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<DatabaseH
     const max = opts.poolSize ?? DEFAULT_POOL_SIZE;
     return {
       db,
+      // A pool has connections enough for both: background jobs take theirs like requests.
+      backgroundDb: db,
       engine: 'postgres',
       pool: () => ({
         max,
@@ -180,14 +189,17 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<DatabaseH
     mkdirSync(dataDir, { recursive: true });
   }
   const pglite = await startEmbeddedDatabase(dataDir);
-  const dialect = new PGliteDialect(pglite, { acquireTimeoutMs });
-  const db = new Kysely<Database>({ dialect });
+  // One connection, two queues for it: requests go before background jobs (src/db/embedded-turns.ts).
+  const turns = new EmbeddedTurns(acquireTimeoutMs);
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite, { turns }) });
+  const backgroundDb = new Kysely<Database>({ dialect: new PGliteDialect(pglite, { turns, turn: 'background' }) });
   return {
     db,
+    backgroundDb,
     engine: 'pglite',
-    pool: () => ({ max: 1, open: 1, ...dialect.use() }),
+    pool: () => ({ max: 1, open: 1, ...turns.use() }),
     async close() {
-      await db.destroy();
+      await Promise.all([db.destroy(), backgroundDb.destroy()]);
       await pglite.close();
     },
   };

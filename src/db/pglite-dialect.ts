@@ -7,12 +7,10 @@
  * BEGIN to COMMIT/ROLLBACK, and a query from another request waits instead of landing
  * inside someone else's transaction. That is the whole job of this file.
  *
- * The wait for the connection is bounded by the acquire timeout (DATABASE_ACQUIRE_TIMEOUT,
- * like the pool's on PostgreSQL): a waiter that gives up rejects with AcquireTimeoutError
- * (answered 503), and when its turn comes it hands the mutex on at once, so a timed-out
- * wait never holds the connection nor leaves it locked.
+ * Whose turn the connection is, requests before background jobs, and how long a caller
+ * may wait for it, is ./embedded-turns.ts's job: one EmbeddedTurns is shared by the
+ * Kysely instance of requests and the one of background jobs (src/db/client.ts).
  */
-import { Mutex } from 'async-mutex';
 import {
   CompiledQuery,
   PostgresAdapter,
@@ -25,44 +23,17 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
-import { AcquireTimeoutError } from './errors.ts';
+import type { EmbeddedTurns, Turn } from './embedded-turns.ts';
 import { executeArguments } from './pglite-prepared.ts';
 import type { EmbeddedResult, TransactionEdges } from './pglite-protocol.ts';
 import type { EmbeddedDatabase } from './pglite-thread.ts';
 import { preparedStatementName } from './prepared.ts';
 
 interface PGliteDialectOptions {
-  /** Longest wait for the connection while another holds it. */
-  acquireTimeoutMs: number;
-}
-
-/**
- * Acquires the mutex or rejects with AcquireTimeoutError after `timeoutMs`. A waiter that
- * timed out stays queued (async-mutex cannot dequeue one waiter) and, when its turn
- * comes, releases the mutex at once, so the next waiter gets it.
- */
-function acquireWithin(mutex: Mutex, timeoutMs: number): Promise<() => void> {
-  return new Promise((resolve, reject) => {
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      reject(new AcquireTimeoutError(timeoutMs));
-    }, timeoutMs);
-    mutex.acquire().then(
-      (release) => {
-        if (timedOut) {
-          release();
-          return;
-        }
-        clearTimeout(timer);
-        resolve(release);
-      },
-      (err: unknown) => {
-        clearTimeout(timer);
-        if (!timedOut) reject(err instanceof Error ? err : new Error(String(err)));
-      },
-    );
-  });
+  /** The turns of the one connection, shared by every dialect on the same database. */
+  turns: EmbeddedTurns;
+  /** Whose work this dialect's queries are; default 'request'. */
+  turn?: Turn;
 }
 
 const NO_ROWS: QueryResult<never> = { rows: [] };
@@ -162,37 +133,17 @@ class PGliteConnection implements DatabaseConnection {
   }
 }
 
-/** The embedded connection's use: 1 or 0 holding it, and how many wait for it (docs/operations.md, "Metrics"). */
-interface ConnectionUse {
-  inUse: number;
-  waiting: number;
-}
-
 class PGliteDriver implements Driver {
-  readonly #mutex = new Mutex();
-  /** Callers waiting for the connection (a waiter that timed out no longer counts). */
-  #waiting = 0;
-
   constructor(
     private readonly pglite: EmbeddedDatabase,
-    private readonly acquireTimeoutMs: number,
+    private readonly turns: EmbeddedTurns,
+    private readonly turn: Turn,
   ) {}
 
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    this.#waiting++;
-    let release: () => void;
-    try {
-      release = await acquireWithin(this.#mutex, this.acquireTimeoutMs);
-    } finally {
-      this.#waiting--;
-    }
-    return new PGliteConnection(this.pglite, release);
-  }
-
-  use(): ConnectionUse {
-    return { inUse: this.#mutex.isLocked() ? 1 : 0, waiting: this.#waiting };
+    return new PGliteConnection(this.pglite, await this.turns.acquire(this.turn));
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
@@ -228,8 +179,6 @@ class PGliteDriver implements Driver {
 }
 
 export class PGliteDialect implements Dialect {
-  #driver: PGliteDriver | undefined;
-
   constructor(
     private readonly pglite: EmbeddedDatabase,
     private readonly opts: PGliteDialectOptions,
@@ -238,12 +187,7 @@ export class PGliteDialect implements Dialect {
     return new PostgresAdapter();
   }
   createDriver(): Driver {
-    this.#driver = new PGliteDriver(this.pglite, this.opts.acquireTimeoutMs);
-    return this.#driver;
-  }
-  /** The connection's use by the Kysely instance of this dialect (nothing before it made its driver). */
-  use(): ConnectionUse {
-    return this.#driver?.use() ?? { inUse: 0, waiting: 0 };
+    return new PGliteDriver(this.pglite, this.opts.turns, this.opts.turn ?? 'request');
   }
   createQueryCompiler() {
     return new PostgresQueryCompiler();

@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Kysely, sql } from 'kysely';
+import { EmbeddedTurns } from '../../src/db/embedded-turns.ts';
 import { PGliteDialect } from '../../src/db/pglite-dialect.ts';
 import { executeArguments } from '../../src/db/pglite-prepared.ts';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from '../../src/db/pglite-thread.ts';
@@ -57,7 +58,7 @@ describe('prepared statements on the embedded database', () => {
       },
       close: () => embedded.close(),
     };
-    db = new Kysely({ dialect: new PGliteDialect(recording, { acquireTimeoutMs: 5_000 }) });
+    db = new Kysely({ dialect: new PGliteDialect(recording, { turns: new EmbeddedTurns(5_000) }) });
   });
   after(() => db.destroy().then(() => embedded.close()));
 

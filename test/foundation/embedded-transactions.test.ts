@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { Kysely, sql } from 'kysely';
+import { EmbeddedTurns } from '../../src/db/embedded-turns.ts';
 import { PGliteDialect } from '../../src/db/pglite-dialect.ts';
 import type { TransactionEdges } from '../../src/db/pglite-protocol.ts';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from '../../src/db/pglite-thread.ts';
@@ -48,7 +49,7 @@ describe('transactions on the embedded database', () => {
       },
       close: () => embedded.close(),
     };
-    db = new Kysely<Database>({ dialect: new PGliteDialect(recording, { acquireTimeoutMs: 5_000 }) });
+    db = new Kysely<Database>({ dialect: new PGliteDialect(recording, { turns: new EmbeddedTurns(5_000) }) });
     await sql`CREATE TABLE notes (id int PRIMARY KEY, body text)`.execute(db);
   });
   after(() => db.destroy().then(() => embedded.close()));
