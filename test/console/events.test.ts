@@ -157,6 +157,8 @@ describe('the events screens', { skip: BROWSER_SKIP }, () => {
     await page.getByLabel('Search by title').fill('matinee');
     await searched;
     await page.getByRole('link', { name: 'Late Night Draft' }).waitFor({ state: 'detached' });
+    // The old rows go before the answer's rows arrive: wait for the match, then read the list.
+    await page.getByRole('link', { name: 'Sunday Matinee: strings', exact: true }).waitFor();
     assert.deepEqual(await page.locator('tbody tr td:first-child').allInnerTexts(), ['Sunday Matinee: strings']);
     await page.getByLabel('Search by title').fill('draft');
     await page.getByRole('link', { name: 'Late Night Draft' }).waitFor();
