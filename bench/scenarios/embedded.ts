@@ -58,7 +58,8 @@ export async function embeddedScenario(opts: ScenarioOptions): Promise<ScenarioR
     const checks = await rushChecks(undefined, proc.base, setup, capacity, cap, figures);
     const reads = await readsAgainst(proc, durationS);
     const peak = proc.peakRssMiB();
-    const mailDrainS = await outboxHolds(join(dataDir, 'outbox'), MAILS_PER_ORDER * figures.orders);
+    const mails = MAILS_PER_ORDER * figures.orders;
+    const mailDrainS = await outboxHolds(join(dataDir, 'outbox'), mails);
     await proc.stop();
     const bare = await bareReads(reads.bytes, reads.contentType, reads.path, durationS);
     // A warm restart on the same DATA_DIR (no migrations to apply), then idle.
@@ -96,8 +97,8 @@ export async function embeddedScenario(opts: ScenarioOptions): Promise<ScenarioR
           'PGlite mails: a receipt and an e-ticket mail per order sent before the idle restart',
           mailDrainS !== undefined,
           mailDrainS === undefined
-            ? `fewer than ${MAILS_PER_ORDER * figures.orders} in the outbox after ${MAIL_DRAIN_TIMEOUT_MS / 1000} s`
-            : `${MAILS_PER_ORDER * figures.orders} sent, ${round(mailDrainS, 1)} s after the reads`,
+            ? `fewer than ${mails} in the outbox after ${MAIL_DRAIN_TIMEOUT_MS / 1000} s`
+            : `${mails} sent, ${round(mailDrainS, 1)} s after the reads`,
         ),
       ],
       goals: [

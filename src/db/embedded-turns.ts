@@ -1,6 +1,6 @@
 /**
- * Whose turn the embedded database's one connection is (docs/architecture.md, "Embedded
- * database"): requests before background jobs.
+ * Whose turn the embedded database's one connection is (docs/architecture.md, "Requests
+ * before background jobs, embedded"): requests before background jobs.
  *
  * PGlite is one session, so every query of the process queues for it. Requests (a buyer
  * waiting for an answer) and background jobs (webhook deliveries, e-mails, purges: work
