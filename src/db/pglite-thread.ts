@@ -100,6 +100,11 @@ async function openOnThread(dataDir: string | undefined): Promise<EmbeddedDataba
     // comes back here: the next is already there when one ends. The thread still runs
     // them one at a time, in order (./pglite-thread-task.ts).
     concurrentTasksPerWorker: TASKS_IN_HAND,
+    // Beyond TASKS_IN_HAND, tasks wait in piscina's queue. By default a task taken off its
+    // head that the thread cannot take yet goes back to its tail, behind later tasks; the
+    // order tasks are sent in is what keeps a transaction's statements together, so it
+    // goes back to the head.
+    stricterFIFO: true,
   });
   // Only run() may fail a task; an 'error' without a listener would end the process.
   thread.on('error', () => undefined);

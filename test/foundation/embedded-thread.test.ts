@@ -65,6 +65,25 @@ describe('embedded database thread', () => {
     await handle.close();
   });
 
+  test('tasks run in the order they are sent, however many wait for the thread', async () => {
+    const embedded = await startEmbeddedDatabase(undefined);
+    try {
+      await embedded.exec('CREATE TABLE arrivals (sent int, ran serial)');
+      // Far more at once than the thread holds: the rest wait in the pool's queue.
+      const sent = Array.from({ length: 100 }, (_, i) =>
+        embedded.query('INSERT INTO arrivals (sent) VALUES ($1)', [i + 1]),
+      );
+      await Promise.all(sent);
+      const { rows } = await embedded.query('SELECT sent, ran FROM arrivals ORDER BY ran', []);
+      assert.deepEqual(
+        rows,
+        Array.from({ length: 100 }, (_, i) => ({ sent: i + 1, ran: i + 1 })),
+      );
+    } finally {
+      await embedded.close();
+    }
+  });
+
   test('once closed, the thread answers every query as a lost connection', async () => {
     const embedded = await startEmbeddedDatabase(undefined);
     assert.deepEqual(await embedded.query('SELECT $1::int AS n', [7]), { rows: [{ n: 7 }], affectedRows: 0 });

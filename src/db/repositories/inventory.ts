@@ -102,18 +102,21 @@ const REFUSED_UNDER_THE_LOCK = 'MQ001';
  * when a counter did not move or a performance is no longer sellable, and otherwise the
  * COMMIT right behind it releases the lock, without a round trip to this process in
  * between. Resolves to undefined once committed; to take_inventory()'s rows when refused
- * (the transaction is then aborted: the caller rolls back).
+ * (the transaction is then aborted: the caller rolls back). With `onlyIf` (an SQL
+ * condition), the call runs only if it holds when the statement runs, and else the
+ * transaction commits without taking anything.
  */
 export async function callTakeInventoryAndCommit(
   commitAfter: CommitAfter,
   perPerformance: Array<[string, number]>,
   perPrice: Array<[string, string, number]>,
   now: Date,
+  onlyIf?: string,
 ): Promise<TakeInventoryRow[] | undefined> {
   const call = `SELECT take_inventory_or_refuse(
     ${literal(perPerformance.map(([id]) => id))}::uuid[], ${literal(perPerformance.map(([, q]) => q))}::int[],
     ${literal(perPrice.map(([p]) => p))}::uuid[], ${literal(perPrice.map(([, t]) => t))}::uuid[],
-    ${literal(perPrice.map(([, , q]) => q))}::int[], ${literal(now)}::timestamptz)`;
+    ${literal(perPrice.map(([, , q]) => q))}::int[], ${literal(now)}::timestamptz)${onlyIf === undefined ? '' : ` WHERE ${onlyIf}`}`;
   try {
     await commitAfter(call);
     return undefined;

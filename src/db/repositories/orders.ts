@@ -1,5 +1,6 @@
 /** SQL for orders, their transactions, payments, refunds, contacts and the catalog reads a sale needs. */
 import { sql, type Insertable, type Selectable } from 'kysely';
+import { literal } from '../literals.ts';
 import { PREPARED } from '../prepared.ts';
 import type { Executor } from '../transaction.ts';
 import type { EmailJobsTable, PaymentsTable, RefundsTable } from '../schema.ts';
@@ -113,18 +114,34 @@ export interface NewSale {
  * returned are built from the input, not read back. Undefined when the order_no was taken
  * (nothing was written; the caller retries with another number).
  */
+export async function insertSale(db: Executor, sale: NewSale): Promise<InsertedSale | undefined> {
+  return saleInserted(sale, (await saleInsertStatement(sale).execute(db)).rows);
+}
+
+/** The sale's rows as stored; undefined when its order_no was taken and nothing was written. */
+export interface InsertedSale {
+  order: OrderRow;
+  tickets: TicketRow[];
+  queuedDeliveries: number;
+}
+
+interface SaleInsertAnswer {
+  inserted: number;
+  queued: number;
+  stamps: Record<string, [number, number]> | null;
+}
+
+/** SQL that holds once the order `orderId` is written: the condition of a statement sent before that is known. */
+export function orderWritten(orderId: string): string {
+  return `EXISTS (SELECT 1 FROM orders WHERE id = ${literal(orderId)}::uuid)`;
+}
+
+/** insertSale's statement, to run or to send ahead in a pipeline (src/db/transaction.ts). */
 // eslint-disable-next-line max-lines-per-function -- one SQL statement (a CTE per table), kept whole so a sale stays one round trip
-export async function insertSale(
-  db: Executor,
-  sale: NewSale,
-): Promise<{ order: OrderRow; tickets: TicketRow[]; queuedDeliveries: number } | undefined> {
+export function saleInsertStatement(sale: NewSale) {
   const { order: o, transactions: tx, tickets: t, emailJobs: ej, contact: c } = sale;
   const payments = sale.payment ? [sale.payment] : [];
-  const result = await sql<{
-    inserted: number;
-    queued: number;
-    stamps: Record<string, [number, number]> | null;
-  }>`${PREPARED}
+  return sql<SaleInsertAnswer>`${PREPARED}
     WITH new_order AS (
       INSERT INTO orders (id, organizer_id, order_no, status, channel, tender, buyer_first_name, buyer_last_name, buyer_email,
                           buyer_phone, currency, total_minor, paid_at, created_at, updated_at)
@@ -197,8 +214,13 @@ export async function insertSale(
            (SELECT json_object_agg(s.id, json_build_array(${EPOCH_MS('s.created_at')}, ${EPOCH_MS('s.updated_at')}))
             FROM (SELECT * FROM new_order UNION ALL SELECT * FROM new_tickets) s
             WHERE s.created_at <> ${o.created_at}::timestamptz OR s.updated_at <> ${o.updated_at}::timestamptz) AS stamps
-  `.execute(db);
-  const row = result.rows[0];
+  `;
+}
+
+/** What saleInsertStatement's answer says of the sale: its rows as stored, or undefined (order_no taken). */
+export function saleInserted(sale: NewSale, answer: SaleInsertAnswer[]): InsertedSale | undefined {
+  const { order: o, tickets: t } = sale;
+  const row = answer[0];
   if (row?.inserted !== 1) return undefined;
   // The stamps as stored: the sync trigger may raise them (docs/sync.md). A sale stamps
   // every row with the order's instants, so only rows stored with other stamps come back.

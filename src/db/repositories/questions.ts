@@ -54,8 +54,9 @@ export function findQuestionsOfEvents(db: Executor, organizerId: string, eventId
 }
 
 /** Inserts a sale's answers; returns them (as findAnswersOfOrder would read them). */
-export function insertAnswers(db: Executor, values: Insertable<RegistrationAnswersTable>[]) {
-  return db.insertInto('registration_answers').values(values).returningAll().execute();
+/** Inserts the answers, returning their rows: a statement to run (execute()) or to send ahead. */
+export function answersInsert(db: Executor, values: Insertable<RegistrationAnswersTable>[]) {
+  return db.insertInto('registration_answers').values(values).returningAll();
 }
 
 export function findAnswersOfOrder(db: Executor, orderId: string) {

@@ -146,15 +146,19 @@ export async function takeInventory(
  * with the call and the lock is released inside the database, never across a round trip
  * to this process (docs/inventory.md, "The lock is held inside the database"). A refusal
  * is then judged and worded exactly as takeInventory judges it, from the same rows.
+ * `onlyIf`, an SQL condition, lets a caller send this before it knows whether the rest
+ * of its transaction went in: inventory is taken only if the condition holds then
+ * (a sale: only if its order was written).
  */
 export async function takeInventoryAndCommit(
   commitAfter: CommitAfter,
   lines: InventoryLine[],
   now: Date,
-  checkLocked?: (locked: LockedPerformance[]) => void,
+  opts: { checkLocked?: (locked: LockedPerformance[]) => void; onlyIf?: string } = {},
 ): Promise<void> {
+  const { checkLocked, onlyIf } = opts;
   const { perPerformance, perPrice } = quantities(lines);
-  const refused = await callTakeInventoryAndCommit(commitAfter, perPerformance, perPrice, now);
+  const refused = await callTakeInventoryAndCommit(commitAfter, perPerformance, perPrice, now, onlyIf);
   if (refused === undefined) return;
   judgeTaken(refused, lines, checkLocked);
   throw new Error('takeInventoryAndCommit: the database refused a sale that fits its recount and is sellable');

@@ -7,10 +7,10 @@
  *     only if there are any); refuse (400) unsellable performances, unpriced types, a
  *     `free` tender with a non-zero total, invalid registration answers, and an order that
  *     does not fit what remains: an early refusal writes nothing and takes no lock;
- *  2. in one transaction, write in ONE statement the order (order_no retried on
- *     collision), one transaction per performance with its tickets, the payment (cash),
- *     the e-mail jobs, the CRM contact and `order.created` with its webhook deliveries;
- *     then the answers (only if any);
+ *  2. in one transaction, write in ONE statement the order (a taken order_no writes
+ *     nothing and the sale is tried again with another), one transaction per performance
+ *     with its tickets, the payment (cash), the e-mail jobs, the CRM contact and
+ *     `order.created` with its webhook deliveries; then the answers (only if any);
  *  3. LAST, take inventory (src/domain/inventory: lock the performances in id order,
  *     recount with the availability query, move the counters if all fits; re-check that
  *     each is still box-office sellable as of the lock, and 400 naming the type and what
@@ -21,9 +21,12 @@
  *     Idempotency-Key request) the inventory step is a statement of that transaction,
  *     which its opener commits.
  *
- * So a sale without registration answers is 4 round trips: the catalog read, BEGIN, the
- * sale's rows, take_inventory_or_refuse() with the COMMIT; an order refused early is one
- * (or none of its own, when it shares the catalog read of concurrent sales).
+ * On its own transaction, steps 2 and 3 are one pipeline (src/db/transaction.ts): the
+ * sale's rows and take_inventory_or_refuse() with the COMMIT are sent together, the
+ * inventory step conditional on the order having gone in, so the database never waits
+ * for this process between them. A sale without registration answers is then the
+ * catalog read and that pipeline; an order refused early is one read (or none of its
+ * own, when it shares the catalog read of concurrent sales).
  * Every column of the rows written in step 2 is given here (ids included) or starts null,
  * so the 201 body is built from them, not read back (test: GET answers the same body).
  */
@@ -31,15 +34,18 @@ import { randomUUID } from 'node:crypto';
 import {
   findSaleCatalog,
   insertSale,
+  orderWritten,
+  saleInsertStatement,
+  saleInserted,
+  type InsertedSale,
   type NewOrder,
   type NewSale,
   type OrderRow,
   type OrderTransactionRow,
 } from '../../db/repositories/orders.ts';
-import { findQuestionsOfEvents, insertAnswers } from '../../db/repositories/questions.ts';
-import type { TicketRow } from '../../db/repositories/tickets.ts';
+import { answersInsert, findQuestionsOfEvents, type AnswerRow } from '../../db/repositories/questions.ts';
 import type { LockedPerformance } from '../../db/repositories/inventory.ts';
-import { withTransactionCommittedLast, type Executor } from '../../db/transaction.ts';
+import { withTransactionCommittedLast, type CommitAfter, type Executor, type SendAhead } from '../../db/transaction.ts';
 import { invalid } from '../../errors/domain-error.ts';
 import { FreshReadCoalescer } from '../../lib/fresh-read-coalescer.ts';
 import { deliveriesQueued, storedDomainEvent } from '../../webhooks/outbox.ts';
@@ -96,7 +102,14 @@ interface PlannedLine {
   quantity: number;
 }
 
-export async function createOrder(db: Executor, organizerId: string, input: CreateOrderInput, now: Date) {
+/** `nextOrderNo` draws the order numbers (random, docs/orders.md); tests give a taken one. */
+export async function createOrder(
+  db: Executor,
+  organizerId: string,
+  input: CreateOrderInput,
+  now: Date,
+  nextOrderNo: () => string = generateOrderNo,
+) {
   const buyer = normalizedBuyer(input.buyer);
   const performanceIds = [...new Set(input.items.map((item) => item.performance_id))];
   const catalog = await readSaleCatalog(db, organizerId, performanceIds, now);
@@ -149,35 +162,109 @@ export async function createOrder(db: Executor, organizerId: string, input: Crea
         index,
       ),
     );
-  // Inside a caller's transaction (an Idempotency-Key request) the caller commits; on
-  // its own, the sale commits in the same message as its inventory step.
-  if (db.isTransaction) {
-    return writeSale(db, sale, answers, (trx) => takeInventory(trx, inventoryLines, now, checkLocked));
-  }
-  return withTransactionCommittedLast(db, (conn, commitAfter) =>
-    writeSale(conn, sale, answers, () => takeInventoryAndCommit(commitAfter, inventoryLines, now, checkLocked)),
-  );
+  return writeSale(db, sale, answers, nextOrderNo, {
+    inTransaction: () => takeInventory(db, inventoryLines, now, checkLocked),
+    committing: (commitAfter, onlyIf) =>
+      takeInventoryAndCommit(commitAfter, inventoryLines, now, { checkLocked, onlyIf }),
+  });
+}
+
+type Answers = ReturnType<typeof resolveAnswers>;
+
+/** Step 3, as a statement of a caller's transaction, or with the COMMIT of the sale's own. */
+interface InventoryStep {
+  inTransaction: () => Promise<void>;
+  committing: (commitAfter: CommitAfter, onlyIf: string) => Promise<void>;
 }
 
 /**
- * Steps 2 and 3 on `trx`: the order and everything it carries (no inventory lock held
- * yet), then `takeInventoryLast`, which locks, re-checks sellability under the lock,
- * recounts and moves the counters: the lock is held from there to COMMIT only.
+ * Steps 2 and 3. Inside a caller's transaction (an Idempotency-Key request) the caller
+ * commits; on its own, the sale is one pipeline that commits with its inventory step. A
+ * taken order_no (rare) writes nothing, takes nothing, and is tried again with another.
  */
 async function writeSale(
+  db: Executor,
+  sale: SalePlan,
+  answers: Answers,
+  nextOrderNo: () => string,
+  takeInventoryLast: InventoryStep,
+): Promise<OrderDetail> {
+  for (let attempt = 0; attempt < ORDER_NO_ATTEMPTS; attempt++) {
+    const rows = saleRows(sale, nextOrderNo());
+    const written = db.isTransaction
+      ? await writeSaleInTransaction(db, sale, rows, answers, takeInventoryLast.inTransaction)
+      : await withTransactionCommittedLast(db, (_conn, commitAfter, sendAhead) =>
+          writeSalePipelined(db, sendAhead, sale, rows, answers, (onlyIf) =>
+            takeInventoryLast.committing(commitAfter, onlyIf),
+          ),
+        );
+    if (written === undefined) continue;
+    deliveriesQueued(written.queuedDeliveries);
+    return written.detail;
+  }
+  throw new Error(`no free order number after ${ORDER_NO_ATTEMPTS} attempts`);
+}
+
+/** A sale as written: what the 201 shows, and how many webhook deliveries it queued. */
+interface WrittenSale {
+  detail: OrderDetail;
+  queuedDeliveries: number;
+}
+
+/**
+ * Steps 2 and 3 inside a caller's transaction, one statement after another: the sale's
+ * rows (undefined when the order_no was taken), the answers, then `takeInventoryLast`,
+ * which locks, re-checks sellability under the lock, recounts and moves the counters.
+ */
+async function writeSaleInTransaction(
   trx: Executor,
   sale: SalePlan,
-  answers: ReturnType<typeof resolveAnswers>,
-  takeInventoryLast: (trx: Executor) => Promise<void>,
-): Promise<OrderDetail> {
-  const { order, transactions, tickets } = await insertSaleRows(trx, sale);
-  const answerRows = answers.length === 0 ? [] : await insertSaleAnswers(trx, sale, answers, tickets);
-  await takeInventoryLast(trx);
+  rows: NewSale,
+  answers: Answers,
+  takeInventoryLast: () => Promise<void>,
+): Promise<WrittenSale | undefined> {
+  const inserted = await insertSale(trx, rows);
+  if (inserted === undefined) return undefined;
+  const answerRows = answers.length === 0 ? [] : await answersStatement(trx, sale, answers, rows).execute();
+  await takeInventoryLast();
+  return writtenSale(rows, inserted, answerRows);
+}
+
+/**
+ * Steps 2 and 3 as a pipeline in a transaction of the sale's own: the sale's rows and the
+ * inventory step with its COMMIT are sent together, so the database goes from one to the
+ * other without waiting for this process. The inventory step runs only if the order went
+ * in (`takeInventoryLast(onlyIf)`); else the transaction commits nothing and the result
+ * is undefined. Answers name the sale's tickets, so a sale with answers sends them, and
+ * the inventory step after them, once its rows are known to be in.
+ */
+async function writeSalePipelined(
+  db: Executor,
+  sendAhead: SendAhead,
+  sale: SalePlan,
+  rows: NewSale,
+  answers: Answers,
+  takeInventoryLast: (onlyIf: string) => Promise<void>,
+): Promise<WrittenSale | undefined> {
+  const inserting = sendAhead(saleInsertStatement(rows)).then((answer) => saleInserted(rows, answer.rows));
+  let answerRows: AnswerRow[] = [];
+  if (answers.length > 0) {
+    if ((await inserting) === undefined) return undefined;
+    answerRows = (await sendAhead(answersStatement(db, sale, answers, rows))).rows;
+  }
+  const [inserted] = await Promise.all([inserting, takeInventoryLast(orderWritten(rows.order.id))]);
+  return inserted === undefined ? undefined : writtenSale(rows, inserted, answerRows);
+}
+
+function writtenSale(rows: NewSale, inserted: InsertedSale, answerRows: AnswerRow[]): WrittenSale {
   return {
-    order,
-    transactions,
-    answers: answerRows.sort((a, b) => a.position - b.position),
-    tickets,
+    detail: {
+      order: inserted.order,
+      transactions: rows.transactions,
+      answers: answerRows.sort((a, b) => a.position - b.position),
+      tickets: inserted.tickets.sort((a, b) => a.position - b.position),
+    },
+    queuedDeliveries: inserted.queuedDeliveries,
   };
 }
 
@@ -300,25 +387,6 @@ interface SalePlan {
 }
 
 /**
- * Writes the sale's rows in one statement (insertSale); a taken order_no (rare) writes
- * nothing and is retried with another. Returns the rows as written, tickets in position order.
- */
-async function insertSaleRows(trx: Executor, sale: SalePlan) {
-  for (let attempt = 0; attempt < ORDER_NO_ATTEMPTS; attempt++) {
-    const rows = saleRows(sale, generateOrderNo());
-    const inserted = await insertSale(trx, rows);
-    if (!inserted) continue;
-    deliveriesQueued(inserted.queuedDeliveries);
-    return {
-      order: inserted.order,
-      transactions: rows.transactions,
-      tickets: inserted.tickets.sort((a, b) => a.position - b.position),
-    };
-  }
-  throw new Error(`no free order number after ${ORDER_NO_ATTEMPTS} attempts`);
-}
-
-/**
  * Every column of the sale's rows is given here (ids too), so these are its rows. Long on
  * purpose: one literal per table, every column of a row in one place.
  */
@@ -423,15 +491,10 @@ function saleRows(sale: SalePlan, orderNo: string): NewSale {
 }
 
 /** The registration answers, each tied to its ticket when it is asked per attendee. */
-function insertSaleAnswers(
-  trx: Executor,
-  sale: SalePlan,
-  answers: ReturnType<typeof resolveAnswers>,
-  tickets: TicketRow[],
-) {
-  const byPosition = new Map(tickets.map((t) => [t.position, t]));
-  return insertAnswers(
-    trx,
+function answersStatement(db: Executor, sale: SalePlan, answers: Answers, rows: NewSale) {
+  const byPosition = new Map(rows.tickets.map((t) => [t.position, t]));
+  return answersInsert(
+    db,
     answers.map((a, i) => {
       const ticket = a.ticketPosition === null ? undefined : byPosition.get(a.ticketPosition)!;
       return {
