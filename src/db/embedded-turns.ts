@@ -10,6 +10,13 @@
  * BACKGROUND_PROMOTION_MS queues again as a request would, at the back of the requests'
  * line: background work slows down under load, it never stops.
  *
+ * The connection is handed on in a turn of the event loop of its own (setImmediate), not
+ * in the microtasks of the holder that hands it on: a transaction hands it on as soon as
+ * its last statement is sent (./pglite-dialect.ts), so a line of waiting sales would
+ * otherwise each take it, send and hand it on in one unbroken run of the HTTP thread,
+ * while sockets wait. The database thread has the statements just sent to work on
+ * meanwhile.
+ *
  * Every wait is bounded by the acquire timeout (DATABASE_ACQUIRE_TIMEOUT): a waiter that
  * gives up rejects with AcquireTimeoutError (answered 503), and when its turn comes it
  * hands the connection on at once, so a timed-out wait never holds it.
@@ -82,7 +89,7 @@ export class EmbeddedTurns {
               return;
             }
             settle();
-            resolve(release);
+            resolve(() => setImmediate(release));
           },
           (err: unknown) => {
             if (settled) return;

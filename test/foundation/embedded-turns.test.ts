@@ -57,6 +57,8 @@ describe('turns of the embedded connection', () => {
     release();
     await Promise.all(waiting);
     assert.deepEqual(served, ['early sale', 'mail', 'late sale']);
+    // The last holder hands the connection on in a turn of its own.
+    await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(embedded.use(), { inUse: 0, waiting: 0 }, 'the promoted waiter left no place held');
   });
 
@@ -91,6 +93,23 @@ describe('turns of the embedded connection', () => {
     next();
     await tick(); // the given-up places come up behind it and are handed on at once
     assert.deepEqual(embedded.use(), { inUse: 0, waiting: 0 });
+  });
+
+  test('the connection is handed on in a turn of the event loop of its own', async () => {
+    const embedded = new EmbeddedTurns(5_000);
+    const release = await embedded.acquire('request');
+    let taken = false;
+    const next = embedded.acquire('request').then((done) => {
+      taken = true;
+      return done;
+    });
+    release();
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    assert.equal(taken, false, 'the waiter ran in the microtasks of the holder that handed the connection on');
+    await tick();
+    await tick();
+    assert.equal(taken, true);
+    (await next)();
   });
 
   test("openDatabase() embedded: the workers' Kysely waits behind the requests' one", async () => {
