@@ -127,6 +127,8 @@ export async function withTransactionCommittedLast<T>(
  * a pipeline sends on the connection itself. Both engines' connections take statements
  * while earlier ones are still running and answer them in order: node-postgres queues
  * them on its client, the embedded database's thread runs its tasks in the order sent.
+ * getExecutor() is marked internal in Kysely's types; the lockfile pins Kysely, and
+ * test/foundation/pipelined-transaction.test.ts fails on both engines if it changes.
  */
 async function connectionOf(conn: Kysely<Database>): Promise<DatabaseConnection> {
   return conn.getExecutor().provideConnection(async (connection) => connection);
