@@ -53,8 +53,10 @@ export function findQuestionsOfEvents(db: Executor, organizerId: string, eventId
     .execute();
 }
 
-/** Inserts a sale's answers; returns them (as findAnswersOfOrder would read them). */
-/** Inserts the answers, returning their rows: a statement to run (execute()) or to send ahead. */
+/**
+ * Inserts a sale's answers, returning them (as findAnswersOfOrder would read them): a
+ * statement to run (execute()) or to send ahead in a pipeline (src/db/transaction.ts).
+ */
 export function answersInsert(db: Executor, values: Insertable<RegistrationAnswersTable>[]) {
   return db.insertInto('registration_answers').values(values).returningAll();
 }
