@@ -360,9 +360,11 @@ interface ContactsTable {
 
 export interface EmailJobsTable {
   id: Generated<string>;
-  organizer_id: string;
-  order_id: string;
-  kind: 'receipt' | 'etickets';
+  /** Null for a password reset, which belongs to a user, not an organizer. */
+  organizer_id: string | null;
+  /** Null for an account e-mail (invitation, password reset). */
+  order_id: string | null;
+  kind: 'receipt' | 'etickets' | 'invitation' | 'password_reset';
   recipient: string;
   subject: string;
   status: Generated<'pending' | 'sending' | 'sent' | 'failed' | 'skipped'>;
@@ -373,6 +375,10 @@ export interface EmailJobsTable {
   last_error: string | null;
   message_id: string | null;
   sent_at: Timestamp | null;
+  /** An account e-mail's one-time link, erased once the mail is sent or has failed. */
+  link: string | null;
+  /** What an account e-mail says besides its link (organizer name, inviter, role). */
+  account_data: Json<Record<string, string>> | null;
   created_at: CreatedAt;
   updated_at: CreatedAt;
 }
@@ -394,7 +400,9 @@ export interface IdempotencyKeysTable {
   organizer_id: string;
   key: string;
   request_hash: string;
-  api_key_id: string;
+  /** The API key that sent the first request, or null when a signed-in user did (user_id). */
+  api_key_id: string | null;
+  user_id: string | null;
   method: string;
   path: string;
   status: 'in_progress' | 'completed';
@@ -409,4 +417,70 @@ export interface IdempotencyKeysTable {
 
 export interface Database {
   idempotency_keys: IdempotencyKeysTable;
+}
+
+// People (migrations/0015_people.sql; docs/dashboard.md).
+export type Role = 'owner' | 'manager' | 'box_office' | 'door' | 'viewer';
+
+export interface UsersTable {
+  id: Generated<string>;
+  email: string;
+  name: string;
+  password_hash: string;
+  totp_secret: string | null;
+  totp_last_step: ColumnType<string | null, string | number | null, string | number | null>;
+  totp_pending_secret: string | null;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface UserRecoveryCodesTable {
+  user_id: string;
+  code_hash: Buffer;
+  used_at: Timestamp | null;
+}
+
+export interface MembershipsTable {
+  id: Generated<string>;
+  organizer_id: string;
+  user_id: string | null;
+  email: string;
+  role: Role;
+  status: 'invited' | 'active';
+  invited_by: string | null;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface UserSessionsTable {
+  id: Generated<string>;
+  token_hash: Buffer;
+  user_id: string;
+  organizer_id: string;
+  csrf_token: string;
+  user_agent: string | null;
+  ip: string | null;
+  created_at: Timestamp;
+  last_seen_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+export interface OneTimeLinksTable {
+  id: Generated<string>;
+  token_hash: Buffer;
+  purpose: 'invitation' | 'password_reset' | 'owner_setup';
+  user_id: string | null;
+  membership_id: string | null;
+  organizer_id: string | null;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+  created_at: CreatedAt;
+}
+
+export interface Database {
+  users: UsersTable;
+  user_recovery_codes: UserRecoveryCodesTable;
+  memberships: MembershipsTable;
+  user_sessions: UserSessionsTable;
+  one_time_links: OneTimeLinksTable;
 }
