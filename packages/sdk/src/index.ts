@@ -4,6 +4,12 @@
  *
  *   const marquee = new Marquee({ apiKey: process.env.MARQUEE_API_KEY!, baseUrl: 'https://tickets.example.com' });
  *   const order = await marquee.orders.create({ items, buyer, tender: 'cash' });
+ *
+ * A page served by Marquee itself (the organizer console) uses the signed-in person's
+ * session instead of a key, against the dashboard's copy of every operation
+ * (docs/dashboard.md): the cookie goes by itself, the CSRF token from `csrfToken()`.
+ *
+ *   const dashboard = new Marquee({ session: { csrfToken: () => token }, baseUrl: `${location.origin}/dashboard` });
  */
 import { ApiKey, Events, Orders, Performances, Tickets, WebhookDeliveries, WebhookEndpoints } from './resources.ts';
 import { Transport, type TransportOptions } from './transport.ts';
@@ -40,6 +46,6 @@ export class Marquee {
 
 export { MarqueeApiError, MarqueeConnectionError, MarqueeError, type Problem } from './errors.ts';
 export { PageRequest, type Page } from './pagination.ts';
-export type { RequestOptions } from './transport.ts';
+export type { RequestOptions, SessionAuth } from './transport.ts';
 export { verifyWebhook, type WebhookHeaders } from './webhooks.ts';
 export type * from './types.ts';

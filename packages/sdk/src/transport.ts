@@ -4,12 +4,27 @@
  * client's own retries (until a replayed 5xx shows the key is spent: then its
  * deterministic successor), and retries with backoff on network errors, 429 and 503 that
  * honour `retry-after` (docs/sdk.md, "Idempotency and retries").
+ *
+ * Instead of an API key, a page of the service's own origin (the organizer console) may
+ * use the signed-in person's session (docs/dashboard.md): `session` with `baseUrl`
+ * `${origin}/dashboard`, so the resources' `/v1/...` paths reach `/dashboard/v1/...`.
+ * Then no Authorization header is sent; the browser sends the HttpOnly session cookie
+ * (`credentials: 'same-origin'`), and every POST, PATCH and DELETE carries the session's
+ * CSRF token as `x-csrf-token`. Everything else (idempotency, retries, errors) is the same.
  */
 import { MarqueeApiError, MarqueeConnectionError, type Problem } from './errors.ts';
 
-export interface TransportOptions {
-  apiKey: string;
-  /** The service's origin, e.g. `https://tickets.example.com` (paths start with /v1). */
+/** The session mode's one input: the current session's CSRF token, read at each request. */
+export interface SessionAuth {
+  /** The `csrf_token` of the session body (GET /dashboard/v1/session); kept in memory by the caller. */
+  csrfToken: () => string | undefined;
+}
+
+interface CommonTransportOptions {
+  /**
+   * The service's origin, e.g. `https://tickets.example.com` (paths start with /v1); in
+   * session mode, the dashboard's root: `${origin}/dashboard`.
+   */
   baseUrl: string;
   /** Retries after the first attempt, for network errors, 429 and 503. Default 2. */
   maxRetries?: number;
@@ -22,6 +37,10 @@ export interface TransportOptions {
   /** Makes an Idempotency-Key; default crypto.randomUUID(). */
   idempotencyKey?: () => string;
 }
+
+/** Either an API key (`/v1`, any program) or a signed-in person's session (`/dashboard/v1`, the console). */
+export type TransportOptions = CommonTransportOptions &
+  ({ apiKey: string; session?: undefined } | { session: SessionAuth; apiKey?: undefined });
 
 export type Query = Record<string, string | number | boolean | readonly string[] | undefined>;
 
@@ -43,13 +62,27 @@ const MAX_RETRY_AFTER_MS = 60_000;
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export class Transport {
-  readonly #options: Required<Omit<TransportOptions, 'fetch'>> & { fetch: typeof fetch };
+  readonly #options: Required<Omit<CommonTransportOptions, 'fetch'>> & { fetch: typeof fetch };
+  /** How a request proves who sends it: the bearer key, or the session cookie and its CSRF token. */
+  readonly #credentials: (method: string) => { headers: Record<string, string>; init: RequestInit };
 
   constructor(options: TransportOptions) {
-    if (!options.apiKey) throw new TypeError('Marquee: apiKey is required');
+    const { session } = options;
+    if (session === undefined && !options.apiKey) throw new TypeError('Marquee: apiKey is required');
     if (!options.baseUrl) throw new TypeError('Marquee: baseUrl is required');
+    if (session !== undefined) {
+      if (options.apiKey !== undefined) throw new TypeError('Marquee: apiKey and session are exclusive');
+      this.#credentials = (method) => {
+        const headers: Record<string, string> = {};
+        const token = method === 'GET' ? undefined : session.csrfToken();
+        if (token !== undefined) headers['x-csrf-token'] = token;
+        return { headers, init: { credentials: 'same-origin' } };
+      };
+    } else {
+      const authorization = `Bearer ${options.apiKey}`;
+      this.#credentials = () => ({ headers: { authorization }, init: {} });
+    }
     this.#options = {
-      apiKey: options.apiKey,
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
       maxRetries: options.maxRetries ?? 2,
       timeoutMs: options.timeoutMs ?? 30_000,
@@ -68,7 +101,8 @@ export class Transport {
   async download(path: string, query?: Query): Promise<Response> {
     const o = this.#options;
     const url = `${o.baseUrl}${path}${queryString(query)}`;
-    const headers = { authorization: `Bearer ${o.apiKey}`, accept: 'text/csv' };
+    const credentials = this.#credentials('GET');
+    const headers = { ...credentials.headers, accept: 'text/csv' };
     for (let attempt = 0; ; attempt++) {
       const controller = new AbortController();
       const timer = setTimeout(
@@ -77,7 +111,7 @@ export class Transport {
       );
       let response: Response;
       try {
-        response = await o.fetch(url, { method: 'GET', headers, signal: controller.signal });
+        response = await o.fetch(url, { method: 'GET', headers, signal: controller.signal, ...credentials.init });
       } catch (err) {
         if (attempt < o.maxRetries) {
           await o.sleep(backoff(attempt));
@@ -103,7 +137,8 @@ export class Transport {
     init: { query?: Query; body?: unknown } & RequestOptions = {},
   ): Promise<T> {
     const o = this.#options;
-    const headers: Record<string, string> = { authorization: `Bearer ${o.apiKey}`, accept: 'application/json' };
+    const credentials = this.#credentials(method);
+    const headers: Record<string, string> = { ...credentials.headers, accept: 'application/json' };
     if (init.body !== undefined) headers['content-type'] = 'application/json';
     // One key for every attempt of this call: a retry after a lost answer is a replay.
     const idempotent = method === 'POST' || method === 'PATCH';
@@ -121,6 +156,7 @@ export class Transport {
           headers: { ...headers },
           body,
           signal: AbortSignal.timeout(o.timeoutMs),
+          ...credentials.init,
         });
       } catch (err) {
         if (attempt < o.maxRetries) {
