@@ -31,12 +31,21 @@ import { componentSchemas } from './http/schemas/components.ts';
 import { adminRoutes } from './http/routes/admin/index.ts';
 import { healthRoutes } from './http/routes/health.ts';
 import { v1Routes } from './http/routes/v1/index.ts';
-import { openApiDocument } from './http/openapi.ts';
+import { dashboardOpenApiDocument, openApiDocument } from './http/openapi.ts';
+import { dashboardRoutes } from './http/routes/dashboard/index.ts';
 import { systemResolver, type Resolver } from './webhooks/url-vetting.ts';
 import { createApiKeyCache } from './domain/auth/api-keys.ts';
 import { createEventDetailCache } from './http/event-detail-cache.ts';
 import { EXPORT_BATCH_SIZE } from './domain/exports/exports.ts';
 import { serveConsole } from './http/console/serve-console.ts';
+
+const DASHBOARD_PREFIX = '/dashboard/v1';
+
+/** A registered schema is the component named by its $id, in both OpenAPI documents. */
+const refResolver = {
+  buildLocalReference: (json: { $id?: unknown }, _baseUri: unknown, _fragment: unknown, i: number) =>
+    typeof json.$id === 'string' ? json.$id : `def-${i}`,
+};
 
 export interface BuildAppOptions {
   config: Readonly<Config>;
@@ -174,12 +183,18 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.addHook('onRequest', preauthRateLimit);
   app.addHook('preValidation', refuseUnstorableQueryText);
 
+  // Two documents: /v1 and /admin/v1 in one, /dashboard/v1 in its own (docs/dashboard.md).
+  const onDashboard = (url: string) => url.startsWith(DASHBOARD_PREFIX);
   await app.register(swagger, {
     openapi: openApiDocument,
-    // A registered schema is the component named by its $id.
-    refResolver: {
-      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
-    },
+    refResolver,
+    transform: ({ schema, url }) => ({ schema: onDashboard(url) ? { ...schema, hide: true } : schema, url }),
+  });
+  await app.register(swagger, {
+    openapi: dashboardOpenApiDocument,
+    decorator: 'dashboardSwagger',
+    refResolver,
+    transform: ({ schema, url }) => ({ schema: onDashboard(url) ? schema : { ...schema, hide: true }, url }),
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: '/v1/openapi.json' } });
 
@@ -192,6 +207,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     { prefix: '/v1' },
   );
   await app.register(adminRoutes, { prefix: '/admin/v1' });
+  await app.register(dashboardRoutes, { prefix: DASHBOARD_PREFIX });
   // The organizer console at /app/ (docs/console.md), unless CONSOLE_ENABLED=false.
   if (opts.config.consoleEnabled && !(await serveConsole(app)))
     app.log.warn('The console is not built (no dist/console/index.html): run `npm run build` to serve /app/.');

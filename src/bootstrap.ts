@@ -1,7 +1,8 @@
 /**
  * First-start setup (README, "Two commands"): the admin token, and on an empty
- * database the `Default` organizer with one read+write API key. Both secrets are
- * printed once, when created, and never again.
+ * database the `Default` organizer with one read+write API key and a one-time link
+ * (72 hours) that creates its first owner. The secrets are printed once, when created,
+ * and never again.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { sql } from 'kysely';
 import type { Db } from './db/client.ts';
 import { createApiKey, type CreatedApiKey } from './domain/auth/api-keys.ts';
 import { createOrganizer } from './domain/organizers/organizers.ts';
+import { createOwnerSetupLink, linkUrl } from './domain/people/links.ts';
 
 /** Arbitrary constant naming "the Marquee bootstrap lock" among advisory locks. */
 const BOOTSTRAP_LOCK_KEY = 4_242_002;
@@ -36,7 +38,9 @@ export function resolveAdminToken(configured: string | undefined, dataDir: strin
  */
 export async function ensureDefaultOrganizer(
   db: Db,
-): Promise<{ organizerId: string; apiKey: CreatedApiKey } | undefined> {
+  publicUrl: string,
+  now: Date = new Date(),
+): Promise<{ organizerId: string; apiKey: CreatedApiKey; ownerSetupUrl: string } | undefined> {
   return db.transaction().execute(async (trx) => {
     await sql`SELECT pg_advisory_xact_lock(${BOOTSTRAP_LOCK_KEY})`.execute(trx);
     const existing = await trx.selectFrom('organizers').select('id').limit(1).executeTakeFirst();
@@ -47,6 +51,8 @@ export async function ensureDefaultOrganizer(
       name: 'Default key',
       scopes: ['read', 'write'],
     });
-    return { organizerId: organizer.id, apiKey };
+    // The first owner signs up through this link (docs/dashboard.md, "One-time links").
+    const setupToken = await createOwnerSetupLink(trx, organizer.id, now);
+    return { organizerId: organizer.id, apiKey, ownerSetupUrl: linkUrl(publicUrl, 'setup', setupToken) };
   });
 }

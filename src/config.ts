@@ -52,7 +52,14 @@ export interface Config {
   webhookMaxEndpointsPerOrganizer: number;
   /** Sends one worker has in flight at once to one organizer's endpoints (docs/webhooks.md, "Fair delivery"). */
   webhookMaxInFlightPerOrganizer: number;
-  rateLimits: { preauth: number; read: number; write: number };
+  rateLimits: { preauth: number; read: number; write: number; signin_account: number; signin_ip: number };
+  /** The people of an organizer and their sessions (docs/dashboard.md, "Settings"). */
+  sessions: SessionSettings;
+  /**
+   * PUBLIC_URL: the origin people reach the service at, default http://HOST:PORT. Links in
+   * e-mails are built from it, never from a request's Host header (which a caller chooses).
+   */
+  publicUrl: string;
   trustProxy: boolean;
   logLevel: string;
   /** JSON lines, human-readable lines, or `auto`: readable on a terminal, JSON otherwise. */
@@ -77,6 +84,13 @@ export interface Config {
   metricsHost: string;
   /** CONSOLE_ENABLED: serve the organizer console at /app/ (docs/console.md). */
   consoleEnabled: boolean;
+}
+
+export interface SessionSettings {
+  /** SESSION_IDLE_TIMEOUT: a session with no request for this long ends. */
+  idleTimeoutMs: number;
+  /** SESSION_ABSOLUTE_TIMEOUT: a session ends this long after sign-in, whatever its use. */
+  absoluteTimeoutMs: number;
 }
 
 export interface HttpLimits {
@@ -339,7 +353,17 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       preauth: read.integer('RATE_LIMIT_PREAUTH_PER_MIN', 600, 1, 10_000_000),
       read: read.integer('RATE_LIMIT_READ_PER_MIN', 300, 1, 10_000_000),
       write: read.integer('RATE_LIMIT_WRITE_PER_MIN', 60, 1, 10_000_000),
+      signin_account: read.integer('RATE_LIMIT_SIGNIN_ACCOUNT_PER_MIN', 10, 1, 10_000_000),
+      signin_ip: read.integer('RATE_LIMIT_SIGNIN_IP_PER_MIN', 30, 1, 10_000_000),
     }),
+    sessions: Object.freeze({
+      idleTimeoutMs: read.duration('SESSION_IDLE_TIMEOUT', '12h', '1m'),
+      absoluteTimeoutMs: read.duration('SESSION_ABSOLUTE_TIMEOUT', '7d', '1m'),
+    }),
+    publicUrl: (read.url('PUBLIC_URL', ['http:', 'https:']) ?? `http://${read.text('HOST', '127.0.0.1')}:${port}`).replace(
+      /\/+$/,
+      '',
+    ),
     trustProxy: read.boolean('TRUST_PROXY', false),
     logLevel: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS, `one of ${LOG_LEVELS.join(', ')}`),
     logFormat: read.oneOf<LogFormat>('LOG_FORMAT', 'auto', ['auto', 'json', 'pretty'], 'auto, json or pretty'),

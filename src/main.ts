@@ -122,7 +122,7 @@ async function start(config: Readonly<Config>, logger: Logger, undo: Undo): Prom
     (async () => {
       const applied = await migrate(database.db);
       if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
-      return ensureDefaultOrganizer(database.db);
+      return ensureDefaultOrganizer(database.db, config.publicUrl);
     })(),
     building,
   ]);
@@ -134,6 +134,7 @@ async function start(config: Readonly<Config>, logger: Logger, undo: Undo): Prom
     if (defaultOrganizer) {
       lines.push(`  Default organizer id: ${defaultOrganizer.organizerId}`);
       lines.push(`  Default organizer API key (read, write): ${defaultOrganizer.apiKey.key}`);
+      lines.push(`  Owner set-up link (one use, 72 hours): ${defaultOrganizer.ownerSetupUrl}`);
     }
     if (admin.generated) lines.push(`  Admin token (stored in ${config.dataDir}/admin-token): ${admin.token}`);
     lines.push('  These are shown once. Keep them secret.', '');

@@ -91,3 +91,43 @@ export const openApiDocument: NonNullable<Extract<SwaggerOptions, { openapi?: un
   // What Marquee sends to webhook endpoints (docs/webhooks.md, "Payload schemas").
   webhooks: openApiWebhooks,
 };
+
+/** The static part of the dashboard API's own document, served at /dashboard/v1/openapi.json. */
+export const dashboardOpenApiDocument: typeof openApiDocument = {
+  openapi: '3.1.0',
+  info: {
+    title: 'Marquee dashboard API',
+    version: '1.0.0',
+    description: `The organizer dashboard's API (docs/dashboard.md): a person signs in with an e-mail address and a
+password (and a TOTP code when enrolled) and gets a session cookie. Every POST, PATCH and DELETE needs an
+\`Origin\` of this service and the session's \`x-csrf-token\`. What a person may do is the role's
+permissions; a missing one answers 403 \`role_forbidden\` naming it. The \`/v1\` operations a person needs
+are mounted here at the same sub-paths, with the same schemas. API keys are not accepted here.`,
+    license: { name: 'Proprietary', identifier: 'LicenseRef-Marquee' },
+  },
+  servers: [{ url: '/', description: 'the server that serves this document' }],
+  tags: [
+    { name: 'session', description: 'Signing in and out, switching organizer, the own sessions' },
+    { name: 'profile', description: 'The own name, password and second factor' },
+    { name: 'team', description: 'Members, invitations and roles' },
+    { name: 'links', description: 'Invitations, password resets and the first owner’s set-up (no session)' },
+    ...(openApiDocument.tags ?? []).filter((tag) => tag.name !== 'admin' && tag.name !== 'api_key'),
+  ],
+  components: {
+    securitySchemes: {
+      sessionCookie: {
+        type: 'apiKey',
+        in: 'cookie',
+        name: 'marquee_session',
+        description: 'Set by POST /dashboard/v1/session (`__Host-marquee_session` over HTTPS).',
+      },
+      csrfToken: {
+        type: 'apiKey',
+        in: 'header',
+        name: 'x-csrf-token',
+        description: 'The session body’s `csrf_token`; needed on POST, PATCH and DELETE.',
+      },
+    },
+  },
+  security: [{ sessionCookie: [], csrfToken: [] }],
+};

@@ -39,9 +39,46 @@ export interface TestApp {
   /** An /admin/v1 request with the admin token. */
   admin(method: Method, url: string, body?: unknown): Promise<LightMyRequestResponse>;
   createOrganizer(settings?: Record<string, unknown>): Promise<TestOrganizer>;
+  /** A user with an active membership, created through POST /admin/v1/users. */
+  createUser(input: { organizerId: string; role: string; email?: string; password?: string; name?: string }): Promise<TestUser>;
+  /** Signs in through POST /dashboard/v1/session; throws unless it answers 201. */
+  signIn(email: string, password: string, totp?: string): Promise<DashboardSession>;
+  /** A /dashboard/v1 request of the session: its cookie, this service's Origin and, on writes, its CSRF token. */
+  dash(
+    session: DashboardSession,
+    method: Method,
+    url: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<LightMyRequestResponse>;
   inject(opts: InjectOptions): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
+
+export interface TestUser {
+  id: string;
+  email: string;
+  password: string;
+}
+
+export interface DashboardSession {
+  /** `marquee_session=…`, for the cookie header. */
+  cookie: string;
+  csrf: string;
+  body: Record<string, unknown>;
+}
+
+/** What a browser on the service's own page sends with a write: the service's origin. */
+export const DASHBOARD_ORIGIN = 'http://localhost';
+
+/** The session cookie a response sets, as a cookie header value. */
+export function sessionCookieOf(res: LightMyRequestResponse): string {
+  const header = ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.includes('marquee_session='));
+  if (header === undefined) throw new Error(`no session cookie in ${JSON.stringify(res.headers['set-cookie'])}`);
+  return header.split(';')[0]!;
+}
+
+let users = 0;
 
 export interface TestAppOptions {
   env?: Record<string, string>;
@@ -99,6 +136,41 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
       };
       return { id, key: await key(['read', 'write']), readKey: await key(['read']), writeKey: await key(['write']) };
     },
+    async createUser(input) {
+      const email = input.email ?? `person-${++users}-${Date.now()}@example.com`;
+      const password = input.password ?? 'a long and unusual passphrase';
+      const res = await testApp.admin('POST', '/admin/v1/users', {
+        email,
+        password,
+        name: input.name ?? 'Test Person',
+        organizer_id: input.organizerId,
+        role: input.role,
+      });
+      if (res.statusCode !== 201) throw new Error(`user create failed: ${res.body}`);
+      return { id: res.json().id as string, email, password };
+    },
+    async signIn(email, password, totp) {
+      const res = await send(
+        'POST',
+        '/dashboard/v1/session',
+        { origin: DASHBOARD_ORIGIN },
+        { email, password, ...(totp === undefined ? {} : { totp }) },
+      );
+      if (res.statusCode !== 201) throw new Error(`sign-in failed: ${res.statusCode} ${res.body}`);
+      return { cookie: sessionCookieOf(res), csrf: res.json().csrf_token as string, body: res.json() };
+    },
+    dash: (session, method, url, body, headers = {}) =>
+      send(
+        method,
+        url,
+        {
+          cookie: session.cookie,
+          origin: DASHBOARD_ORIGIN,
+          ...(method === 'GET' ? {} : { 'x-csrf-token': session.csrf }),
+          ...headers,
+        },
+        body,
+      ),
     async close() {
       await app.close();
       if (!opts.database) await database.close();

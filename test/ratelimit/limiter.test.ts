@@ -13,8 +13,8 @@ import {
 } from '../../src/http/rate-limit/limiter.ts';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const LIMITS = { preauth: 5, read: 3, write: 2 };
-const BUCKETS: RateLimitBucket[] = ['preauth', 'read', 'write'];
+const LIMITS = { preauth: 5, read: 3, write: 2, signin_account: 4, signin_ip: 6 };
+const BUCKETS: RateLimitBucket[] = ['preauth', 'read', 'write', 'signin_account', 'signin_ip'];
 
 /** A unique Redis namespace per test, so runs never see each other's counters. */
 let prefixCounter = 0;

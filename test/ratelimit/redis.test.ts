@@ -35,7 +35,7 @@ describe('two instances against one Redis', () => {
     // per-process fallback counters, which would split the shared count this test asserts.
     const sharedLimiter = () =>
       createRateLimiter({
-        limits: { write: 3, read: 4, preauth: 1000 },
+        limits: { write: 3, read: 4, preauth: 1000, signin_account: 10, signin_ip: 30 },
         redisUrl: REDIS_URL,
         keyPrefix: rateLimitKeyPrefix,
         storeTimeoutMs: 10_000,

@@ -28,7 +28,9 @@ export interface NewIdempotencyKey {
   organizerId: string;
   key: string;
   requestHash: string;
-  apiKeyId: string;
+  /** The credential that sent the request: an API key, or a signed-in user (docs/dashboard.md). */
+  apiKeyId: string | null;
+  userId: string | null;
   method: string;
   path: string;
   leaseToken: string;
@@ -47,6 +49,7 @@ function freshClaim(k: NewIdempotencyKey) {
   return {
     request_hash: k.requestHash,
     api_key_id: k.apiKeyId,
+    user_id: k.userId,
     method: k.method,
     path: k.path,
     status: 'in_progress' as const,

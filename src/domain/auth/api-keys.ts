@@ -29,8 +29,12 @@ import { TtlCache } from '../../lib/ttl-cache.ts';
 const API_KEY_PREFIX = 'mqk_';
 export type Scope = 'read' | 'write';
 
+/** Who a request acts for: an API key on /v1, a signed-in person on /dashboard/v1 (docs/dashboard.md). */
 export interface AuthContext {
-  apiKeyId: string;
+  /** The API key of a /v1 request; null when a person signed in. */
+  apiKeyId: string | null;
+  /** The signed-in user of a /dashboard/v1 request; null for an API key. */
+  userId: string | null;
   organizerId: string;
   scopes: Scope[];
   currency: string;
@@ -114,6 +118,7 @@ async function loadAndCache(
   const entry: CachedApiKey = {
     auth: Object.freeze({
       apiKeyId: row.id,
+      userId: null,
       organizerId: row.organizer_id,
       scopes: Object.freeze([...row.scopes]) as Scope[],
       currency: row.currency,
@@ -186,6 +191,7 @@ export async function listApiKeys(db: Executor, organizerId: string, page: PageR
  * authenticated, so a miss means it was deleted in between: answered as not found.
  */
 export async function describeApiKey(db: Executor, auth: AuthContext) {
+  if (auth.apiKeyId === null) throw notFound('API key');
   const row = await findApiKeyWithOrganizer(db, auth.apiKeyId, auth.organizerId);
   if (!row) throw notFound('API key');
   return row;

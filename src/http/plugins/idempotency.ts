@@ -87,6 +87,8 @@ export const IDEMPOTENCY_DETAILS = {
   empty: 'Idempotency-Key must not be empty; omit the header or send 1 to 255 characters.',
   otherApiKey:
     'This Idempotency-Key was already used by another API key of this organizer; a replay requires the same API key. Use a new key.',
+  otherCredential:
+    'This Idempotency-Key was already used by an API key or another person of this organizer; a replay must come from the same person. Use a new key.',
   otherRequest:
     'This Idempotency-Key was already used with a different request (method, path or body). Use a new key for a new request.',
   inFlight: 'A request with this Idempotency-Key is still in progress. Retry after it completes to get its response.',
@@ -164,9 +166,9 @@ function requestPath(url: string): string {
   return q === -1 ? path : path + url.slice(q);
 }
 
-export function requestHash(apiKeyId: string, method: string, path: string, body: unknown): string {
+export function requestHash(credentialId: string, method: string, path: string, body: unknown): string {
   return createHash('sha256')
-    .update(JSON.stringify([apiKeyId, method, path, canonicalJson(body)]))
+    .update(JSON.stringify([credentialId, method, path, canonicalJson(body)]))
     .digest('hex');
 }
 
@@ -192,8 +194,9 @@ async function claimKey(request: FastifyRequest, reply: FastifyReply): Promise<F
   const claim: NewIdempotencyKey = {
     organizerId: auth.organizerId,
     key,
-    requestHash: requestHash(auth.apiKeyId, request.method, path, request.body),
+    requestHash: requestHash(auth.apiKeyId ?? `user:${auth.userId}`, request.method, path, request.body),
     apiKeyId: auth.apiKeyId,
+    userId: auth.userId,
     method: request.method,
     path,
     leaseToken: randomUUID(),
@@ -230,8 +233,12 @@ async function claimKey(request: FastifyRequest, reply: FastifyReply): Promise<F
           await resetIdempotencyKey(trx, claim);
           return hold();
         }
-        if (row.api_key_id !== claim.apiKeyId)
-          return { kind: 'conflict', code: 'idempotency_key_reused', detail: IDEMPOTENCY_DETAILS.otherApiKey };
+        if (row.api_key_id !== claim.apiKeyId || row.user_id !== claim.userId)
+          return {
+            kind: 'conflict',
+            code: 'idempotency_key_reused',
+            detail: claim.apiKeyId === null ? IDEMPOTENCY_DETAILS.otherCredential : IDEMPOTENCY_DETAILS.otherApiKey,
+          };
         if (row.request_hash !== claim.requestHash)
           return { kind: 'conflict', code: 'idempotency_key_reused', detail: IDEMPOTENCY_DETAILS.otherRequest };
         if (row.status === 'completed') return { kind: 'replay', row };

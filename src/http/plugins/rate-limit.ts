@@ -29,7 +29,16 @@ const DENIAL_DETAIL: Record<RateLimitBucket, (limit: number) => string> = {
     `Rate limit exceeded: at most ${limit} read requests (GET) per minute per API key. Retry after 60 seconds.`,
   write: (limit) =>
     `Rate limit exceeded: at most ${limit} write requests (POST, PATCH, DELETE) per minute per API key. Retry after 60 seconds.`,
+  signin_account: (limit) =>
+    `Too many sign-in attempts: at most ${limit} per minute for one e-mail address. Retry after 60 seconds.`,
+  signin_ip: (limit) =>
+    `Too many sign-in attempts: at most ${limit} per minute from one client IP address. Retry after 60 seconds.`,
 };
+
+/** The 429 detail of a sign-in bucket (docs/dashboard.md, "Sign-in failures"). */
+export function signInDenialDetail(bucket: RateLimitBucket, limit: number): string {
+  return DENIAL_DETAIL[bucket](limit);
+}
 
 function bucketOf(method: string): RateLimitBucket {
   return method === 'GET' || method === 'HEAD' ? 'read' : 'write';
@@ -82,7 +91,7 @@ export function preauthRateLimit(request: FastifyRequest, reply: FastifyReply, d
 export function apiKeyRateLimit(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
   const auth = request.auth;
   if (!auth) return done(); // apiKeyAuth throws before us; nothing to count a key against.
-  enforce(request, reply, bucketOf(request.method), auth.apiKeyId, done);
+  enforce(request, reply, bucketOf(request.method), auth.apiKeyId ?? `user:${auth.userId}`, done);
 }
 
 /** The health probes, by path (query string ignored); cheaper than the routeOptions getter. */

@@ -18,7 +18,11 @@ import { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { FixedWindowCounters } from './fixed-window.ts';
 
-export type RateLimitBucket = 'preauth' | 'read' | 'write';
+/**
+ * `preauth` per client IP, `read`/`write` per API key or signed-in user, and the two
+ * sign-in buckets of the dashboard: per e-mail address and per client IP (docs/dashboard.md).
+ */
+export type RateLimitBucket = 'preauth' | 'read' | 'write' | 'signin_account' | 'signin_ip';
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -51,7 +55,7 @@ interface RateLimiterOptions {
 
 const RATE_LIMIT_WINDOW_SECONDS = 60;
 
-const BUCKETS: readonly RateLimitBucket[] = ['preauth', 'read', 'write'];
+const BUCKETS: readonly RateLimitBucket[] = ['preauth', 'read', 'write', 'signin_account', 'signin_ip'];
 
 /**
  * A slow Redis must not slow requests down: past this, the request is counted in-process.
@@ -247,11 +251,10 @@ function perBucket<T>(
   limits: Record<RateLimitBucket, number>,
   build: (bucket: RateLimitBucket, points: number) => T,
 ): Record<RateLimitBucket, T> {
-  return {
-    preauth: build('preauth', limits.preauth),
-    read: build('read', limits.read),
-    write: build('write', limits.write),
-  };
+  return Object.fromEntries(BUCKETS.map((bucket) => [bucket, build(bucket, limits[bucket])])) as Record<
+    RateLimitBucket,
+    T
+  >;
 }
 
 function forBucket<T>(perBucketValues: Record<RateLimitBucket, T>, bucket: RateLimitBucket): T {

@@ -21,6 +21,7 @@ import { updateOrganizerRoute } from './organizers/update-organizer.ts';
 import { publishEventRoute } from './events/publish-event.ts';
 import { createHoldRoute } from './holds/create-hold.ts';
 import { releaseHoldRoute } from './holds/release-hold.ts';
+import { createUserRoute } from './users/create-user.ts';
 
 export const adminRoutes: FastifyPluginAsync = async (app) => {
   app.addHook('onRequest', adminAuth);
@@ -32,6 +33,7 @@ export const adminRoutes: FastifyPluginAsync = async (app) => {
   await app.register(listOrganizersRoute);
   await app.register(getOrganizerRoute);
   await app.register(updateOrganizerRoute);
+  await app.register(createUserRoute);
   await app.register(createApiKeyRoute);
   await app.register(listApiKeysRoute);
   await app.register(revokeApiKeyRoute);

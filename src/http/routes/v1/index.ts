@@ -1,6 +1,8 @@
 /**
  * The public /v1 API. Every route here is behind API key authentication; add a
- * resource by registering its routes plugin below.
+ * resource by registering its routes plugin below. The operations a person needs too
+ * (sharedOperations) are mounted again under /dashboard/v1 with session authentication
+ * (docs/dashboard.md, "One operation, two surfaces").
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { apiKeyAuth } from '../../plugins/api-key-auth.ts';
@@ -42,6 +44,11 @@ export const v1Routes: FastifyPluginAsync = async (app) => {
   registerIdempotency(app);
   // The calling key itself: its scopes and organizer.
   await app.register(getCurrentApiKeyRoute);
+  await app.register(sharedOperations);
+};
+
+/** Every /v1 operation but the calling key's own: the dashboard mounts these too. */
+export const sharedOperations: FastifyPluginAsync = async (app) => {
   await app.register(listEventsRoute);
   await app.register(createEventRoute);
   await app.register(getEventRoute);
