@@ -28,8 +28,8 @@ declare module 'fastify' {
   }
 }
 
-/** The service's own origin as this request reached it, and PUBLIC_URL's when set. */
-function ownOrigins(request: FastifyRequest): string[] {
+/** The service's own origin as this request reached it, and PUBLIC_URL's. */
+function ownOrigins(request: FastifyRequest): (string | undefined)[] {
   return [originOf(`${request.protocol}://${request.host}`), originOf(request.server.deps.config.publicUrl)];
 }
 
