@@ -1,8 +1,11 @@
 /**
- * The buyer's e-mails as durable jobs (docs/orders.md, "E-mail"):
+ * The buyer's e-mails and the account e-mails as durable jobs (docs/orders.md, "E-mail"):
  *
  * - enqueueOrderEmails() writes `email_jobs` rows in the order's own transaction, so a
  *   committed sale always has its mails queued and a rolled-back one never sends.
+ * - enqueueAccountEmail() (src/mail/account-mail.ts) does the same for an invitation or a
+ *   password reset, in the transaction that stores its one-time link; the job keeps the
+ *   link only until the mail is sent or has finally failed (then `link` is NULL).
  * - runEmailJobsOnce() claims due jobs (FOR UPDATE SKIP LOCKED, a lease in locked_until),
  *   renders them from the database as it is now, sends through the Mailer, and records
  *   status, attempts, last_error and sent_at. A failure is retried with backoff until
@@ -27,23 +30,28 @@ import { findOrderById, findTransactionsOfOrders, markEticketsSent } from '../db
 import type { ComposedMail } from './compose.ts';
 import type { MailRenderer } from './render-pool.ts';
 import type { RenderRequest } from './render-task.ts';
+import { accountMailRequest } from './account-mail.ts';
+import { EMAIL_MAX_ATTEMPTS, EMAIL_RETRY_DELAYS_MS } from './retry-policy.ts';
 import type { Mailer } from './transport.ts';
 import { emailSends } from '../metrics/registry.ts';
 import { emitDomainEvent } from '../webhooks/outbox.ts';
 
-type EmailKind = 'receipt' | 'etickets';
+type OrderEmailKind = 'receipt' | 'etickets';
 
-/** Delay before retry n (1-based), after a failed attempt. */
-export const EMAIL_RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 12 * 3_600_000];
-const EMAIL_MAX_ATTEMPTS = EMAIL_RETRY_DELAYS_MS.length + 1;
+export { EMAIL_RETRY_DELAYS_MS };
 const EMAIL_LEASE_MS = 2 * 60_000;
 const TICKET_IDS_CAP = 100;
 
-function emailSubject(kind: EmailKind, orderNo: string): string {
+function emailSubject(kind: OrderEmailKind, orderNo: string): string {
   return kind === 'receipt' ? `Your receipt for order ${orderNo}` : `Your tickets for order ${orderNo}`;
 }
 
-export async function enqueueOrderEmails(trx: Executor, order: OrderRow, kinds: EmailKind[], now: Date): Promise<void> {
+export async function enqueueOrderEmails(
+  trx: Executor,
+  order: OrderRow,
+  kinds: OrderEmailKind[],
+  now: Date,
+): Promise<void> {
   if (kinds.length === 0) return;
   await insertEmailJobs(trx, orderEmailJobValues(order, kinds, now));
 }
@@ -51,7 +59,7 @@ export async function enqueueOrderEmails(trx: Executor, order: OrderRow, kinds: 
 /** The `email_jobs` rows of an order's e-mails (a sale inserts them with its other records). */
 export function orderEmailJobValues(
   order: Pick<OrderRow, 'id' | 'organizer_id' | 'order_no' | 'buyer_email'>,
-  kinds: EmailKind[],
+  kinds: OrderEmailKind[],
   now: Date,
 ) {
   return kinds.map((kind, i) => ({
@@ -113,9 +121,13 @@ export async function runEmailJobsOnce(deps: EmailJobDeps): Promise<number> {
     new Date(now.getTime() + EMAIL_LEASE_MS),
     deps.batchSize ?? EMAIL_BATCH_SIZE,
   );
-  const byOrder = new Map<string, EmailJobRow[]>();
-  for (const job of jobs) byOrder.set(job.order_id, [...(byOrder.get(job.order_id) ?? []), job]);
-  const queue = [...byOrder.values()];
+  // An order's mails form one group; an account mail (no order) is a group of its own.
+  const groups = new Map<string, EmailJobRow[]>();
+  for (const job of jobs) {
+    const key = job.order_id === null ? `job:${job.id}` : `order:${job.order_id}`;
+    groups.set(key, [...(groups.get(key) ?? []), job]);
+  }
+  const queue = [...groups.values()];
   const lane = async () => {
     for (let group = queue.shift(); group; group = queue.shift()) {
       for (const job of group) await processJob(deps, job);
@@ -126,7 +138,7 @@ export async function runEmailJobsOnce(deps: EmailJobDeps): Promise<number> {
 }
 
 async function processJob(deps: EmailJobDeps, job: EmailJobRow): Promise<void> {
-  let rendered: { message: ComposedMail; ticketIds: string[]; orderNo: string } | undefined;
+  let rendered: (MailContent & { message: ComposedMail }) | undefined;
   try {
     const found = await mailContent(deps.db, job);
     rendered = found && { ...found, message: await deps.renderer.render(found.request) };
@@ -135,7 +147,12 @@ async function processJob(deps: EmailJobDeps, job: EmailJobRow): Promise<void> {
   }
   if (!rendered) {
     // Nothing left to send (e.g. every ticket was cancelled before the mail went out).
-    await finishEmailJob(deps.db, job, { status: 'skipped', last_error: null, updated_at: deps.clock.now() });
+    await finishEmailJob(deps.db, job, {
+      status: 'skipped',
+      last_error: null,
+      link: null,
+      updated_at: deps.clock.now(),
+    });
     deps.log?.info(jobFields(job), 'e-mail skipped: nothing left to send');
     emailSends.inc({ outcome: 'skipped' });
     return;
@@ -153,19 +170,21 @@ async function processJob(deps: EmailJobDeps, job: EmailJobRow): Promise<void> {
       sent_at: sentAt,
       message_id: messageId,
       last_error: null,
+      link: null,
       updated_at: sentAt,
     });
-    if (!done || job.kind !== 'etickets') return;
-    const order = await markEticketsSent(trx, job.order_id, sentAt);
+    if (!done || rendered.etickets === undefined) return;
+    const order = await markEticketsSent(trx, rendered.etickets.orderId, sentAt);
+    const { ticketIds } = rendered.etickets;
     await emitDomainEvent(trx, {
-      organizerId: job.organizer_id,
+      organizerId: rendered.etickets.organizerId,
       type: 'ticket.issued',
       data: {
         order_id: order.id,
         order_no: order.order_no,
-        ticket_ids: rendered.ticketIds.slice(0, TICKET_IDS_CAP),
-        ticket_ids_truncated: rendered.ticketIds.length > TICKET_IDS_CAP,
-        ticket_count: rendered.ticketIds.length,
+        ticket_ids: ticketIds.slice(0, TICKET_IDS_CAP),
+        ticket_ids_truncated: ticketIds.length > TICKET_IDS_CAP,
+        ticket_count: ticketIds.length,
       },
       at: sentAt,
     });
@@ -178,7 +197,8 @@ async function recordFailure(deps: EmailJobDeps, job: EmailJobRow, err: unknown)
   const now = deps.clock.now();
   const message = (err instanceof Error ? err.message : String(err)).slice(0, 1000);
   if (job.attempts >= job.max_attempts) {
-    await finishEmailJob(deps.db, job, { status: 'failed', last_error: message, updated_at: now });
+    // The link dies with the job: nothing will send it any more.
+    await finishEmailJob(deps.db, job, { status: 'failed', last_error: message, link: null, updated_at: now });
     deps.log?.warn({ ...jobFields(job), err }, 'e-mail failed; no attempt is left');
     emailSends.inc({ outcome: 'failed' });
     return;
@@ -195,16 +215,38 @@ async function recordFailure(deps: EmailJobDeps, job: EmailJobRow, err: unknown)
   emailSends.inc({ outcome: 'retry' });
 }
 
+/** What a job's mail says; for e-tickets, what their delivery records (ticket.issued). */
+interface MailContent {
+  request: RenderRequest;
+  etickets?: { orderId: string; organizerId: string; ticketIds: string[] };
+}
+
 /** What the job's mail says, read from the database as it is now; undefined: nothing to send. */
-async function mailContent(
-  db: Db,
-  job: EmailJobRow,
-): Promise<{ request: RenderRequest; ticketIds: string[]; orderNo: string } | undefined> {
-  const order = await findOrderById(db, job.order_id);
-  const organizer = await findOrganizer(db, job.organizer_id);
-  if (!organizer) throw new Error(`organizer ${job.organizer_id} not found`);
-  const buyer = { first_name: order.buyer_first_name, last_name: order.buyer_last_name, email: job.recipient };
-  if (job.kind === 'receipt') {
+async function mailContent(db: Db, job: EmailJobRow): Promise<MailContent | undefined> {
+  switch (job.kind) {
+    case 'receipt':
+    case 'etickets':
+      if (job.order_id === null) throw new Error(`${job.kind} e-mail job ${job.id} has no order`);
+      return orderMailContent(db, { kind: job.kind, orderId: job.order_id, recipient: job.recipient });
+    case 'invitation':
+    case 'password_reset':
+      return { request: accountMailRequest(job, job.kind) };
+  }
+}
+
+/** An order's mail: its kind, its order, its buyer's address. */
+interface OrderMail {
+  kind: OrderEmailKind;
+  orderId: string;
+  recipient: string;
+}
+
+async function orderMailContent(db: Db, { kind, orderId, recipient }: OrderMail): Promise<MailContent | undefined> {
+  const order = await findOrderById(db, orderId);
+  const organizer = await findOrganizer(db, order.organizer_id);
+  if (!organizer) throw new Error(`organizer ${order.organizer_id} not found`);
+  const buyer = { first_name: order.buyer_first_name, last_name: order.buyer_last_name, email: recipient };
+  if (kind === 'receipt') {
     const [lines, transactions] = await Promise.all([
       findReceiptLines(db, order.id),
       findTransactionsOfOrders(db, [order.id]),
@@ -230,7 +272,7 @@ async function mailContent(
       createdAt: order.created_at,
       timeZone: organizer.timezone,
     };
-    return { request: { kind: 'receipt', input }, ticketIds: [], orderNo: order.order_no };
+    return { request: { kind: 'receipt', input } };
   }
   if (order.status === 'cancelled') return undefined;
   const tickets = await findTicketsForMail(db, order.id);
@@ -250,5 +292,8 @@ async function mailContent(
       holderName: t.holder_last_name ? `${t.holder_first_name} ${t.holder_last_name}` : t.holder_first_name,
     })),
   };
-  return { request: { kind: 'etickets', input }, ticketIds: tickets.map((t) => t.id), orderNo: order.order_no };
+  return {
+    request: { kind: 'etickets', input },
+    etickets: { orderId: order.id, organizerId: order.organizer_id, ticketIds: tickets.map((t) => t.id) },
+  };
 }

@@ -4,9 +4,23 @@
  * called it receives bytes ready to send. Also callable directly, in the calling thread.
  */
 import { composeMail, type ComposedMail } from './compose.ts';
-import { renderETickets, renderReceipt, type ETicketInput, type ReceiptInput } from './templates.ts';
+import {
+  renderETickets,
+  renderInvitation,
+  renderPasswordReset,
+  renderReceipt,
+  type ETicketInput,
+  type InvitationInput,
+  type PasswordResetInput,
+  type ReceiptInput,
+} from './templates.ts';
+import type { MailMessage } from './transport.ts';
 
-export type RenderRequest = { kind: 'receipt'; input: ReceiptInput } | { kind: 'etickets'; input: ETicketInput };
+export type RenderRequest =
+  | { kind: 'receipt'; input: ReceiptInput }
+  | { kind: 'etickets'; input: ETicketInput }
+  | { kind: 'invitation'; input: InvitationInput }
+  | { kind: 'password_reset'; input: PasswordResetInput };
 
 export interface RenderTask {
   /** The From header. */
@@ -15,9 +29,20 @@ export interface RenderTask {
 }
 
 async function renderAndCompose(task: RenderTask): Promise<ComposedMail> {
-  const { request } = task;
-  const message = request.kind === 'receipt' ? await renderReceipt(request.input) : await renderETickets(request.input);
-  return composeMail(task.from, message);
+  return composeMail(task.from, await renderMessage(task.request));
+}
+
+function renderMessage(request: RenderRequest): Promise<MailMessage> {
+  switch (request.kind) {
+    case 'receipt':
+      return renderReceipt(request.input);
+    case 'etickets':
+      return renderETickets(request.input);
+    case 'invitation':
+      return renderInvitation(request.input);
+    case 'password_reset':
+      return renderPasswordReset(request.input);
+  }
 }
 
 export default renderAndCompose;

@@ -1,12 +1,15 @@
 /**
- * The two e-mails a buyer receives after POST /orders: the receipt and the e-tickets.
+ * The two e-mails a buyer receives after POST /orders, the receipt and the e-tickets, and
+ * the account e-mails of the dashboard (docs/dashboard.md): a team invitation and a
+ * password reset, each carrying a single-use link.
  *
  * Pure rendering: plain data in, a ready-to-send MailMessage out (HTML plus a plain-text
  * alternative, and inline QR code images for e-tickets). No database access, so the job
  * queue can render from whatever snapshot it stored and tests need no fixtures.
  *
- * Every value interpolated into HTML goes through `escapeHtml`: buyer names, event titles
- * and venue names come from API callers and must not become markup in a mail client.
+ * Every value interpolated into HTML goes through `escapeHtml`: buyer names, event titles,
+ * venue names, organizer and user names come from callers and must not become markup in a
+ * mail client.
  */
 import { qrCodePng } from './qr-png.ts';
 import type { MailAttachment, MailMessage } from './transport.ts';
@@ -334,4 +337,122 @@ ${ticketsHtml}`;
 
 function safeFileNamePart(value: string): string {
   return value.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 64) || 'ticket';
+}
+
+// ---------------------------------------------------------------------------------------
+// Account e-mails: an invitation to an organizer's team, a password reset
+// ---------------------------------------------------------------------------------------
+
+/** A membership role (docs/dashboard.md, "Roles and permissions"). */
+type AccountRole = 'owner' | 'manager' | 'box_office' | 'door' | 'viewer';
+
+/** Each role as a person reads it. */
+const ROLE_WORDS: Record<AccountRole, string> = {
+  owner: 'owner',
+  manager: 'manager',
+  box_office: 'box office',
+  door: 'door',
+  viewer: 'viewer',
+};
+
+/** A role from its code (`box_office`) or its words (`box office`); undefined: no such role. */
+export function accountRole(value: string): AccountRole | undefined {
+  if (Object.hasOwn(ROLE_WORDS, value)) return value as AccountRole;
+  return (Object.keys(ROLE_WORDS) as AccountRole[]).find((role) => ROLE_WORDS[role] === value);
+}
+
+/** How long each one-time link works (docs/dashboard.md, "One-time links"). */
+const INVITATION_LINK_LIFETIME = '72 hours';
+const PASSWORD_RESET_LINK_LIFETIME = '1 hour';
+
+export interface InvitationInput {
+  /** The invited address. */
+  to: string;
+  /** The single-use link that accepts the invitation. */
+  link: string;
+  organizerName: string;
+  /** Who sent the invitation; empty when unknown. */
+  inviterName: string;
+  role: AccountRole;
+}
+
+export interface PasswordResetInput {
+  /** The account's address. */
+  to: string;
+  /** The single-use link that sets a new password. */
+  link: string;
+  /** The account holder's name; empty when the account has none. */
+  name: string;
+}
+
+export function invitationSubject(organizerName: string): string {
+  return `You are invited to join ${organizerName} on Marquee`;
+}
+
+export const PASSWORD_RESET_SUBJECT = 'Reset your Marquee password';
+
+/** A call-to-action link: the address as the button's target and, for clients that strip it, as text. */
+function linkHtml(label: string, link: string): string {
+  return `<p style="margin:0 0 16px;"><a href="${escapeHtml(link)}" style="display:inline-block;padding:10px 16px;background:#18181b;color:#ffffff;text-decoration:none;border-radius:6px;">${escapeHtml(label)}</a></p>
+<p style="margin:0 0 16px;color:#52525b;word-break:break-all;">${escapeHtml(link)}</p>`;
+}
+
+export async function renderInvitation(input: InvitationInput): Promise<MailMessage> {
+  const subject = invitationSubject(input.organizerName);
+  const role = ROLE_WORDS[input.role];
+  const invited = (inviter: string, organizer: string) =>
+    input.inviterName
+      ? `${inviter} invited you to join ${organizer} on Marquee.`
+      : `You are invited to join ${organizer} on Marquee.`;
+  const lifetime = `This link can be used only once, within ${INVITATION_LINK_LIFETIME}.`;
+
+  const text = [
+    'Hello,',
+    '',
+    invited(input.inviterName, input.organizerName),
+    `Your role: ${role}.`,
+    '',
+    'Accept the invitation here:',
+    input.link,
+    '',
+    lifetime,
+    '',
+  ].join('\n');
+
+  const body = `<h1 style="font-size:20px;margin:0 0 16px;">You are invited to join ${escapeHtml(input.organizerName)}</h1>
+<p style="margin:0 0 16px;line-height:1.5;">${invited(escapeHtml(input.inviterName), escapeHtml(input.organizerName))}<br>
+Your role: <strong>${escapeHtml(role)}</strong>.</p>
+${linkHtml('Accept the invitation', input.link)}
+<p style="margin:0;color:#52525b;">${escapeHtml(lifetime)}</p>`;
+
+  return { to: input.to, subject, text, html: htmlDocument(subject, body) };
+}
+
+export async function renderPasswordReset(input: PasswordResetInput): Promise<MailMessage> {
+  const subject = PASSWORD_RESET_SUBJECT;
+  const greeting = input.name ? `Hello ${input.name},` : 'Hello,';
+  const lifetime = `This link can be used only once, within ${PASSWORD_RESET_LINK_LIFETIME}.`;
+  const notYou = 'If you did not ask for this, ignore this e-mail: your password stays as it is.';
+
+  const text = [
+    greeting,
+    '',
+    `someone asked to reset the password of your Marquee account (${input.to}).`,
+    '',
+    'Choose a new password here:',
+    input.link,
+    '',
+    lifetime,
+    '',
+    notYou,
+    '',
+  ].join('\n');
+
+  const body = `<h1 style="font-size:20px;margin:0 0 16px;">${escapeHtml(greeting)}</h1>
+<p style="margin:0 0 16px;line-height:1.5;">Someone asked to reset the password of your Marquee account (${escapeHtml(input.to)}).</p>
+${linkHtml('Choose a new password', input.link)}
+<p style="margin:0 0 16px;color:#52525b;">${escapeHtml(lifetime)}</p>
+<p style="margin:0;color:#52525b;">${escapeHtml(notYou)}</p>`;
+
+  return { to: input.to, subject, text, html: htmlDocument(subject, body) };
 }

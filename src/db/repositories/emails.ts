@@ -44,6 +44,8 @@ export function finishEmailJob(
     last_error?: string | null;
     sent_at?: Date;
     message_id?: string;
+    /** null erases an account mail's link: once it is sent, or has finally failed. */
+    link?: null;
     updated_at: Date;
   },
 ) {
@@ -57,6 +59,10 @@ export function finishEmailJob(
     .executeTakeFirst();
 }
 
+/**
+ * The mail log of an organizer: its orders' mails and its invitations. A password reset
+ * has no organizer and is in no organizer's log.
+ */
 export function emailJobsListQuery(db: Executor, organizerId: string) {
   return db.selectFrom('email_jobs').selectAll('email_jobs').where('email_jobs.organizer_id', '=', organizerId);
 }

@@ -173,8 +173,11 @@ export const SettleRefund = Type.Object(
 export const Email = Type.Object({
   id: Uuid,
   object: Type.Literal('email'),
-  order_id: Uuid,
-  kind: Type.String({ description: '`receipt` or `etickets`' }),
+  order_id: Type.Union([Uuid, Type.Null()], { description: 'null for an account e-mail (an invitation)' }),
+  kind: StringEnum(['receipt', 'etickets', 'invitation', 'password_reset'] as const, {
+    description:
+      'an order’s `receipt` or `etickets`, or a team `invitation`; a `password_reset` has no organizer and is in no organizer’s log',
+  }),
   recipient: Type.String(),
   subject: Type.String(),
   status: Type.String({ description: '`pending`, `sending`, `sent`, `failed` or `skipped`' }),

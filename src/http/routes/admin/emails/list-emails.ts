@@ -21,9 +21,9 @@ export const listEmailsRoute: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['admin'],
         operationId: 'adminListEmails',
-        summary: 'The mail log of an organizer (receipts, e-tickets), newest first',
+        summary: 'The mail log of an organizer (receipts, e-tickets, invitations), newest first',
         description:
-          'The receipts and e-ticket mails of the organizer’s orders, newest first, with their delivery state.',
+          'The receipts and e-ticket mails of the organizer’s orders and its team invitations (`order_id` null), newest first, with their delivery state. Password resets belong to a user, not an organizer, and are in no organizer’s log.',
         params: IdParams,
         querystring: Type.Object(PaginationQuery, { additionalProperties: false }),
         response: { 200: success(ListOf(Email)), ...errorResponses(400, 401, 404) },
