@@ -20,7 +20,12 @@ export interface SessionAuth {
   csrfToken: () => string | undefined;
 }
 
-interface CommonTransportOptions {
+/** Either `apiKey` (`/v1`, any program) or `session` (`/dashboard/v1`, a page of the service's origin). */
+export interface TransportOptions {
+  /** The API key (`mqk_…`), sent as the bearer token. Required unless `session` is given. */
+  apiKey?: string;
+  /** Instead of `apiKey`: the browser's session cookie, and this CSRF token on writes. */
+  session?: SessionAuth;
   /**
    * The service's origin, e.g. `https://tickets.example.com` (paths start with /v1); in
    * session mode, the dashboard's root: `${origin}/dashboard`.
@@ -37,10 +42,6 @@ interface CommonTransportOptions {
   /** Makes an Idempotency-Key; default crypto.randomUUID(). */
   idempotencyKey?: () => string;
 }
-
-/** Either an API key (`/v1`, any program) or a signed-in person's session (`/dashboard/v1`, the console). */
-export type TransportOptions = CommonTransportOptions &
-  ({ apiKey: string; session?: undefined } | { session: SessionAuth; apiKey?: undefined });
 
 export type Query = Record<string, string | number | boolean | readonly string[] | undefined>;
 
@@ -62,7 +63,7 @@ const MAX_RETRY_AFTER_MS = 60_000;
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export class Transport {
-  readonly #options: Required<Omit<CommonTransportOptions, 'fetch'>> & { fetch: typeof fetch };
+  readonly #options: Required<Omit<TransportOptions, 'fetch' | 'apiKey' | 'session'>> & { fetch: typeof fetch };
   /** How a request proves who sends it: the bearer key, or the session cookie and its CSRF token. */
   readonly #credentials: (method: string) => { headers: Record<string, string>; init: RequestInit };
 
