@@ -1,6 +1,6 @@
 // The console's build and dev server (docs/console.md). `vite build` writes the app to the
 // repository's dist/console, which Marquee serves at /app/; `vite` serves it with hot reload
-// and proxies /v1 to a running Marquee (MARQUEE_URL, default http://127.0.0.1:3000), so the
+// and proxies /dashboard to a running Marquee (MARQUEE_URL, default http://127.0.0.1:3000), so the
 // page and the API share one origin as they do when Marquee serves the build.
 import { defineConfig, defaultClientConditions, loadEnv } from 'vite';
 
@@ -19,6 +19,7 @@ export default defineConfig(({ mode }) => {
       assetsInlineLimit: 0,
       target: 'es2022',
     },
-    server: { proxy: { '/v1': { target: marquee, changeOrigin: true } } },
+    // The console talks to /dashboard/v1 (docs/dashboard.md); its cookie is the proxied origin's own.
+    server: { proxy: { '/dashboard': { target: marquee, changeOrigin: true } } },
   };
 });

@@ -1,17 +1,24 @@
 /**
  * The routes table: every screen of the console, its path under /app, its entry in the
- * navigation (if any) and whether it needs a key with the `write` scope. A new screen is
- * one row here; the router, the navigation and the deep links (Marquee serves index.html
- * for every /app/ path that is not a file) follow from it.
+ * navigation (if any) and the permission it needs (docs/dashboard.md, "Roles and
+ * permissions"; the session body lists the role's). A new screen is one row here; the
+ * router, the navigation and the deep links (Marquee serves index.html for every /app/
+ * path that is not a file) follow from it.
  */
 import type { ComponentType } from 'preact';
+import type { Permission, SessionBody } from './lib/dashboard.ts';
 import { Door } from './screens/door.tsx';
 import { EventCreate } from './screens/event-create.tsx';
 import { EventDetailScreen } from './screens/event-detail.tsx';
 import { EventsList } from './screens/events-list.tsx';
 import { Home, NotFound } from './screens/home.tsx';
+import { Invite } from './screens/invite.tsx';
 import { OrderDetailScreen, OrdersList } from './screens/orders.tsx';
+import { Profile } from './screens/profile.tsx';
+import { Reset } from './screens/reset.tsx';
 import { Sell } from './screens/sell.tsx';
+import { Setup } from './screens/setup.tsx';
+import { Team } from './screens/team.tsx';
 import { WebhookDeliveryScreen, WebhookEndpointScreen, WebhooksList } from './screens/webhooks.tsx';
 
 interface ConsoleRoute {
@@ -21,37 +28,52 @@ interface ConsoleRoute {
   component: ComponentType<any>;
   /** The label in the main navigation; absent: reached by links only. */
   nav?: string;
-  /** `write`: shown to keys with the write scope only (docs/console.md, "Read-only keys"). */
-  requires?: 'write';
+  /** The permission the screen needs; absent: every signed-in person (the profile). */
+  requires?: Permission;
 }
 
 const ROUTES: readonly ConsoleRoute[] = [
   { path: '/app', component: Home },
   { path: '/app/', component: Home },
-  { path: '/app/events', component: EventsList, nav: 'Events' },
-  { path: '/app/events/new', component: EventCreate, requires: 'write' },
-  { path: '/app/events/:id', component: EventDetailScreen },
-  { path: '/app/sell', component: Sell, nav: 'Sell', requires: 'write' },
-  { path: '/app/orders', component: OrdersList, nav: 'Orders' },
-  { path: '/app/orders/:id', component: OrderDetailScreen },
-  { path: '/app/webhooks', component: WebhooksList, nav: 'Webhooks' },
-  { path: '/app/webhooks/deliveries/:id', component: WebhookDeliveryScreen },
-  { path: '/app/webhooks/:id', component: WebhookEndpointScreen },
-  // Check-ins are writes: a read-only key has no door (docs/door.md).
-  { path: '/app/door', component: Door, nav: 'Door', requires: 'write' },
+  { path: '/app/events', component: EventsList, nav: 'Events', requires: 'read' },
+  { path: '/app/events/new', component: EventCreate, requires: 'catalog' },
+  { path: '/app/events/:id', component: EventDetailScreen, requires: 'read' },
+  { path: '/app/sell', component: Sell, nav: 'Sell', requires: 'sell' },
+  { path: '/app/orders', component: OrdersList, nav: 'Orders', requires: 'read' },
+  { path: '/app/orders/:id', component: OrderDetailScreen, requires: 'read' },
+  { path: '/app/webhooks', component: WebhooksList, nav: 'Webhooks', requires: 'read' },
+  { path: '/app/webhooks/deliveries/:id', component: WebhookDeliveryScreen, requires: 'read' },
+  { path: '/app/webhooks/:id', component: WebhookEndpointScreen, requires: 'read' },
+  // The door reads the events it needs with `check_in` alone (docs/dashboard.md): a door role has the door only.
+  { path: '/app/door', component: Door, nav: 'Door', requires: 'check_in' },
+  { path: '/app/team', component: Team, nav: 'Team', requires: 'team' },
+  { path: '/app/profile', component: Profile },
 ];
 
-/** The navigation entries the key may use. */
-export function navigationOf(canWrite: boolean): ConsoleRoute[] {
-  return ROUTES.filter((r) => r.nav !== undefined && (r.requires !== 'write' || canWrite));
+type Can = (permission: Permission) => boolean;
+
+const allowed = (route: ConsoleRoute, can: Can) => route.requires === undefined || can(route.requires);
+
+/** The navigation entries the role may use. */
+export function navigationOf(can: Can): ConsoleRoute[] {
+  return ROUTES.filter((r) => r.nav !== undefined && allowed(r, can));
 }
 
 /**
- * The routes as the key sees them: a write route opened with a read-only key shows
- * NotFound (it keeps its place, so `/app/events/new` is not taken for an event id).
+ * The routes as the role sees them: a screen the role may not use shows NotFound (it keeps
+ * its place, so `/app/events/new` is not taken for an event id).
  */
-export function routesOf(canWrite: boolean): ConsoleRoute[] {
-  return ROUTES.map((r) => (r.requires !== 'write' || canWrite ? r : { ...r, component: NotFound }));
+export function routesOf(can: Can): ConsoleRoute[] {
+  return ROUTES.map((r) => (allowed(r, can) ? r : { ...r, component: NotFound }));
 }
+
+/** The pages of the one-time links (docs/dashboard.md), open without a session. */
+export const PUBLIC_SCREENS: Readonly<
+  Record<string, ComponentType<{ onSignedIn: (body: SessionBody) => void }> | undefined>
+> = {
+  '/app/reset': Reset,
+  '/app/invite': Invite,
+  '/app/setup': Setup,
+};
 
 export { NotFound };

@@ -46,9 +46,9 @@ export function SaleForm({
   performance: Performance;
   onSold: (sold: Sold) => void;
 }) {
-  const { client, key } = useSession();
+  const { client, organizer } = useSession();
   const { event, questions } = catalog;
-  const currency = key.organizer.currency;
+  const currency = organizer.currency;
   const live = useAvailability(client, [performance.id]);
   const availability = live.byPerformance[performance.id];
   const types = event.ticket_types.filter((t) =>

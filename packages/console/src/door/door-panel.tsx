@@ -9,9 +9,9 @@
  * browser test reads them with performance.getEntriesByType('measure').
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { Marquee, type EventDetail, type Performance, type Ticket } from '@marquee/sdk';
+import type { EventDetail, Performance, Ticket } from '@marquee/sdk';
 import { performanceName } from '../components/performance-picker.tsx';
-import { storedApiKey } from '../lib/session.ts';
+import { sessionClient, useSession } from '../lib/session.ts';
 import { usePolling } from '../lib/use-async.ts';
 import { useTitle } from '../lib/title.ts';
 import { Attendance, type Counts } from './attendance.ts';
@@ -50,13 +50,12 @@ function ticketOf(outcome: Outcome | undefined): Ticket | undefined {
 
 export function DoorPanel({ event, performances, performance: chosen, onLeave }: Props) {
   useTitle('Door');
-  const apiKey = storedApiKey() ?? '';
+  const { body } = useSession();
+  // Scans belong to the person and the organizer they were made for (docs/door.md, "Offline").
+  const owner = `${body.user.id}:${body.organizer_id}`;
   // The door's own client: no silent retries, so a lost network or a 429 shows at once and
   // the queue, not the client, decides when to try again (docs/door.md, "Offline").
-  const door = useMemo(
-    () => new Marquee({ apiKey, baseUrl: window.location.origin, maxRetries: 0, timeoutMs: 10_000 }),
-    [apiKey],
-  );
+  const door = useMemo(() => sessionClient({ maxRetries: 0, timeoutMs: 10_000 }), []);
   const attendance = useMemo(() => new Attendance(door, chosen.id), [door, chosen.id]);
   const beeper = useMemo(() => new Beeper(), []);
   const repeats = useMemo(() => new RepeatFilter(REPEAT_WINDOW_MS), []);
@@ -109,7 +108,7 @@ export function DoorPanel({ event, performances, performance: chosen, onLeave }:
       });
     };
     void (async () => {
-      store = await openScanStore(await scanStoreName(apiKey));
+      store = await openScanStore(await scanStoreName(owner));
       if (closed) return store.close();
       await store.pruneSettled(Date.now() - KEEP_SETTLED_MS);
       opened = new ScanQueue({
@@ -134,7 +133,7 @@ export function DoorPanel({ event, performances, performance: chosen, onLeave }:
       window.removeEventListener('online', online);
       window.removeEventListener('offline', offline);
     };
-  }, [door, apiKey]);
+  }, [door, owner]);
 
   const refreshCounts = () =>
     void attendance.refresh().then(setCounts, () => {
@@ -203,7 +202,7 @@ export function DoorPanel({ event, performances, performance: chosen, onLeave }:
           <p>
             {status.waitCause === 'rate_limited' ? (
               <>
-                <strong>Rate limit reached.</strong> This API key has made as many check-ins as it may this minute;
+                <strong>Rate limit reached.</strong> Your account has made as many check-ins as it may this minute;
                 check-ins resume at {formatTimeAt(waitingSince, event.timezone)}.
               </>
             ) : (
@@ -211,7 +210,7 @@ export function DoorPanel({ event, performances, performance: chosen, onLeave }:
                 <strong>Marquee is busy.</strong> Check-ins resume at {formatTimeAt(waitingSince, event.timezone)}.
               </>
             )}{' '}
-            {status.pending} scan{status.pending === 1 ? '' : 's'} waiting on this device. One API key per door device
+            {status.pending} scan{status.pending === 1 ? '' : 's'} waiting on this device. One account per door device
             avoids this (docs/door.md).
           </p>
         </div>

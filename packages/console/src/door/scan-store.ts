@@ -2,8 +2,9 @@
  * The door's scans, kept in IndexedDB (docs/door.md, "Offline"): every scan is written
  * here before any request is made for it, with the Idempotency-Key it was given at scan
  * time, so a scan made offline, or one whose answer was lost, survives a reload and is
- * sent later under the same key. One database per API key (named after a hash of it), so
- * a scan queued under one organizer's key is never sent with another's. Settled scans hold
+ * sent later under the same key. One database per person and organizer (named after a
+ * hash of the two ids), so a scan queued for one organizer, or by one person, is never
+ * sent for another (an Idempotency-Key belongs to the user who sent it). Settled scans hold
  * holders' names and are kept a day (pruneSettled), pending ones until they are sent.
  */
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
@@ -101,9 +102,12 @@ export async function openScanStore(name: string): Promise<ScanStore> {
   };
 }
 
-/** The database name for an API key: a hash of it, never the key itself. */
-export async function scanStoreName(apiKey: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(apiKey));
+/**
+ * The database name for the scans of one owner (`<user id>:<organizer id>` in the console,
+ * any credential in a program): a hash of it, never the value itself.
+ */
+export async function scanStoreName(owner: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(owner));
   const hex = Array.from(new Uint8Array(digest, 0, 8), (byte) => byte.toString(16).padStart(2, '0')).join('');
   return `marquee-door-${hex}`;
 }

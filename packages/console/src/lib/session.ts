@@ -1,38 +1,53 @@
 /**
- * The signed-in key. It lives in sessionStorage only (docs/console.md, "The API key"): gone
- * when the tab closes, never in a cookie, never sent anywhere but as the SDK's bearer
- * header to this origin's /v1.
+ * The signed-in person (docs/console.md, "Signing in"): the session body of
+ * GET /dashboard/v1/session (user, memberships, the current organizer, role and
+ * permissions) and the clients that act for them. The session itself is an HttpOnly
+ * cookie the page never reads; its CSRF token is kept in memory (./dashboard.ts), and
+ * nothing of it is written to sessionStorage, localStorage or a readable cookie.
  */
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
-import { Marquee, type CurrentApiKey } from '@marquee/sdk';
+import { Marquee } from '@marquee/sdk';
+import { currentCsrfToken, sessionFetch, type Permission, type SessionBody } from './dashboard.ts';
 
-const STORAGE_KEY = 'marquee.console.apiKey';
-
-export function storedApiKey(): string | null {
-  return sessionStorage.getItem(STORAGE_KEY);
+/**
+ * A client for this origin's /dashboard/v1, where every /v1 operation is mounted again
+ * with the session's authentication (docs/dashboard.md, "One operation, two surfaces").
+ */
+export function sessionClient(options: { maxRetries?: number; timeoutMs?: number } = {}): Marquee {
+  return new Marquee({
+    session: { csrfToken: currentCsrfToken },
+    baseUrl: `${window.location.origin}/dashboard`,
+    fetch: sessionFetch,
+    maxRetries: 1,
+    ...options,
+  });
 }
 
-export function storeApiKey(apiKey: string): void {
-  sessionStorage.setItem(STORAGE_KEY, apiKey);
-}
-
-export function forgetApiKey(): void {
-  sessionStorage.removeItem(STORAGE_KEY);
-}
-
-/** A client for this origin's API; the console is served by the same Marquee it talks to. */
-export function clientFor(apiKey: string): Marquee {
-  return new Marquee({ apiKey, baseUrl: window.location.origin, maxRetries: 1 });
+/** The organizer the session acts for: its id and name, and the money and clock of its catalog. */
+export interface Organizer {
+  id: string;
+  name: string;
+  /** ISO 4217 code of its prices and orders. */
+  currency: string;
+  /** IANA zone, the default of its events and the zone of times that belong to no event. */
+  timezone: string;
 }
 
 export interface Session {
+  /** The /v1 operations, through /dashboard/v1 with the session. */
   client: Marquee;
-  /** The key as GET /v1/api_key describes it: scopes and organizer. */
-  key: CurrentApiKey;
-  /** False for a read-only key: every write action is hidden. */
-  canWrite: boolean;
-  signOut: () => void;
+  /** The session body as the API last answered it. */
+  body: SessionBody;
+  organizer: Organizer;
+  /** Whether the role in the current organizer holds the permission (docs/dashboard.md, "Roles and permissions"). */
+  can: (permission: Permission) => boolean;
+  /** Takes a session body the API answered (a profile change, a new password). */
+  update: (body: SessionBody) => void;
+  /** POST /dashboard/v1/session/organizer, then every screen loads again for that organizer. */
+  switchOrganizer: (organizerId: string) => Promise<void>;
+  /** DELETE /dashboard/v1/session (here, or `everywhere`), then the sign-in. */
+  signOut: (everywhere?: boolean) => Promise<void>;
 }
 
 export const SessionContext = createContext<Session | null>(null);

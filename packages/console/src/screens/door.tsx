@@ -1,7 +1,7 @@
 /**
  * `/app/door`: checking tickets in at the door (docs/door.md). First the performance
  * (event, then one of its performances), then the door itself (door/door-panel.tsx).
- * Check-ins are writes, so the route needs a key with the write scope (routes.tsx).
+ * The route needs the `check_in` permission (routes.tsx); the lookups it makes are open to it.
  */
 import { useState } from 'preact/hooks';
 import type { EventDetail, Performance } from '@marquee/sdk';

@@ -38,12 +38,12 @@ const FIELD_PATHS =
 
 export function EventCreate() {
   useTitle('New event');
-  const { client, key } = useSession();
+  const { client, organizer } = useSession();
   const { route } = useLocation();
-  const currency = key.organizer.currency;
+  const currency = organizer.currency;
   const [title, setTitle] = useState('');
   const [description, setDescription] = useState('');
-  const [timezone, setTimezone] = useState(key.organizer.timezone);
+  const [timezone, setTimezone] = useState(organizer.timezone);
   const [venue, setVenue] = useState('');
   const [online, setOnline] = useState(false);
   const [category, setCategory] = useState('');

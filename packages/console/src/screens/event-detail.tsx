@@ -15,7 +15,7 @@ import { useAsync } from '../lib/use-async.ts';
 import { EventState } from './events-list.tsx';
 
 export function EventDetailScreen({ id }: { id: string }) {
-  const { client, canWrite, key } = useSession();
+  const { client, can, organizer } = useSession();
   const loaded = useAsync(async () => {
     const [event, schedule] = await Promise.all([
       client.events.get(id),
@@ -48,8 +48,8 @@ export function EventDetailScreen({ id }: { id: string }) {
         // Sanitized by the API with an allow-list (docs/catalog.md); the page's CSP runs no inline script either.
         <div class="description" dangerouslySetInnerHTML={{ __html: current.description }} />
       )}
-      <Schedule event={current} performances={loaded.data.performances} currency={key.organizer.currency} />
-      {canWrite && <EventEditForm event={current} onSaved={setEvent} />}
+      <Schedule event={current} performances={loaded.data.performances} currency={organizer.currency} />
+      {can('catalog') && <EventEditForm event={current} onSaved={setEvent} />}
     </>
   );
 }
@@ -63,7 +63,7 @@ function Schedule({
   performances: Performance[];
   currency: string;
 }) {
-  const { client, canWrite } = useSession();
+  const { client, can } = useSession();
   const live = useAvailability(
     client,
     performances.map((p) => p.id),
@@ -86,7 +86,7 @@ function Schedule({
               {performance.title !== null ? ` · ${performance.title}` : ''} · {performance.status} · capacity{' '}
               {performance.capacity} · remaining{' '}
               <span data-testid="performance-remaining">{availability?.performance_remaining ?? '…'}</span>
-              {canWrite && performance.status === 'published' && !event.is_archived && (
+              {can('sell') && performance.status === 'published' && !event.is_archived && (
                 <>
                   {' '}
                   · <a href={`/app/sell?event=${event.id}&performance=${performance.id}`}>Sell</a>

@@ -18,7 +18,7 @@ const SEARCH_DELAY_MS = 250;
 
 export function EventsList() {
   useTitle('Events');
-  const { client, canWrite } = useSession();
+  const { client, can } = useSession();
   const [events, setEvents] = useState<Event[]>([]);
   const [hasMore, setHasMore] = useState(false);
   const [query, setQuery] = useState('');
@@ -60,7 +60,7 @@ export function EventsList() {
     <>
       <div class="screen-head">
         <h1>Events</h1>
-        {canWrite && (
+        {can('catalog') && (
           <a class="button" href="/app/events/new">
             New event
           </a>

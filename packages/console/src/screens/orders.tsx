@@ -18,7 +18,7 @@ const PAGE = 50;
 
 export function OrdersList() {
   useTitle('Orders');
-  const { client, key } = useSession();
+  const { client, organizer } = useSession();
   const [email, setEmail] = useState('');
   const [status, setStatus] = useState('');
   const [eventId, setEventId] = useState('');
@@ -41,7 +41,7 @@ export function OrdersList() {
     return page.data;
   }, [client, filters]);
   const orders = [...(results.data ?? []), ...more];
-  const zone = key.organizer.timezone;
+  const zone = organizer.timezone;
 
   const search = (e: Event) => {
     e.preventDefault();

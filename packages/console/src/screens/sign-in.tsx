@@ -1,33 +1,38 @@
 /**
- * Sign-in with an organizer API key. The key is checked with GET /v1/api_key (its scopes
- * and organizer) before it is kept, in sessionStorage only (docs/console.md).
+ * Signing in as a person (docs/dashboard.md, "The session API"): e-mail address and
+ * password; when the account has an authenticator app, the API answers 401
+ * `totp_required` and the form asks for its code (or a recovery code) as a second step.
+ * A refusal is shown with the API's detail and request id.
  */
-import { useState } from 'preact/hooks';
-import type { CurrentApiKey, Marquee } from '@marquee/sdk';
+import { useRef, useState } from 'preact/hooks';
 import { ErrorNotice } from '../components/error-notice.tsx';
 import { Field } from '../components/field.tsx';
-import { clientFor } from '../lib/session.ts';
+import { answer, codeOf, dashboard, type SessionBody } from '../lib/dashboard.ts';
 import { useTitle } from '../lib/title.ts';
 
-export function SignIn({ onSignedIn }: { onSignedIn: (apiKey: string, client: Marquee, key: CurrentApiKey) => void }) {
+export function SignIn({ onSignedIn }: { onSignedIn: (body: SessionBody) => void }) {
   useTitle('Sign in');
-  const [apiKey, setApiKey] = useState('');
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [totp, setTotp] = useState('');
+  const [askTotp, setAskTotp] = useState(false);
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
+  const codeField = useRef<HTMLInputElement>(null);
 
   const submit = async (e: Event) => {
     e.preventDefault();
-    const trimmed = apiKey.trim();
-    if (trimmed === '') return setError(new Error('Enter an API key.'));
     setBusy(true);
     setError(undefined);
     try {
-      const client = clientFor(trimmed);
-      const key = await client.apiKey.get();
-      if (!key.scopes.includes('read')) throw new Error('This key lacks the `read` scope the console needs.');
-      onSignedIn(trimmed, client, key);
+      const code = totp.replace(/\s+/g, '');
+      const body = { email: email.trim(), password, ...(askTotp && code !== '' ? { totp: code } : {}) };
+      onSignedIn(await answer(dashboard.POST('/dashboard/v1/session', { body })));
     } catch (err) {
-      setError(err);
+      if (codeOf(err) === 'totp_required' && !askTotp) {
+        setAskTotp(true);
+        requestAnimationFrame(() => codeField.current?.focus());
+      } else setError(err);
       setBusy(false);
     }
   };
@@ -35,26 +40,77 @@ export function SignIn({ onSignedIn }: { onSignedIn: (apiKey: string, client: Ma
   return (
     <main id="main" class="sign-in">
       <h1>Marquee console</h1>
-      <p>Sign in with an organizer API key. It is kept in this browser tab only and forgotten when you sign out.</p>
       <form onSubmit={(e) => void submit(e)}>
-        <Field id="api-key" label="API key">
-          {(a) => (
-            <input
-              {...a}
-              type="password"
-              autoComplete="off"
-              spellcheck={false}
-              placeholder="mqk_…"
-              value={apiKey}
-              onInput={(e) => setApiKey(e.currentTarget.value)}
-            />
-          )}
-        </Field>
+        {askTotp ? (
+          <>
+            <p>Enter the code your authenticator app shows for Marquee, or one of your recovery codes.</p>
+            <Field id="totp" label="Authentication code">
+              {(a) => (
+                <input
+                  {...a}
+                  ref={codeField}
+                  required
+                  autoComplete="one-time-code"
+                  inputMode="numeric"
+                  spellcheck={false}
+                  value={totp}
+                  onInput={(e) => setTotp(e.currentTarget.value)}
+                />
+              )}
+            </Field>
+          </>
+        ) : (
+          <>
+            <p>Sign in with your e-mail address and password.</p>
+            <Field id="email" label="E-mail address">
+              {(a) => (
+                <input
+                  {...a}
+                  type="email"
+                  required
+                  autoComplete="username"
+                  value={email}
+                  onInput={(e) => setEmail(e.currentTarget.value)}
+                />
+              )}
+            </Field>
+            <Field id="password" label="Password">
+              {(a) => (
+                <input
+                  {...a}
+                  type="password"
+                  required
+                  autoComplete="current-password"
+                  value={password}
+                  onInput={(e) => setPassword(e.currentTarget.value)}
+                />
+              )}
+            </Field>
+          </>
+        )}
         <ErrorNotice error={error} />
-        <button type="submit" disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign in'}
-        </button>
+        <div class="actions">
+          <button type="submit" disabled={busy}>
+            {busy ? 'Signing in…' : askTotp ? 'Verify' : 'Sign in'}
+          </button>
+          {askTotp && (
+            <button
+              type="button"
+              class="secondary"
+              onClick={() => {
+                setAskTotp(false);
+                setTotp('');
+                setError(undefined);
+              }}
+            >
+              Back
+            </button>
+          )}
+        </div>
       </form>
+      <p>
+        <a href="/app/reset">Forgot password?</a>
+      </p>
     </main>
   );
 }

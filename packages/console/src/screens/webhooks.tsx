@@ -26,7 +26,8 @@ function StatusBadge({ status }: { status: string }) {
 
 export function WebhooksList() {
   useTitle('Webhooks');
-  const { client, canWrite } = useSession();
+  const { client, can } = useSession();
+  const canWrite = can('webhooks');
   const [created, setCreated] = useState<{ id: string; secret: string } | undefined>();
   const endpoints = useAsync(async () => (await client.webhookEndpoints.list({ limit: 100 })).data, [client]);
   return (
@@ -89,7 +90,8 @@ export function WebhooksList() {
 }
 
 export function WebhookEndpointScreen({ id }: { id: string }) {
-  const { client, canWrite } = useSession();
+  const { client, can } = useSession();
+  const canWrite = can('webhooks');
   const { route } = useLocation();
   const loaded = useAsync(() => client.webhookEndpoints.get(id), [client, id]);
   const [endpoint, setEndpoint] = useState<WebhookEndpoint | undefined>();
@@ -192,7 +194,8 @@ export function WebhookEndpointScreen({ id }: { id: string }) {
 }
 
 function Deliveries({ endpointId }: { endpointId: string }) {
-  const { client, canWrite, key } = useSession();
+  const { client, can, organizer } = useSession();
+  const canWrite = can('webhooks');
   const [status, setStatus] = useState('');
   const deliveries = useAsync(
     async () =>
@@ -204,7 +207,7 @@ function Deliveries({ endpointId }: { endpointId: string }) {
       ).data,
     [client, endpointId, status],
   );
-  const zone = key.organizer.timezone;
+  const zone = organizer.timezone;
   return (
     <section aria-labelledby="deliveries-heading">
       <div class="screen-head">
@@ -269,11 +272,11 @@ function Deliveries({ endpointId }: { endpointId: string }) {
 }
 
 function RecoverForm({ endpointId, onRecovered }: { endpointId: string; onRecovered: () => void }) {
-  const { client, key } = useSession();
+  const { client, organizer } = useSession();
   const [since, setSince] = useState('');
   const [result, setResult] = useState<WebhookRecovery | undefined>();
   const errors = useFormErrors((param) => (param === 'since' ? 'since' : undefined));
-  const zone = key.organizer.timezone;
+  const zone = organizer.timezone;
   const submit = async (e: Event) => {
     e.preventDefault();
     errors.clear();
@@ -311,7 +314,8 @@ function RecoverForm({ endpointId, onRecovered }: { endpointId: string; onRecove
 }
 
 export function WebhookDeliveryScreen({ id }: { id: string }) {
-  const { client, canWrite, key } = useSession();
+  const { client, can, organizer } = useSession();
+  const canWrite = can('webhooks');
   const loaded = useAsync(() => client.webhookDeliveries.get(id), [client, id]);
   const [redelivered, setRedelivered] = useState<WebhookDelivery | undefined>();
   const [error, setError] = useState<unknown>();
@@ -319,7 +323,7 @@ export function WebhookDeliveryScreen({ id }: { id: string }) {
   if (loaded.error !== undefined) return <ErrorNotice error={loaded.error} />;
   const delivery = loaded.data;
   if (delivery === undefined) return <p class="loading">Loading the delivery…</p>;
-  const zone = key.organizer.timezone;
+  const zone = organizer.timezone;
   const redeliver = async () => {
     setError(undefined);
     try {
