@@ -16,7 +16,7 @@ describe('the events screens', { skip: BROWSER_SKIP }, () => {
 
   test('create an event: a refusal beside its field, then the event with its live availability', async () => {
     const page = await browser.newPage();
-    await signIn(page, service.baseUrl, service.org.key, '/app/events');
+    await signIn(page, service.baseUrl, service.owner, '/app/events');
     await page.getByRole('link', { name: 'New event' }).click();
     await page.getByRole('heading', { level: 1, name: 'New event' }).waitFor();
     assert.equal(await page.getByLabel('Time zone').inputValue(), 'Europe/Berlin');
@@ -108,7 +108,7 @@ describe('the events screens', { skip: BROWSER_SKIP }, () => {
     const draft = (await create('Late Night Draft', false)).json();
     const event = (await create('Sunday Matinee', true)).json();
     const page = await browser.newPage();
-    await signIn(page, service.baseUrl, service.org.key, `/app/events/${event.id}`);
+    await signIn(page, service.baseUrl, service.owner, `/app/events/${event.id}`);
     await page.getByRole('heading', { level: 1, name: 'Sunday Matinee' }).waitFor();
 
     await page.getByLabel('Contact e-mail').fill('not-an-address');

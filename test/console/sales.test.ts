@@ -49,7 +49,7 @@ describe('sell and find the order', { skip: BROWSER_SKIP }, () => {
       if (request.method() === 'POST' && request.url().endsWith('/v1/orders'))
         posts.push(request.headers()['idempotency-key']!);
     });
-    await signIn(page, service.baseUrl, service.org.key, '/app/sell');
+    await signIn(page, service.baseUrl, service.owner, '/app/sell');
     await page.getByLabel('Event').selectOption({ label: 'Jazz at the Lighthouse' });
     await page.getByLabel('Performance').selectOption({ label: 'Mar 12, 2027, 07:30 PM GMT+1' });
     await page.getByRole('form', { name: 'Sale' }).waitFor();
@@ -148,7 +148,7 @@ describe('sell and find the order', { skip: BROWSER_SKIP }, () => {
 
   test('find the order by e-mail and open it: transactions, tickets and answers', async () => {
     const page = await browser.newPage();
-    await signIn(page, service.baseUrl, service.org.key, '/app/orders');
+    await signIn(page, service.baseUrl, service.owner, '/app/orders');
     await page.getByRole('heading', { level: 1, name: 'Orders' }).waitFor();
     await page.getByLabel('Buyer e-mail').fill('ADA@example.com');
     await page.getByLabel('Buyer e-mail').press('Enter');

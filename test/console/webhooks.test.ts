@@ -69,7 +69,7 @@ describe('the webhooks screens', { skip: BROWSER_SKIP }, () => {
 
   test('create, edit, a delivery with its answer, redeliver, rotate, recover, delete', async () => {
     const page = await browser.newPage();
-    await signIn(page, service.baseUrl, service.org.key, '/app/webhooks');
+    await signIn(page, service.baseUrl, service.owner, '/app/webhooks');
     await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
     await page.getByText('No endpoints yet.').waitFor();
 

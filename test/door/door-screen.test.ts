@@ -16,7 +16,7 @@ import type { Page } from 'playwright-core';
 import pino from 'pino';
 import { formatTimeAt } from '../../packages/console/src/door/outcome.ts';
 import { deliverDue } from '../../src/webhooks/pump.ts';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { createTestApp, type TestApp, type TestUser } from '../helpers/app.ts';
 import { BROWSER_SKIP, useBrowser } from '../helpers/browser.ts';
 import { signIn, useConsoleService } from '../helpers/console.ts';
 import { createEvent, type CreatedEvent } from '../helpers/catalog.ts';
@@ -61,9 +61,9 @@ async function sell(
   return listed.json().data.reverse();
 }
 
-/** Opens the door screen for the event's first performance. */
-async function openDoor(page: Page, baseUrl: string, key: string, event: CreatedEvent): Promise<void> {
-  await signIn(page, baseUrl, key, '/app/door');
+/** Signs in as `steward` and opens the door screen for the event's first performance. */
+async function openDoor(page: Page, baseUrl: string, steward: TestUser, event: CreatedEvent): Promise<void> {
+  await signIn(page, baseUrl, steward, '/app/door');
   await page.getByLabel('Event').selectOption({ label: event.title });
   const performance = page.getByLabel('Performance');
   await performance.locator('option').nth(1).waitFor({ state: 'attached' });
@@ -106,12 +106,15 @@ describe('the door screen', { skip: BROWSER_SKIP }, () => {
   let event: CreatedEvent;
   let cameraTickets: { admit: SoldTicket; again: SoldTicket; refunded: SoldTicket };
   let receiver: HttpsReceiver;
+  /** A person with the `door` role: the door screen and nothing else (docs/dashboard.md). */
+  let steward: TestUser;
 
   // Sold before the browser starts: the video is made of these tickets' codes.
   before(async () => {
     if (BROWSER_SKIP) return;
     const { t, org } = service;
     receiver = await startHttpsReceiver();
+    steward = await t.createUser({ organizerId: org.id, role: 'door', name: 'Sam Steward' });
     t.app.deps.webhookResolver = fakeResolver;
     const hook = await t.api(org.key, 'POST', '/v1/webhook_endpoints', {
       url: receiver.url('/hook'),
@@ -156,7 +159,7 @@ describe('the door screen', { skip: BROWSER_SKIP }, () => {
 
   test('the camera reads real QR codes: admitted, already checked in, refunded, unknown', async () => {
     const page = await browser.newPage();
-    await openDoor(page, service.baseUrl, service.org.key, event);
+    await openDoor(page, service.baseUrl, steward, event);
     assert.equal(
       await page.getByRole('heading', { level: 1 }).innerText(),
       `Door: Night at the Lighthouse, May 1, 2027, 07:00 PM EDT`,
@@ -203,7 +206,7 @@ describe('the door screen', { skip: BROWSER_SKIP }, () => {
     const page = await browser.newPage();
     // Every earlier check-in is in the counter's first poll once the test clock has passed it.
     service.t.clock.advance(1000);
-    await openDoor(page, service.baseUrl, service.org.key, event);
+    await openDoor(page, service.baseUrl, steward, event);
     const [mine] = await sell(service.t, service.org.key, event, 1);
     const [other] = await sell(service.t, service.org.key, event, 1, { night: 1 });
 
@@ -242,16 +245,17 @@ describe('the door screen', { skip: BROWSER_SKIP }, () => {
     assert.equal((await page.locator('.door-counter').innerText()).trim(), 'Admitted 3 of 3 sold');
   });
 
-  test('a read-only key has no door: no navigation entry, and the path says not found', async () => {
+  test('a viewer has no door: no navigation entry, and the path says not found', async () => {
+    const viewer = await service.t.createUser({ organizerId: service.org.id, role: 'viewer' });
     const page = await browser.newPage();
-    await signIn(page, service.baseUrl, service.org.readKey, '/app/door');
+    await signIn(page, service.baseUrl, viewer, '/app/door');
     await page.getByRole('heading', { level: 1, name: 'Not found' }).waitFor();
     assert.equal(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Door' }).count(), 0);
   });
 
   test('offline: scans wait in IndexedDB, then reconcile in order, one ticket.checked_in each', async () => {
     const page = await browser.newPage();
-    await openDoor(page, service.baseUrl, service.org.key, event);
+    await openDoor(page, service.baseUrl, steward, event);
     const [first, second] = await sell(service.t, service.org.key, event, 2);
 
     await page.context().setOffline(true);
@@ -346,7 +350,7 @@ describe('the door screen', { skip: BROWSER_SKIP }, () => {
     const page = await browser.newPage();
     const tickets: SoldTicket[] = [];
     for (let i = 0; i < 4; i++) tickets.push(...(await sell(service.t, service.org.key, event, 50)));
-    await openDoor(page, service.baseUrl, service.org.key, event);
+    await openDoor(page, service.baseUrl, steward, event);
     for (const ticket of tickets) {
       const verdict = await typeScan(page, ticket.serial_no);
       assert.equal(verdict.outcome, 'admitted', `${ticket.ticket_no}: ${verdict.text}`);
@@ -368,18 +372,20 @@ describe('the door screen', { skip: BROWSER_SKIP }, () => {
   });
 
   test('a 429 is explained: when check-ins resume, the scan kept queued', async () => {
-    // A service of its own with two writes a minute per key: the event takes one, the
-    // first check-in the other, and the second check-in is refused.
-    const limited = await createTestApp({ env: { RATE_LIMIT_WRITE_PER_MIN: '2' } });
+    // A service of its own with one write a minute per key and per person: the steward's
+    // first check-in takes it, and the second is refused. (The event and the sale are the
+    // keys' writes, each in a bucket of its own.)
+    const limited = await createTestApp({ env: { RATE_LIMIT_WRITE_PER_MIN: '1' } });
     try {
       await limited.app.listen({ host: '127.0.0.1', port: 0 });
       const baseUrl = `http://127.0.0.1:${(limited.app.server.address() as AddressInfo).port}`;
       const org = await limited.createOrganizer();
+      const doorPerson = await limited.createUser({ organizerId: org.id, role: 'door' });
       const matinee = await createEvent(limited, org.key, { title: 'Matinee', timezone: TIME_ZONE });
       // The sale goes through the write-only key, a bucket of its own.
       const tickets = await sell(limited, org.writeKey, matinee, 2, { readKey: org.key });
       const page = await browser.newPage();
-      await openDoor(page, baseUrl, org.key, matinee);
+      await openDoor(page, baseUrl, doorPerson, matinee);
       assert.equal((await typeScan(page, tickets[0]!.serial_no)).outcome, 'admitted');
       const refusedAt = Date.now();
       const verdict = await typeScan(page, tickets[1]!.serial_no);
@@ -388,11 +394,11 @@ describe('the door screen', { skip: BROWSER_SKIP }, () => {
       await banner.waitFor();
       const text = (await banner.innerText()).replace(/\s+/g, ' ').trim();
       const match =
-        /^Rate limit reached\. This API key has made as many check-ins as it may this minute; check-ins resume at (.+)\. 1 scan waiting on this device\. One API key per door device avoids this \(docs\/door\.md\)\.$/.exec(
+        /^Rate limit reached\. Your account has made as many check-ins as it may this minute; check-ins resume at (.+)\. 1 scan waiting on this device\. One account per door device avoids this \(docs\/door\.md\)\.$/.exec(
           text,
         );
       assert.ok(match, text);
-      // retry-after is what is left of the key's one-minute window: at most 60 s from the refusal.
+      // retry-after is what is left of the person's one-minute window: at most 60 s from the refusal.
       const plausible = Array.from({ length: 12 }, (_, i) =>
         formatTimeAt(new Date(refusedAt + 50_000 + i * 1000).toISOString(), TIME_ZONE, 'en-US').replace(/\s+/g, ' '),
       );
