@@ -1,12 +1,12 @@
 /**
  * People in the console (docs/console.md, "Signing in"; docs/dashboard.md), in a real
  * browser: an owner invites a manager, who accepts with a new account, turns on an
- * authenticator app (the code computed here from the secret the page shows) and signs
- * in with it; a password reset from the mailed link; the first owner's set-up link; the
- * team screen (a role changed, the last owner kept, a member removed after a
+ * authenticator app (the code computed here from the secret the page shows), signs in
+ * with it and removes it; a password reset from the mailed link; the first owner's set-up
+ * link; the team screen (a role changed, the last owner kept, a member removed after a
  * confirmation); an invitation accepted by an existing account and the organizer
- * switcher; the profile's name, sessions and "Sign out everywhere". Every new screen
- * passes axe-core with no serious or critical violation and is photographed.
+ * switcher; the profile's name, password, sessions and "Sign out everywhere". Every new
+ * screen passes axe-core with no serious or critical violation and is photographed.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -125,6 +125,14 @@ describe('people in the console', { skip: BROWSER_SKIP }, () => {
     await nina.getByRole('button', { name: 'Verify' }).click();
     await nina.getByRole('heading', { level: 1, name: 'Events' }).waitFor();
     assert.equal(await nina.locator('.who .user').textContent(), 'Nina Newman');
+
+    // Removing the app asks for the password; then signing in needs the password only.
+    await nina.getByRole('link', { name: 'Profile' }).click();
+    await nina.getByLabel('Your password').fill(STRONG);
+    await nina.getByRole('button', { name: 'Remove authenticator app' }).click();
+    await nina.getByRole('button', { name: 'Set up an authenticator app' }).waitFor();
+    await nina.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await signIn(nina, service.baseUrl, { email: 'nina@example.test', password: STRONG });
 
     // The owner's team screen shows her as an active manager.
     await owner.reload();
@@ -298,7 +306,7 @@ describe('people in the console', { skip: BROWSER_SKIP }, () => {
     assert.deepEqual(browser.errorsOf(page), []);
   });
 
-  test('profile: the name, the sessions with this device marked, one ended, then everywhere', async () => {
+  test('profile: the name, the sessions (this device marked, one ended), a new password, sign out everywhere', async () => {
     const { t, org } = service;
     const person = await t.createUser({ organizerId: org.id, role: 'manager', name: 'Pat' });
     const elsewhere = await t.signIn(person.email, person.password);
@@ -325,11 +333,22 @@ describe('people in the console', { skip: BROWSER_SKIP }, () => {
     await rows.nth(1).waitFor({ state: 'detached' });
     assert.equal((await t.dash(elsewhere, 'GET', '/dashboard/v1/session')).statusCode, 401);
 
-    // Another session again, then "Sign out everywhere" ends both.
+    // A new password ends every other session; this one goes on with the cookie the answer set.
     const another = await t.signIn(person.email, person.password);
+    await page.getByLabel('Current password').fill(person.password);
+    await page.getByLabel('New password').fill(STRONGER);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await statusOf(page, 'Password changed. Every other session of your account has ended.');
+    assert.equal((await t.dash(another, 'GET', '/dashboard/v1/session')).statusCode, 401);
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Profile' }).waitFor();
+    await page.getByLabel('Name', { exact: true }).waitFor();
+
+    // "Sign out everywhere" ends this session and any other.
+    const third = await t.signIn(person.email, STRONGER);
     await page.getByRole('button', { name: 'Sign out everywhere' }).click();
     await page.getByLabel('E-mail address').waitFor();
-    assert.equal((await t.dash(another, 'GET', '/dashboard/v1/session')).statusCode, 401);
+    assert.equal((await t.dash(third, 'GET', '/dashboard/v1/session')).statusCode, 401);
     assert.deepEqual(await page.context().cookies(), []);
     assert.deepEqual(browser.errorsOf(page), []);
   });

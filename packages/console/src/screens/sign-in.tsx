@@ -7,11 +7,10 @@
 import { useRef, useState } from 'preact/hooks';
 import { ErrorNotice } from '../components/error-notice.tsx';
 import { Field } from '../components/field.tsx';
+import { PublicPage } from '../components/public-page.tsx';
 import { answer, codeOf, dashboard, type SessionBody } from '../lib/dashboard.ts';
-import { useTitle } from '../lib/title.ts';
 
 export function SignIn({ onSignedIn }: { onSignedIn: (body: SessionBody) => void }) {
-  useTitle('Sign in');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [totp, setTotp] = useState('');
@@ -38,8 +37,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (body: SessionBody) => void
   };
 
   return (
-    <main id="main" class="sign-in">
-      <h1>Marquee console</h1>
+    <PublicPage title="Sign in">
       <form onSubmit={(e) => void submit(e)}>
         {askTotp ? (
           <>
@@ -111,6 +109,6 @@ export function SignIn({ onSignedIn }: { onSignedIn: (body: SessionBody) => void
       <p>
         <a href="/app/reset">Forgot password?</a>
       </p>
-    </main>
+    </PublicPage>
   );
 }

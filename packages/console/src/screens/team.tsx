@@ -191,7 +191,12 @@ function MemberTable({
             <tr key={m.id} data-member={m.email}>
               <td>
                 {m.name ?? '—'}
-                {you && <span class="badge">You</span>}
+                {you && (
+                  <>
+                    {' '}
+                    <span class="badge">You</span>
+                  </>
+                )}
               </td>
               <td>{m.email}</td>
               <td>
