@@ -123,7 +123,7 @@ export async function acceptInvitation(
         throw invalid('parameter_missing', 'Enter your name to create your account.', 'name');
       if (input.password === undefined || passwordHash === undefined)
         throw invalid('parameter_missing', 'Choose a password for your account.', 'password');
-      checkPasswordPolicy(input.password, { email: invited.email, param: 'password' });
+      await checkPasswordPolicy(input.password, { email: invited.email, param: 'password' });
       user = await insertUser(trx, {
         email: invited.email,
         name: input.name.trim(),
@@ -177,7 +177,7 @@ export async function completePasswordReset(
     const link = await spend(trx, input.token, 'password_reset', now);
     const user = await findUserById(trx, link.user_id!);
     if (!user) throw invalid('link_invalid', LINK_REFUSALS.password_reset, 'token');
-    checkPasswordPolicy(input.password, { email: user.email, param: 'password' });
+    await checkPasswordPolicy(input.password, { email: user.email, param: 'password' });
     await updateUser(trx, user.id, { password_hash: passwordHash }, now);
     await deleteSessionsOfUser(trx, user.id);
     await expireResetLinksOfUser(trx, user.id, now);
@@ -197,7 +197,7 @@ export async function setUpOwner(
   settings: SessionSettings,
   now: Date,
 ): Promise<IssuedSession> {
-  checkPasswordPolicy(input.password, { email: input.email, param: 'password' });
+  await checkPasswordPolicy(input.password, { email: input.email, param: 'password' });
   const passwordHash = await hashPassword(input.password);
   return withTransaction(db, async (trx) => {
     const link = await spend(trx, input.token, 'owner_setup', now);
@@ -254,7 +254,7 @@ export async function createUserDirectly(
   input: { email: string; password: string; name?: string; organizer_id: string; role: Role },
   now: Date,
 ) {
-  checkPasswordPolicy(input.password, { email: input.email, param: 'password' });
+  await checkPasswordPolicy(input.password, { email: input.email, param: 'password' });
   const passwordHash = await hashPassword(input.password);
   const id = await createMember(db, {
     email: input.email,

@@ -42,7 +42,7 @@ export async function changePassword(
 ): Promise<IssuedSession> {
   const user = await userOf(db, auth);
   await requirePassword(user, input.current_password, 'current_password');
-  checkPasswordPolicy(input.new_password, { email: user.email, param: 'new_password' });
+  await checkPasswordPolicy(input.new_password, { email: user.email, param: 'new_password' });
   const passwordHash = await hashPassword(input.new_password);
   return withTransaction(db, async (trx) => {
     await updateUser(trx, user.id, { password_hash: passwordHash }, now);
