@@ -360,10 +360,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       idleTimeoutMs: read.duration('SESSION_IDLE_TIMEOUT', '12h', '1m'),
       absoluteTimeoutMs: read.duration('SESSION_ABSOLUTE_TIMEOUT', '7d', '1m'),
     }),
-    publicUrl: (read.url('PUBLIC_URL', ['http:', 'https:']) ?? `http://${read.text('HOST', '127.0.0.1')}:${port}`).replace(
-      /\/+$/,
-      '',
-    ),
+    publicUrl: (
+      read.url('PUBLIC_URL', ['http:', 'https:']) ?? `http://${read.text('HOST', '127.0.0.1')}:${port}`
+    ).replace(/\/+$/, ''),
     trustProxy: read.boolean('TRUST_PROXY', false),
     logLevel: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS, `one of ${LOG_LEVELS.join(', ')}`),
     logFormat: read.oneOf<LogFormat>('LOG_FORMAT', 'auto', ['auto', 'json', 'pretty'], 'auto, json or pretty'),

@@ -40,7 +40,13 @@ export interface TestApp {
   admin(method: Method, url: string, body?: unknown): Promise<LightMyRequestResponse>;
   createOrganizer(settings?: Record<string, unknown>): Promise<TestOrganizer>;
   /** A user with an active membership, created through POST /admin/v1/users. */
-  createUser(input: { organizerId: string; role: string; email?: string; password?: string; name?: string }): Promise<TestUser>;
+  createUser(input: {
+    organizerId: string;
+    role: string;
+    email?: string;
+    password?: string;
+    name?: string;
+  }): Promise<TestUser>;
   /** Signs in through POST /dashboard/v1/session; throws unless it answers 201. */
   signIn(email: string, password: string, totp?: string): Promise<DashboardSession>;
   /** A /dashboard/v1 request of the session: its cookie, this service's Origin and, on writes, its CSRF token. */

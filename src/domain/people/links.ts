@@ -43,8 +43,10 @@ export const LINK_LIFETIMES_MS: Readonly<Record<Purpose, number>> = {
 };
 
 const LINK_REFUSALS: Readonly<Record<Purpose, string>> = {
-  invitation: 'This invitation link has expired or was already used. Ask an owner of the organizer to invite you again.',
-  password_reset: 'This password reset link has expired or was already used. Ask for a new one with “Forgot password?”.',
+  invitation:
+    'This invitation link has expired or was already used. Ask an owner of the organizer to invite you again.',
+  password_reset:
+    'This password reset link has expired or was already used. Ask for a new one with “Forgot password?”.',
   owner_setup:
     'This set-up link has expired or was already used. The platform operator can create the first owner with POST /admin/v1/users.',
 };
@@ -72,7 +74,9 @@ export async function issueLink(db: Executor, target: LinkTarget, now: Date): Pr
 }
 
 async function findUsable(db: Executor, token: string, purpose: Purpose, now: Date) {
-  const link = isWellFormedSecret(token) ? await findUsableLinkForUpdate(db, hashSecret(token), purpose, now) : undefined;
+  const link = isWellFormedSecret(token)
+    ? await findUsableLinkForUpdate(db, hashSecret(token), purpose, now)
+    : undefined;
   if (!link) throw invalid('link_invalid', LINK_REFUSALS[purpose], 'token');
   return link;
 }

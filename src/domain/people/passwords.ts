@@ -19,7 +19,8 @@ export async function checkPasswordPolicy(password: string, context: { email: st
     throw refuse(
       `The password must be at least ${MIN_LENGTH} characters long; it has ${length}. A few unrelated words make a long password that is easy to remember.`,
     );
-  if (length > MAX_LENGTH) throw refuse(`The password must be at most ${MAX_LENGTH} characters long; it has ${length}.`);
+  if (length > MAX_LENGTH)
+    throw refuse(`The password must be at most ${MAX_LENGTH} characters long; it has ${length}.`);
   const lower = password.toLowerCase();
   const email = context.email.toLowerCase();
   if (lower === email || lower === email.split('@')[0])

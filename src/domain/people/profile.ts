@@ -56,7 +56,10 @@ export async function changePassword(
 export async function startTotpEnrolment(db: Executor, auth: SessionAuth, now: Date) {
   const user = await userOf(db, auth);
   if (user.totp_secret !== null)
-    throw conflict('invalid_state', 'Two-factor authentication is already on. Remove it first to move to a new device.');
+    throw conflict(
+      'invalid_state',
+      'Two-factor authentication is already on. Remove it first to move to a new device.',
+    );
   const secret = newTotpSecret();
   await updateUser(db, user.id, { totp_pending_secret: secret }, now);
   const uri = totpUri({ secret, email: user.email, issuer: 'Marquee' });
@@ -95,12 +98,7 @@ export async function removeTotp(db: Executor, auth: SessionAuth, password: stri
   if (user.totp_secret === null && user.totp_pending_secret === null)
     throw conflict('invalid_state', 'Two-factor authentication is not on for this account.');
   await withTransaction(db, async (trx) => {
-    await updateUser(
-      trx,
-      user.id,
-      { totp_secret: null, totp_pending_secret: null, totp_last_step: null },
-      now,
-    );
+    await updateUser(trx, user.id, { totp_secret: null, totp_pending_secret: null, totp_last_step: null }, now);
     await replaceRecoveryCodes(trx, user.id, []);
   });
 }

@@ -6,7 +6,12 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { authenticateSession, type IssuedSession, type SessionAuth, type SignInOrigin } from '../../domain/people/sessions.ts';
+import {
+  authenticateSession,
+  type IssuedSession,
+  type SessionAuth,
+  type SignInOrigin,
+} from '../../domain/people/sessions.ts';
 import { judge, OPERATION_PERMISSIONS } from '../../domain/people/permissions.ts';
 import { DomainError } from '../../errors/domain-error.ts';
 import { ApiError } from '../errors.ts';
@@ -140,7 +145,7 @@ export async function requireCsrfToken(request: FastifyRequest): Promise<void> {
 export async function requirePermission(request: FastifyRequest): Promise<void> {
   const session = request.session;
   if (session === undefined) return;
-  const operationId = (request.routeOptions.schema as { operationId?: string } | undefined)?.operationId;
+  const operationId = request.routeOptions.schema?.operationId;
   const requirement = operationId === undefined ? undefined : OPERATION_PERMISSIONS[operationId];
   if (requirement === undefined) throw new Error(`dashboard operation ${operationId} has no permission entry`);
   const verdict = judge(session.role, requirement);
@@ -154,7 +159,7 @@ export async function requirePermission(request: FastifyRequest): Promise<void> 
 
 /** onRoute of the signed-in scope: a route whose operation is not in the matrix is a start-up error. */
 export function assertOperationInMatrix(route: RouteOptions): void {
-  const operationId = (route.schema as { operationId?: string } | undefined)?.operationId;
+  const operationId = route.schema?.operationId;
   if (route.config?.dashboardAccess === 'public') return;
   if (operationId === undefined || !(operationId in OPERATION_PERMISSIONS))
     throw new Error(
@@ -174,6 +179,10 @@ export async function limitSignInAttempts(request: FastifyRequest, email: string
   for (const [bucket, key] of attempts) {
     const decision = await request.server.deps.rateLimiter.consume(bucket, key);
     if (!decision.allowed)
-      throw new ApiError('rate_limited', signInDenialDetail(bucket, decision.limit), rateLimitHeaders(bucket, decision));
+      throw new ApiError(
+        'rate_limited',
+        signInDenialDetail(bucket, decision.limit),
+        rateLimitHeaders(bucket, decision),
+      );
   }
 }

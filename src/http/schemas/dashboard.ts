@@ -5,7 +5,11 @@ import { Nullable, StringEnum, Timestamp, Uuid } from './common.ts';
 
 const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254, description: 'an e-mail address' });
 /** Checked by the password policy (docs/dashboard.md, "Passwords"), which words its own refusals. */
-const NewPassword = Type.String({ minLength: 1, maxLength: 1024, description: 'at least 12 characters, not a common one' });
+const NewPassword = Type.String({
+  minLength: 1,
+  maxLength: 1024,
+  description: 'at least 12 characters, not a common one',
+});
 const Password = Type.String({ minLength: 1, maxLength: 1024 });
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Token = Type.String({ minLength: 1, maxLength: 256, description: 'the token of the link' });

@@ -27,7 +27,7 @@ import { publicUrlOf } from './public-url.ts';
 
 const PUBLIC = { dashboardAccess: 'public' } as const;
 
-export const linkRoutes: FastifyPluginAsyncTypebox = async (app) => {
+const previewInvitationRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/invitation',
     {
@@ -44,7 +44,9 @@ export const linkRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => previewInvitation(app.deps.db, request.body.token, app.deps.clock.now()),
   );
+};
 
+const acceptInvitationRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/invitation/accept',
     {
@@ -67,7 +69,9 @@ export const linkRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(201).send(await presentSession(db, issued.auth));
     },
   );
+};
 
+const requestPasswordResetRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/password_resets',
     {
@@ -89,7 +93,9 @@ export const linkRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(202).send();
     },
   );
+};
 
+const completePasswordResetRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/password_resets/complete',
     {
@@ -109,7 +115,9 @@ export const linkRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(204).send();
     },
   );
+};
 
+const setUpOwnerRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/setup',
     {
@@ -131,4 +139,16 @@ export const linkRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(201).send(await presentSession(db, issued.auth));
     },
   );
+};
+
+/** The one-time links' routes (public). */
+export const linkRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  for (const route of [
+    previewInvitationRoute,
+    acceptInvitationRoute,
+    requestPasswordResetRoute,
+    completePasswordResetRoute,
+    setUpOwnerRoute,
+  ])
+    await app.register(route);
 };

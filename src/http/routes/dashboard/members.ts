@@ -2,14 +2,21 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { changeMemberRole, inviteMember, listMembers, removeMember } from '../../../domain/people/members.ts';
-import { errorResponses, IdParams, ListOf, PAGE_LIMIT_DEFAULT, PaginationQuery, success } from '../../schemas/common.ts';
+import {
+  errorResponses,
+  IdParams,
+  ListOf,
+  PAGE_LIMIT_DEFAULT,
+  PaginationQuery,
+  success,
+} from '../../schemas/common.ts';
 import { InviteMemberBody, Member, NoContent, UpdateMemberBody } from '../../schemas/dashboard.ts';
 import { presentList } from '../../presenters/list.ts';
 import { presentMember } from '../../presenters/people.ts';
 import { publicUrlOf } from './public-url.ts';
 import { sessionOf } from './session.ts';
 
-export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
+const listMembersRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/members',
     {
@@ -30,7 +37,9 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return presentList(page, presentMember);
     },
   );
+};
 
+const inviteMemberRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/members',
     {
@@ -55,7 +64,9 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(201).send(presentMember(member));
     },
   );
+};
 
+const updateMemberRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.patch(
     '/members/:id',
     {
@@ -81,7 +92,9 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ),
       ),
   );
+};
 
+const removeMemberRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/members/:id',
     {
@@ -90,7 +103,8 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['team'],
         operationId: 'removeMember',
         summary: 'Remove a member or withdraw an invitation',
-        description: 'Their sessions on this organizer end at once. The last owner cannot be removed (409 `last_owner`).',
+        description:
+          'Their sessions on this organizer end at once. The last owner cannot be removed (409 `last_owner`).',
         params: IdParams,
         response: { 204: NoContent, ...errorResponses(401, 403, 404, 409) },
       },
@@ -100,4 +114,10 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(204).send();
     },
   );
+};
+
+/** The team routes. */
+export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  for (const route of [listMembersRoute, inviteMemberRoute, updateMemberRoute, removeMemberRoute])
+    await app.register(route);
 };

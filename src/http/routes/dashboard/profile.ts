@@ -21,7 +21,7 @@ import { presentSession } from '../../presenters/people.ts';
 import { signInOriginOf, setSessionCookie } from '../../plugins/session-auth.ts';
 import { sessionOf } from './session.ts';
 
-export const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
+const updateProfileRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.patch(
     '/profile',
     {
@@ -38,7 +38,9 @@ export const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return presentSession(request.db, sessionOf(request));
     },
   );
+};
 
+const changePasswordRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/profile/password',
     {
@@ -66,7 +68,9 @@ export const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return presentSession(request.db, issued.auth);
     },
   );
+};
 
+const startTotpEnrolmentRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/profile/totp',
     {
@@ -81,7 +85,9 @@ export const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) =>
       reply.code(201).send(await startTotpEnrolment(request.db, sessionOf(request), app.deps.clock.now())),
   );
+};
 
+const confirmTotpEnrolmentRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/profile/totp/confirm',
     {
@@ -94,10 +100,11 @@ export const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: success(RecoveryCodes), ...errorResponses(400, 401, 403, 409, 413, 415) },
       },
     },
-    async (request) =>
-      confirmTotpEnrolment(request.db, sessionOf(request), request.body.code, app.deps.clock.now()),
+    async (request) => confirmTotpEnrolment(request.db, sessionOf(request), request.body.code, app.deps.clock.now()),
   );
+};
 
+const removeTotpRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/profile/totp/remove',
     {
@@ -115,4 +122,16 @@ export const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return presentSession(request.db, sessionOf(request));
     },
   );
+};
+
+/** The profile routes. */
+export const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  for (const route of [
+    updateProfileRoute,
+    changePasswordRoute,
+    startTotpEnrolmentRoute,
+    confirmTotpEnrolmentRoute,
+    removeTotpRoute,
+  ])
+    await app.register(route);
 };

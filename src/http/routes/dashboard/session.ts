@@ -13,9 +13,21 @@ import {
   type SessionAuth,
 } from '../../../domain/people/sessions.ts';
 import { errorResponses, IdParams, success } from '../../schemas/common.ts';
-import { NoContent, OwnSession, SessionBody, SignInBody, SignOutQuery, SwitchOrganizerBody } from '../../schemas/dashboard.ts';
+import {
+  NoContent,
+  OwnSession,
+  SessionBody,
+  SignInBody,
+  SignOutQuery,
+  SwitchOrganizerBody,
+} from '../../schemas/dashboard.ts';
 import { presentOwnSession, presentSession } from '../../presenters/people.ts';
-import { clearSessionCookie, limitSignInAttempts, signInOriginOf, setSessionCookie } from '../../plugins/session-auth.ts';
+import {
+  clearSessionCookie,
+  limitSignInAttempts,
+  signInOriginOf,
+  setSessionCookie,
+} from '../../plugins/session-auth.ts';
 
 /** The signed-in person (the session hook guarantees one on these routes). */
 export function sessionOf(request: { session: SessionAuth | undefined }): SessionAuth {
@@ -50,7 +62,7 @@ export const signInRoute: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
+const getSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/session',
     {
@@ -64,7 +76,9 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => presentSession(request.db, sessionOf(request)),
   );
+};
 
+const signOutRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/session',
     {
@@ -83,7 +97,9 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(204).send();
     },
   );
+};
 
+const switchOrganizerRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/session/organizer',
     {
@@ -107,7 +123,9 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return presentSession(request.db, auth);
     },
   );
+};
 
+const listOwnSessionsRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/session/sessions',
     {
@@ -117,17 +135,26 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'The user’s active sessions',
         description: 'Every live session of the signed-in user (device, IP, last use), most recently used first.',
         response: {
-          200: success(Type.Object({ object: Type.Literal('list'), data: Type.Array(OwnSession), has_more: Type.Boolean() })),
+          200: success(
+            Type.Object({ object: Type.Literal('list'), data: Type.Array(OwnSession), has_more: Type.Boolean() }),
+          ),
           ...errorResponses(401),
         },
       },
     },
     async (request) => {
-      const rows = await listOwnSessions(request.db, sessionOf(request), app.deps.config.sessions, app.deps.clock.now());
+      const rows = await listOwnSessions(
+        request.db,
+        sessionOf(request),
+        app.deps.config.sessions,
+        app.deps.clock.now(),
+      );
       return { object: 'list' as const, data: rows.map(presentOwnSession), has_more: false };
     },
   );
+};
 
+const endOwnSessionRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/session/sessions/:id',
     {
@@ -146,4 +173,10 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(204).send();
     },
   );
+};
+
+/** The signed-in scope's session routes. */
+export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  for (const route of [getSessionRoute, signOutRoute, switchOrganizerRoute, listOwnSessionsRoute, endOwnSessionRoute])
+    await app.register(route);
 };

@@ -18,8 +18,9 @@ export const createUserRoute: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      reply
-        .code(201)
-        .send({ object: 'user' as const, ...(await createUserDirectly(request.db, request.body, app.deps.clock.now())) }),
+      reply.code(201).send({
+        object: 'user' as const,
+        ...(await createUserDirectly(request.db, request.body, app.deps.clock.now())),
+      }),
   );
 };
