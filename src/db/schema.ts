@@ -434,7 +434,7 @@ export interface UsersTable {
   updated_at: CreatedAt;
 }
 
-export interface UserRecoveryCodesTable {
+interface UserRecoveryCodesTable {
   user_id: string;
   code_hash: Buffer;
   used_at: Timestamp | null;

@@ -36,7 +36,7 @@ import { hashSecret, isWellFormedSecret, issueSecret } from './tokens.ts';
 
 type Purpose = OneTimeLinksTable['purpose'];
 
-export const LINK_LIFETIMES_MS: Readonly<Record<Purpose, number>> = {
+const LINK_LIFETIMES_MS: Readonly<Record<Purpose, number>> = {
   invitation: 72 * 3_600_000,
   password_reset: 3_600_000,
   owner_setup: 72 * 3_600_000,
@@ -221,7 +221,7 @@ export async function setUpOwner(
  * A new user with an active membership (the set-up link, and the admin API's
  * POST /admin/v1/users). An address that already has an account is refused.
  */
-export async function createMember(
+async function createMember(
   db: Executor,
   input: { email: string; name: string; passwordHash: string; organizerId: string; role: Role; now: Date },
 ): Promise<string> {

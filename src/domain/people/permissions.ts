@@ -59,7 +59,7 @@ export function permissionsOf(role: Role): Permission[] {
 }
 
 /** What opens a dashboard operation: any one of the permissions, or every signed-in user. */
-export type Requirement = readonly Permission[] | 'signed_in';
+type Requirement = readonly Permission[] | 'signed_in';
 
 /** Reads of the door screen: what `read` allows, and the lookups check-in needs. */
 const DOOR_LOOKUP: Requirement = ['read', 'check_in'];

@@ -36,7 +36,7 @@ import { hashRecoveryCode, looksLikeRecoveryCode, verifyTotp } from './totp.ts';
 import { hashSecret, isWellFormedSecret, issueSecret } from './tokens.ts';
 
 /** The one answer to an unknown e-mail address and to a wrong password. */
-export const BAD_CREDENTIALS = 'The e-mail address or password is not correct.';
+const BAD_CREDENTIALS = 'The e-mail address or password is not correct.';
 
 /** last_seen_at is written at most this often: idle expiry needs no finer grain. */
 const TOUCH_INTERVAL_MS = 60_000;
@@ -108,7 +108,7 @@ async function checkSecondFactor(db: Executor, user: UserRow, code: string | und
 }
 
 /** A TOTP code of the user's app, good once: its time step must be later than the last one used. */
-export async function acceptTotpCode(db: Executor, user: UserRow, code: string, now: Date): Promise<boolean> {
+async function acceptTotpCode(db: Executor, user: UserRow, code: string, now: Date): Promise<boolean> {
   if (user.totp_secret === null) return false;
   const lastStep = user.totp_last_step === null ? null : Number(user.totp_last_step);
   const step = verifyTotp(user.totp_secret, code.replace(/\s+/g, ''), now, lastStep);

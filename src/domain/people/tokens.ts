@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 
-export interface IssuedSecret {
+interface IssuedSecret {
   /** What the browser or the link carries. */
   token: string;
   /** What the database keeps. */

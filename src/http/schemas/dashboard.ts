@@ -13,7 +13,7 @@ const NewPassword = Type.String({
 const Password = Type.String({ minLength: 1, maxLength: 1024 });
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Token = Type.String({ minLength: 1, maxLength: 256, description: 'the token of the link' });
-export const RoleSchema = StringEnum(ROLES, { description: 'owner, manager, box_office, door or viewer' });
+const RoleSchema = StringEnum(ROLES, { description: 'owner, manager, box_office, door or viewer' });
 
 export const SignInBody = Type.Object(
   {
