@@ -3,12 +3,14 @@
  * webhook deliveries (with their attempt log) and domain events older than 30 days, in
  * bounded batches so no statement holds locks for long. Runs at start and then every
  * PURGE_INTERVAL_MS; several workers running it at once only repeat each other's
- * deletes. (Idempotency keys are purged by the idempotency layer, not here.)
+ * deletes. Ended dashboard sessions and old one-time links go too (./people-purge.ts).
+ * (Idempotency keys are purged by the idempotency layer, not here.)
  */
 import { purgeDeliveriesBefore, purgeDomainEventsBefore } from '../db/repositories/webhooks.ts';
 import type { Db } from '../db/client.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { JobFactory } from '../background-job.ts';
+import { purgeEndedPeopleRecords } from './people-purge.ts';
 
 const RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 const PURGE_INTERVAL_MS = 60 * 60 * 1000;
@@ -40,9 +42,13 @@ export async function purgeExpired(deps: { db: Db; clock: Clock }): Promise<Purg
 export const retentionPurgeJob: JobFactory = (deps) => {
   let running: Promise<void> = Promise.resolve();
   const run = () => {
-    running = purgeExpired(deps).then(
-      (result) => {
-        if (result.deliveries + result.domainEvents > 0) deps.logger.info(result, 'retention purge');
+    running = Promise.all([
+      purgeExpired(deps),
+      purgeEndedPeopleRecords({ ...deps, sessions: deps.config.sessions }),
+    ]).then(
+      ([result, people]) => {
+        if (result.deliveries + result.domainEvents + people.sessions + people.links > 0)
+          deps.logger.info({ ...result, ...people }, 'retention purge');
       },
       (err: unknown) => deps.logger.error({ err }, 'retention purge failed'),
     );

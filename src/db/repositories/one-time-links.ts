@@ -57,3 +57,9 @@ export async function expireResetLinksOfUser(db: Executor, userId: string, now: 
     .where('used_at', 'is', null)
     .execute();
 }
+
+/** Deletes links that expired before `before`, used or not; returns how many. */
+export async function purgeLinksExpiredBefore(db: Executor, before: Date): Promise<number> {
+  const result = await db.deleteFrom('one_time_links').where('expires_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

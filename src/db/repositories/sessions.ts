@@ -100,3 +100,12 @@ export async function deleteSessionsOfUser(db: Executor, userId: string, keep?: 
 export async function deleteSessionsOfMembership(db: Executor, organizerId: string, userId: string): Promise<void> {
   await db.deleteFrom('user_sessions').where('organizer_id', '=', organizerId).where('user_id', '=', userId).execute();
 }
+
+/** Deletes the sessions that ended (idle or past their absolute end); returns how many. */
+export async function purgeEndedSessions(db: Executor, now: Date, idleSince: Date): Promise<number> {
+  const result = await db
+    .deleteFrom('user_sessions')
+    .where((eb) => eb.or([eb('expires_at', '<=', now), eb('last_seen_at', '<=', idleSince)]))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
