@@ -23,7 +23,9 @@ export async function checkPasswordPolicy(password: string, context: { email: st
     throw refuse(`The password must be at most ${MAX_LENGTH} characters long; it has ${length}.`);
   const lower = password.toLowerCase();
   const email = context.email.toLowerCase();
-  if (lower === email || lower === email.split('@')[0])
+  // The local part ends at the last @: a quoted local part may hold one.
+  const localPart = email.slice(0, Math.max(0, email.lastIndexOf('@')));
+  if (lower === email || lower === localPart)
     throw refuse('The password must not be your e-mail address or its name part.');
   if (await isCommonPassword(password))
     throw refuse(
@@ -52,7 +54,10 @@ let dummyHash: Promise<string> | undefined;
  * unknown-address branch of sign-in then takes the time of a wrong password.
  */
 export async function verifyAgainstDummy(password: string): Promise<false> {
-  dummyHash ??= hashPassword('a dummy password nobody has');
+  dummyHash ??= hashPassword('a dummy password nobody has').catch((error: unknown) => {
+    dummyHash = undefined; // a failed hash is not memoised: the next sign-in tries again
+    throw error;
+  });
   await verifyPassword(await dummyHash, password);
   return false;
 }

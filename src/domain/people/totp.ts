@@ -37,10 +37,14 @@ export function totpCodeAt(secret: string, now: Date): string {
  */
 export function verifyTotp(secret: string, code: string, now: Date, lastStep: number | null): number | null {
   if (!/^\d{6}$/.test(code)) return null;
+  const epoch = Math.floor(now.getTime() / 1000);
+  // A last step past the window (the clock went back since) leaves no step to accept;
+  // otplib throws for it rather than answering no.
+  if (lastStep !== null && lastStep >= Math.floor((epoch + TOLERANCE_SECONDS) / PERIOD_SECONDS)) return null;
   const result = verifySync({
     secret,
     token: code,
-    epoch: Math.floor(now.getTime() / 1000),
+    epoch,
     epochTolerance: TOLERANCE_SECONDS,
     ...(lastStep === null ? {} : { afterTimeStep: lastStep }),
   });
