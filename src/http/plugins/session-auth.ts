@@ -105,9 +105,13 @@ export async function refuseCrossSiteWrites(request: FastifyRequest): Promise<vo
     );
 }
 
-/** The session cookie's value, from the cookie of this request's scheme. */
+/**
+ * The session cookie's value, from the cookie of this request's scheme only. Over HTTPS
+ * the unprefixed cookie is never read: a sibling subdomain (Domain=) or a plain-HTTP
+ * response can plant one, and only the `__Host-` prefix proves this host set it.
+ */
 function sessionToken(request: FastifyRequest): string | undefined {
-  return request.cookies[SECURE_COOKIE] ?? request.cookies[COOKIE];
+  return request.cookies[servedOverHttps(request) ? SECURE_COOKIE : COOKIE];
 }
 
 const SIGN_IN_FIRST =
