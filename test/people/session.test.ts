@@ -191,6 +191,8 @@ describe('dashboard sessions over HTTP', () => {
         user: { id: user.id, email: 'ada@example.com', name: 'Ada Lovelace', totp_enabled: false },
         memberships: [{ organizer_id: org.id, organizer_name: 'Test Organizer', role: 'owner' }],
         organizer_id: org.id,
+        // The organizers' defaults (migrations/0001_foundation.sql).
+        organizer: { id: org.id, name: 'Test Organizer', currency: 'EUR', timezone: 'UTC' },
         role: 'owner',
         permissions: OWNER_PERMISSIONS,
         csrf_token: body.csrf_token,
@@ -1026,7 +1028,11 @@ describe('dashboard sessions over HTTP', () => {
 
     test('role, permissions and data follow the organizer switched to; a non-member organizer → 404', async () => {
       const second = await t.createOrganizer();
-      await t.admin('PATCH', `/admin/v1/organizers/${second.id}`, { name: 'Second Stage' });
+      await t.admin('PATCH', `/admin/v1/organizers/${second.id}`, {
+        name: 'Second Stage',
+        currency: 'GBP',
+        timezone: 'Europe/London',
+      });
       const stranger = await t.createOrganizer();
       const user = await t.createUser({ organizerId: first.id, role: 'owner' });
       await addMembership(t, user, second.id, 'viewer', new Date(t.clock.now().getTime() + 1000));
@@ -1053,6 +1059,7 @@ describe('dashboard sessions over HTTP', () => {
       assert.deepEqual(switched.json(), {
         ...session.body,
         organizer_id: second.id,
+        organizer: { id: second.id, name: 'Second Stage', currency: 'GBP', timezone: 'Europe/London' },
         role: 'viewer',
         permissions: ['read', 'export'],
         memberships,

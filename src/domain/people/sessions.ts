@@ -210,6 +210,13 @@ export async function describeSession(db: Executor, auth: SessionAuth) {
       role: m.role,
     })),
     organizer_id: auth.organizerId,
+    // What the console formats prices and dates with, as GET /v1/api_key gives a key.
+    organizer: {
+      id: auth.organizerId,
+      name: memberships.find((m) => m.organizer_id === auth.organizerId)?.organizer_name ?? '',
+      currency: auth.currency,
+      timezone: auth.timezone,
+    },
     role: auth.role,
     permissions: permissionsOf(auth.role),
     csrf_token: auth.csrfToken,

@@ -32,6 +32,10 @@ export const SessionBody = Type.Object(
     user: Type.Object({ id: Uuid, email: Type.String(), name: Type.String(), totp_enabled: Type.Boolean() }),
     memberships: Type.Array(Type.Object({ organizer_id: Uuid, organizer_name: Type.String(), role: RoleSchema })),
     organizer_id: Uuid,
+    organizer: Type.Object(
+      { id: Uuid, name: Type.String(), currency: Type.String(), timezone: Type.String() },
+      { description: 'the current organizer: its name, and the currency and time zone of its prices and dates' },
+    ),
     role: RoleSchema,
     permissions: Type.Array(StringEnum(ALL_PERMISSIONS)),
     csrf_token: Type.String({ description: 'send it as the x-csrf-token header of every POST, PATCH and DELETE' }),

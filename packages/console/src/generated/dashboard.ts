@@ -2309,6 +2309,14 @@ export interface operations {
             }[];
             /** Format: uuid */
             organizer_id: string;
+            /** @description the current organizer: its name, and the currency and time zone of its prices and dates */
+            organizer: {
+              /** Format: uuid */
+              id: string;
+              name: string;
+              currency: string;
+              timezone: string;
+            };
             /**
              * @description owner, manager, box_office, door or viewer
              * @enum {string}
@@ -2418,6 +2426,14 @@ export interface operations {
             }[];
             /** Format: uuid */
             organizer_id: string;
+            /** @description the current organizer: its name, and the currency and time zone of its prices and dates */
+            organizer: {
+              /** Format: uuid */
+              id: string;
+              name: string;
+              currency: string;
+              timezone: string;
+            };
             /**
              * @description owner, manager, box_office, door or viewer
              * @enum {string}
@@ -2716,6 +2732,14 @@ export interface operations {
             }[];
             /** Format: uuid */
             organizer_id: string;
+            /** @description the current organizer: its name, and the currency and time zone of its prices and dates */
+            organizer: {
+              /** Format: uuid */
+              id: string;
+              name: string;
+              currency: string;
+              timezone: string;
+            };
             /**
              * @description owner, manager, box_office, door or viewer
              * @enum {string}
@@ -3007,6 +3031,14 @@ export interface operations {
             }[];
             /** Format: uuid */
             organizer_id: string;
+            /** @description the current organizer: its name, and the currency and time zone of its prices and dates */
+            organizer: {
+              /** Format: uuid */
+              id: string;
+              name: string;
+              currency: string;
+              timezone: string;
+            };
             /**
              * @description owner, manager, box_office, door or viewer
              * @enum {string}
@@ -3140,6 +3172,14 @@ export interface operations {
             }[];
             /** Format: uuid */
             organizer_id: string;
+            /** @description the current organizer: its name, and the currency and time zone of its prices and dates */
+            organizer: {
+              /** Format: uuid */
+              id: string;
+              name: string;
+              currency: string;
+              timezone: string;
+            };
             /**
              * @description owner, manager, box_office, door or viewer
              * @enum {string}
@@ -3430,6 +3470,14 @@ export interface operations {
             }[];
             /** Format: uuid */
             organizer_id: string;
+            /** @description the current organizer: its name, and the currency and time zone of its prices and dates */
+            organizer: {
+              /** Format: uuid */
+              id: string;
+              name: string;
+              currency: string;
+              timezone: string;
+            };
             /**
              * @description owner, manager, box_office, door or viewer
              * @enum {string}
@@ -3582,6 +3630,14 @@ export interface operations {
             }[];
             /** Format: uuid */
             organizer_id: string;
+            /** @description the current organizer: its name, and the currency and time zone of its prices and dates */
+            organizer: {
+              /** Format: uuid */
+              id: string;
+              name: string;
+              currency: string;
+              timezone: string;
+            };
             /**
              * @description owner, manager, box_office, door or viewer
              * @enum {string}
@@ -3918,6 +3974,14 @@ export interface operations {
             }[];
             /** Format: uuid */
             organizer_id: string;
+            /** @description the current organizer: its name, and the currency and time zone of its prices and dates */
+            organizer: {
+              /** Format: uuid */
+              id: string;
+              name: string;
+              currency: string;
+              timezone: string;
+            };
             /**
              * @description owner, manager, box_office, door or viewer
              * @enum {string}

@@ -496,6 +496,26 @@ export interface paths {
         patch: operations["adminUpdateOrganizer"];
         trace?: never;
     };
+    "/admin/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a user with a membership
+         * @description For operators and scripts: a user of the organizer with the role and a password set directly (people get invitations instead, docs/dashboard.md). The password policy applies; an address that has an account answers 409.
+         */
+        post: operations["adminCreateUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/organizers/{id}/api_keys": {
         parameters: {
             query?: never;
@@ -788,8 +808,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The mail log of an organizer (receipts, e-tickets), newest first
-         * @description The receipts and e-ticket mails of the organizer’s orders, newest first, with their delivery state.
+         * The mail log of an organizer (receipts, e-tickets, invitations), newest first
+         * @description The receipts and e-ticket mails of the organizer’s orders and its team invitations (`order_id` null), newest first, with their delivery state. Password resets belong to a user, not an organizer, and are in no organizer’s log.
          */
         get: operations["adminListEmails"];
         put?: never;
@@ -989,7 +1009,7 @@ export interface components {
              * @description stable machine-readable code (docs/errors.md)
              * @enum {string}
              */
-            code: "invalid_request" | "invalid_json" | "parameter_missing" | "parameter_unknown" | "parameter_invalid" | "empty_update" | "invalid_cursor" | "not_on_sale" | "insufficient_inventory" | "limit_reached" | "idempotency_key_invalid" | "unauthorized" | "forbidden_scope" | "unknown_endpoint" | "resource_not_found" | "resource_exists" | "invalid_state" | "concurrent_modification" | "idempotency_key_reused" | "idempotency_key_in_flight" | "idempotency_key_lease_lost" | "payload_too_large" | "headers_too_large" | "unsupported_media_type" | "expectation_unsupported" | "request_timeout" | "rate_limited" | "database_unavailable" | "database_overloaded" | "resource_busy" | "handler_timeout" | "internal_error";
+            code: "invalid_request" | "invalid_json" | "parameter_missing" | "parameter_unknown" | "parameter_invalid" | "empty_update" | "invalid_cursor" | "not_on_sale" | "insufficient_inventory" | "limit_reached" | "idempotency_key_invalid" | "password_too_weak" | "link_invalid" | "unauthorized" | "totp_required" | "totp_invalid" | "forbidden_scope" | "role_forbidden" | "csrf_failed" | "no_membership" | "unknown_endpoint" | "resource_not_found" | "resource_exists" | "invalid_state" | "concurrent_modification" | "idempotency_key_reused" | "idempotency_key_in_flight" | "idempotency_key_lease_lost" | "last_owner" | "payload_too_large" | "headers_too_large" | "unsupported_media_type" | "expectation_unsupported" | "request_timeout" | "rate_limited" | "database_unavailable" | "database_overloaded" | "resource_busy" | "handler_timeout" | "internal_error";
             /** @description path of the offending field, such as items.0.quantity */
             param?: string;
         };
@@ -5266,6 +5286,136 @@ export interface operations {
             };
         };
     };
+    adminCreateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @description an e-mail address
+                     */
+                    email: string;
+                    /** @description at least 12 characters, not a common one */
+                    password: string;
+                    name?: string;
+                    /** Format: uuid */
+                    organizer_id: string;
+                    /**
+                     * @description owner, manager, box_office, door or viewer
+                     * @enum {string}
+                     */
+                    role: "owner" | "manager" | "box_office" | "door" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "user";
+                        /** Format: uuid */
+                        id: string;
+                        email: string;
+                        name: string;
+                        /** Format: uuid */
+                        organizer_id: string;
+                        /**
+                         * @description owner, manager, box_office, door or viewer
+                         * @enum {string}
+                         */
+                        role: "owner" | "manager" | "box_office" | "door" | "viewer";
+                    };
+                };
+            };
+            /** @description The request is malformed or a field is invalid (`param` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No API key, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource for this organizer (a malformed id included) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the resource’s state, or an Idempotency-Key is in use or was used differently */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: retry after `retry-after` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     adminListApiKeys: {
         parameters: {
             query?: {
@@ -6861,10 +7011,13 @@ export interface operations {
                             id: string;
                             /** @enum {string} */
                             object: "email";
-                            /** Format: uuid */
-                            order_id: string;
-                            /** @description `receipt` or `etickets` */
-                            kind: string;
+                            /** @description null for an account e-mail (an invitation) */
+                            order_id: string | null;
+                            /**
+                             * @description an order’s `receipt` or `etickets`, or a team `invitation`; a `password_reset` has no organizer and is in no organizer’s log
+                             * @enum {string}
+                             */
+                            kind: "receipt" | "etickets" | "invitation" | "password_reset";
                             recipient: string;
                             subject: string;
                             /** @description `pending`, `sending`, `sent`, `failed` or `skipped` */
