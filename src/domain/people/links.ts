@@ -16,6 +16,7 @@ import {
   markLinkUsed,
 } from '../../db/repositories/one-time-links.ts';
 import {
+  findInvitationForUpdate,
   findMembershipOfUser,
   findUserByEmail,
   findUserById,
@@ -219,7 +220,9 @@ export async function setUpOwner(
 
 /**
  * A new user with an active membership (the set-up link, and the admin API's
- * POST /admin/v1/users). An address that already has an account is refused.
+ * POST /admin/v1/users). An address that already has an account is refused. A pending
+ * invitation of the address to the organizer is answered by the membership: it goes,
+ * with its link, so the team does not list the person twice.
  */
 async function createMember(
   db: Executor,
@@ -235,6 +238,8 @@ async function createMember(
       updated_at: input.now,
     });
     if (!user) throw conflict('resource_exists', `An account for ${input.email} already exists.`);
+    const invited = await findInvitationForUpdate(trx, input.organizerId, user.email);
+    if (invited) await deleteMembership(trx, invited.id);
     await insertMembership(trx, {
       organizer_id: input.organizerId,
       user_id: user.id,
