@@ -282,6 +282,11 @@ describe('people in the console', { skip: BROWSER_SKIP }, () => {
     await page.getByText('already has a Marquee account').waitFor();
     assert.deepEqual(await browser.seriousViolations(page), []);
     await browser.screenshot(page, 'console', 'invite-existing-account');
+    // The link alone is not enough for an existing account: its password is asked.
+    await page.getByLabel('Password').fill('not the password at all');
+    await page.getByRole('button', { name: 'Accept invitation' }).click();
+    await page.getByText('The e-mail address or password is not correct.').waitFor();
+    await page.getByLabel('Password').fill(service.owner.password);
     await page.getByRole('button', { name: 'Accept invitation' }).click();
 
     // Accepting signs in to the new organizer, as a viewer there.

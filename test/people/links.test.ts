@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { ensureDefaultOrganizer } from '../../src/bootstrap.ts';
+import { totpCodeAt } from '../../src/domain/people/totp.ts';
 import { runEmailJobsOnce } from '../../src/mail/jobs.ts';
 import type { ComposedMail } from '../../src/mail/compose.ts';
 import type { Mailer } from '../../src/mail/transport.ts';
@@ -251,7 +252,7 @@ describe('invitations', () => {
     assert.deepEqual([preview.statusCode, preview.json()], [400, INVITATION_REFUSED]);
   });
 
-  test('an address that has an account joins with it, no password asked: two memberships', async () => {
+  test('an address that has an account joins with its password: two memberships', async () => {
     const other = await t.admin('POST', '/admin/v1/organizers', { name: 'Second Stage' });
     const otherId = other.json().id as string;
     const otto = await t.createUser({ organizerId: otherId, role: 'manager', email: 'otto@example.com', name: 'Otto' });
@@ -266,7 +267,27 @@ describe('invitations', () => {
       account_exists: true,
     });
 
-    const res = await post(t, '/dashboard/v1/invitation/accept', { token });
+    // The link alone never signs anyone in to an existing account: its password is asked,
+    // and a refusal leaves the link usable.
+    const bare = await post(t, '/dashboard/v1/invitation/accept', { token });
+    assert.deepEqual(
+      [bare.statusCode, bare.json()],
+      [
+        400,
+        problemOf(
+          400,
+          'Otto@Example.com already has a Marquee account: enter its password to join.',
+          'parameter_missing',
+          'password',
+        ),
+      ],
+    );
+    const wrong = await post(t, '/dashboard/v1/invitation/accept', { token, password: 'not the password at all' });
+    assert.deepEqual(
+      [wrong.statusCode, wrong.json()],
+      [401, problemOf(401, 'The e-mail address or password is not correct.', 'unauthorized')],
+    );
+    const res = await post(t, '/dashboard/v1/invitation/accept', { token, password: otto.password });
     assert.equal(res.statusCode, 201);
     assert.deepEqual(sessionShape(res.json(), t.clock.now()), {
       object: 'session',
@@ -293,8 +314,30 @@ describe('invitations', () => {
     // The password is still the one the account had.
     assert.equal((await t.signIn('otto@example.com', otto.password)).body.organizer_id, otherId);
 
-    const again = await post(t, '/dashboard/v1/invitation/accept', { token });
+    const again = await post(t, '/dashboard/v1/invitation/accept', { token, password: otto.password });
     assert.deepEqual([again.statusCode, again.json()], [400, INVITATION_REFUSED]);
+  });
+
+  test('an account with TOTP joins only with its code as well', async () => {
+    const other = await t.admin('POST', '/admin/v1/organizers', { name: 'Third Stage' });
+    const tess = await t.createUser({ organizerId: other.json().id as string, role: 'viewer' });
+    const session = await t.signIn(tess.email, tess.password);
+    const secret = (await t.dash(session, 'POST', '/dashboard/v1/profile/totp')).json().secret as string;
+    const code = totpCodeAt(secret, t.clock.now());
+    assert.equal((await t.dash(session, 'POST', '/dashboard/v1/profile/totp/confirm', { code })).statusCode, 200);
+    t.clock.advance(60_000);
+    const { token } = await invite(tess.email, 'viewer');
+
+    const noCode = await post(t, '/dashboard/v1/invitation/accept', { token, password: tess.password });
+    assert.equal(noCode.statusCode, 401);
+    assert.equal(noCode.json().code, 'totp_required');
+    const res = await post(t, '/dashboard/v1/invitation/accept', {
+      token,
+      password: tess.password,
+      totp: totpCodeAt(secret, t.clock.now()),
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    assert.equal(res.json().organizer_id, org.id);
   });
 
   test('an unknown or malformed token answers the same 400', async () => {

@@ -176,7 +176,7 @@ export function findInvitationForUpdate(db: Executor, organizerId: string, email
 export function updateMembership(
   db: Executor,
   id: string,
-  values: { role?: Role; status?: 'active'; user_id?: string },
+  values: { role?: Role; status?: 'active'; user_id?: string; invited_by?: string },
   now: Date,
 ) {
   return db

@@ -32,7 +32,7 @@ import { deleteSessionsOfUser } from '../../db/repositories/sessions.ts';
 import { conflict, invalid, notFound } from '../../errors/domain-error.ts';
 import { enqueueAccountEmail } from '../../mail/account-mail.ts';
 import { checkPasswordPolicy, hashPassword } from './passwords.ts';
-import { openSession, type IssuedSession, type SignInOrigin } from './sessions.ts';
+import { openSession, proveIdentity, type IssuedSession, type SignInOrigin } from './sessions.ts';
 import { hashSecret, isWellFormedSecret, issueSecret } from './tokens.ts';
 
 type Purpose = OneTimeLinksTable['purpose'];
@@ -107,11 +107,13 @@ export async function previewInvitation(db: Executor, token: string, now: Date) 
 
 /**
  * Accepts an invitation: a new account needs a name and a password; an address that
- * already has an account joins with it. Signs the person in.
+ * already has an account joins with it, proven by its password (and TOTP code, when
+ * enrolled) as at sign-in: whoever reads the mailbox must not get into the account.
+ * Signs the person in. A refusal rolls back, so the link still works.
  */
 export async function acceptInvitation(
   db: Executor,
-  input: { token: string; name?: string; password?: string },
+  input: { token: string; name?: string; password?: string; totp?: string },
   origin: SignInOrigin,
   settings: SessionSettings,
   now: Date,
@@ -123,7 +125,15 @@ export async function acceptInvitation(
     const invited = await lockMembershipById(trx, link.membership_id!);
     if (!invited || invited.status !== 'invited') throw invalid('link_invalid', LINK_REFUSALS.invitation, 'token');
     let user = await findUserByEmail(trx, invited.email);
-    if (!user) {
+    if (user) {
+      if (input.password === undefined)
+        throw invalid(
+          'parameter_missing',
+          `${invited.email} already has a Marquee account: enter its password to join.`,
+          'password',
+        );
+      await proveIdentity(trx, user, { password: input.password, totp: input.totp }, now);
+    } else {
       if (input.name === undefined || input.name.trim() === '')
         throw invalid('parameter_missing', 'Enter your name to create your account.', 'name');
       if (input.password === undefined || passwordHash === undefined)

@@ -71,7 +71,7 @@ export async function inviteMember(
     const invited = await findInvitationForUpdate(trx, auth.organizerId, input.email);
     let membershipId: string;
     if (invited) {
-      await updateMembership(trx, invited.id, { role: input.role }, now);
+      await updateMembership(trx, invited.id, { role: input.role, invited_by: auth.userId }, now);
       await expireLinksOfMembership(trx, invited.id, now);
       membershipId = invited.id;
     } else {

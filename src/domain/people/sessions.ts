@@ -84,9 +84,22 @@ export async function signIn(
     await verifyAgainstDummy(input.password);
     throw badCredentials();
   }
+  await proveIdentity(db, user, input, now);
+  return openSession(db, user.id, undefined, origin, settings, now);
+}
+
+/**
+ * The user's password and, when enrolled, second factor: what signing in takes, and what
+ * an existing account takes to accept an invitation (a link alone never signs anyone in).
+ */
+export async function proveIdentity(
+  db: Executor,
+  user: UserRow,
+  input: { password: string; totp?: string },
+  now: Date,
+): Promise<void> {
   if (!(await verifyPassword(user.password_hash, input.password))) throw badCredentials();
   if (user.totp_secret !== null) await checkSecondFactor(db, user, input.totp, now);
-  return openSession(db, user.id, undefined, origin, settings, now);
 }
 
 async function checkSecondFactor(db: Executor, user: UserRow, code: string | undefined, now: Date): Promise<void> {

@@ -108,11 +108,20 @@ export const InvitationPreview = Type.Object({
   organizer_name: Type.String(),
   email: Type.String(),
   role: RoleSchema,
-  account_exists: Type.Boolean({ description: 'the address has an account: accepting needs no name or password' }),
+  account_exists: Type.Boolean({
+    description: 'the address has an account: accepting takes its password (and TOTP code), no name',
+  }),
 });
 
 export const AcceptInvitationBody = Type.Object(
-  { token: Token, name: Type.Optional(Name), password: Type.Optional(NewPassword) },
+  {
+    token: Token,
+    name: Type.Optional(Name),
+    password: Type.Optional(NewPassword),
+    totp: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 32, description: 'an existing account with TOTP: its current code' }),
+    ),
+  },
   { additionalProperties: false },
 );
 

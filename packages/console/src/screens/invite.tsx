@@ -2,14 +2,15 @@
  * `/app/invite?token=…`: an invitation to an organizer's team (docs/dashboard.md,
  * "One-time links"). The page first shows what the link offers (organizer, role, the
  * address it was sent to); a new account then chooses its name and password, an address
- * that already has an account just accepts. Accepting signs in.
+ * that already has an account proves it with its password (and its authenticator code,
+ * when the API answers `totp_required`), as at sign-in. Accepting signs in.
  */
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { ErrorNotice } from '../components/error-notice.tsx';
 import { Field } from '../components/field.tsx';
 import { PASSWORD_HINT, PublicPage } from '../components/public-page.tsx';
-import { answer, dashboard, type InvitationPreview, type SessionBody } from '../lib/dashboard.ts';
+import { answer, codeOf, dashboard, type InvitationPreview, type SessionBody } from '../lib/dashboard.ts';
 import { fieldId, useFormErrors } from '../lib/form-errors.ts';
 import { roleLabel } from '../lib/roles.ts';
 import { useAsync } from '../lib/use-async.ts';
@@ -48,18 +49,29 @@ function Accept({
 }) {
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
+  const [totp, setTotp] = useState('');
+  const [askTotp, setAskTotp] = useState(false);
   const [busy, setBusy] = useState(false);
-  const errors = useFormErrors((param) => (param === 'name' || param === 'password' ? param : undefined));
+  const codeField = useRef<HTMLInputElement>(null);
+  const errors = useFormErrors((param) =>
+    param === 'name' || param === 'password' || param === 'totp' ? param : undefined,
+  );
 
   const submit = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
     errors.clear();
     try {
-      const body = invitation.account_exists ? { token } : { token, name: name.trim(), password };
+      const code = totp.replace(/\s+/g, '');
+      const body = invitation.account_exists
+        ? { token, password, ...(askTotp && code !== '' ? { totp: code } : {}) }
+        : { token, name: name.trim(), password };
       onSignedIn(await answer(dashboard.POST('/dashboard/v1/invitation/accept', { body })));
     } catch (err) {
-      errors.fail(err);
+      if (codeOf(err) === 'totp_required' && !askTotp) {
+        setAskTotp(true);
+        requestAnimationFrame(() => codeField.current?.focus());
+      } else errors.fail(err);
       setBusy(false);
     }
   };
@@ -71,7 +83,39 @@ function Accept({
         <strong>{roleLabel(invitation.role)}</strong>.
       </p>
       {invitation.account_exists ? (
-        <p>This address already has a Marquee account: accepting adds {invitation.organizer_name} to it.</p>
+        <>
+          <p>
+            This address already has a Marquee account: enter its password to add {invitation.organizer_name} to it.
+          </p>
+          <Field id={fieldId('password')} label="Password" error={errors.of('password')}>
+            {(a) => (
+              <input
+                {...a}
+                type="password"
+                required
+                autoComplete="current-password"
+                value={password}
+                onInput={(e) => setPassword(e.currentTarget.value)}
+              />
+            )}
+          </Field>
+          {askTotp && (
+            <Field id={fieldId('totp')} label="Authentication code" error={errors.of('totp')}>
+              {(a) => (
+                <input
+                  {...a}
+                  ref={codeField}
+                  required
+                  autoComplete="one-time-code"
+                  inputMode="numeric"
+                  spellcheck={false}
+                  value={totp}
+                  onInput={(e) => setTotp(e.currentTarget.value)}
+                />
+              )}
+            </Field>
+          )}
+        </>
       ) : (
         <>
           <p>Choose your name and a password for your new account.</p>

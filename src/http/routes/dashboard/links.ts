@@ -56,7 +56,7 @@ const acceptInvitationRoute: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'acceptInvitation',
         summary: 'Accept an invitation and sign in',
         description:
-          'A new account needs `name` and `password`; an address that already has an account joins with it. Sets the session cookie.',
+          'A new account needs `name` and `password`; an address that already has an account joins with it, with its `password` (and `totp` when enrolled) as at sign-in. Sets the session cookie.',
         security: [],
         body: AcceptInvitationBody,
         response: { 201: success(SessionBody), ...errorResponses(400, 409, 413, 415) },
