@@ -63,7 +63,7 @@ export interface paths {
     put?: never;
     /**
      * Accept an invitation and sign in
-     * @description A new account needs `name` and `password`; an address that already has an account joins with it. Sets the session cookie.
+     * @description A new account needs `name` and `password`; an address that already has an account joins with it, with its `password` (and `totp` when enrolled) as at sign-in. Sets the session cookie.
      */
     post: operations['acceptInvitation'];
     delete?: never;
@@ -2629,7 +2629,7 @@ export interface operations {
              * @enum {string}
              */
             role: 'owner' | 'manager' | 'box_office' | 'door' | 'viewer';
-            /** @description the address has an account: accepting needs no name or password */
+            /** @description the address has an account: accepting takes its password (and TOTP code), no name */
             account_exists: boolean;
           };
         };
@@ -2700,6 +2700,8 @@ export interface operations {
           name?: string;
           /** @description at least 12 characters, not a common one */
           password?: string;
+          /** @description an existing account with TOTP: its current code */
+          totp?: string;
         };
       };
     };
