@@ -52,11 +52,36 @@ describe('the service process', () => {
     assert.equal(created.status, 201);
     const { id } = (await created.json()) as { id: string };
     assert.ok(/"reqId"/.test(first.output()), 'request log lines carry the request id');
+    // The owner set-up link (docs/dashboard.md, "One-time links") creates the first owner, once.
+    const setupToken = /Owner set-up link \(one use, 72 hours\): http:\/\/\S+\/app\/setup\?token=(\S+)/.exec(
+      first.output(),
+    )?.[1];
+    assert.ok(setupToken, 'the set-up link is printed');
+    const setUp = () =>
+      fetch(`${first.baseUrl}/dashboard/v1/setup`, {
+        method: 'POST',
+        headers: { origin: first.baseUrl, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          token: setupToken,
+          email: 'owner@example.com',
+          name: 'First Owner',
+          password: 'a long and unusual passphrase',
+        }),
+      });
+    const owner = await setUp();
+    assert.equal(owner.status, 201);
+    assert.match(
+      owner.headers.get('set-cookie') ?? '',
+      /^marquee_session=[\w-]{43}; Path=\/; Expires=.*; HttpOnly; SameSite=Strict$/,
+    );
+    assert.deepEqual(((await owner.json()) as { role: string; organizer_id: string }).role, 'owner');
+    assert.equal((await setUp()).status, 400, 'the link works once');
     assert.equal(await stop(first), 0);
 
     const second = await start({ DATA_DIR: dataDir });
     assert.ok(!second.output().includes('mqk_'), 'the key is not printed again');
     assert.ok(!second.output().includes('Admin token'), 'the admin token is not printed again');
+    assert.ok(!second.output().includes('set-up link'), 'the set-up link is not printed again');
     const again = await fetch(`${second.baseUrl}/admin/v1/organizers/${id}`, {
       headers: { authorization: `Bearer ${adminToken}` },
     });
