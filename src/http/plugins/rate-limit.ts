@@ -5,7 +5,8 @@
  * - preauthRateLimit: a root onRequest hook, before any authentication, counting every
  *   request per client IP (request.ip, which honours TRUST_PROXY): valid or not, /v1,
  *   /admin/v1, the docs and unknown paths alike. Only the health probes are exempt.
- * - apiKeyRateLimit: an onRequest hook of the /v1 scope, after apiKeyAuth, counting per
+ * - callerRateLimit: an onRequest hook of the /v1 scope, after apiKeyAuth (and of the
+ *   /dashboard/v1 scope, after the session's checks, per signed-in user), counting per
  *   API key id (never the secret) in the read bucket (GET, HEAD) or the write bucket
  *   (POST, PATCH, DELETE). The admin API has no per-key limit.
  *
@@ -87,8 +88,8 @@ export function preauthRateLimit(request: FastifyRequest, reply: FastifyReply, d
   enforce(request, reply, 'preauth', request.ip, done);
 }
 
-/** /v1 onRequest hook, after apiKeyAuth: per API key id, read or write bucket. */
-export function apiKeyRateLimit(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+/** /v1 and /dashboard/v1 onRequest hook, after authentication: per API key id or user, read or write bucket. */
+export function callerRateLimit(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
   const auth = request.auth;
   if (!auth) return done(); // apiKeyAuth throws before us; nothing to count a key against.
   enforce(request, reply, bucketOf(request.method), auth.apiKeyId ?? `user:${auth.userId}`, done);

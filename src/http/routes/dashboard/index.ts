@@ -15,7 +15,7 @@ import {
   requirePermission,
   sessionAuth,
 } from '../../plugins/session-auth.ts';
-import { apiKeyRateLimit } from '../../plugins/rate-limit.ts';
+import { callerRateLimit } from '../../plugins/rate-limit.ts';
 import { registerIdempotency } from '../../plugins/idempotency.ts';
 import { sharedOperations } from '../v1/index.ts';
 import { linkRoutes } from './links.ts';
@@ -37,7 +37,7 @@ export const dashboardRoutes: FastifyPluginAsync = async (app) => {
     signedIn.addHook('onRequest', sessionAuth);
     signedIn.addHook('onRequest', requireCsrfToken);
     signedIn.addHook('onRequest', requirePermission);
-    signedIn.addHook('onRequest', apiKeyRateLimit);
+    signedIn.addHook('onRequest', callerRateLimit);
     registerIdempotency(signedIn);
     await signedIn.register(sessionRoutes);
     await signedIn.register(profileRoutes);

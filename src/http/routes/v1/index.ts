@@ -12,7 +12,7 @@ import { listOrdersRoute } from './orders/list-orders.ts';
 import { checkInTicketRoute } from './tickets/check-in-ticket.ts';
 import { getTicketRoute } from './tickets/get-ticket.ts';
 import { listTicketsRoute } from './tickets/list-tickets.ts';
-import { apiKeyRateLimit } from '../../plugins/rate-limit.ts';
+import { callerRateLimit } from '../../plugins/rate-limit.ts';
 import { registerIdempotency } from '../../plugins/idempotency.ts';
 import { createWebhookEndpointRoute } from './webhook-endpoints/create-webhook-endpoint.ts';
 import { deleteWebhookEndpointRoute } from './webhook-endpoints/delete-webhook-endpoint.ts';
@@ -39,7 +39,7 @@ import { getCurrentApiKeyRoute } from './api-key/get-current-api-key.ts';
 export const v1Routes: FastifyPluginAsync = async (app) => {
   app.addHook('onRequest', apiKeyAuth);
   // Per-key read/write rate limit, right after authentication (the key id is known).
-  app.addHook('onRequest', apiKeyRateLimit);
+  app.addHook('onRequest', callerRateLimit);
   // Idempotency-Key on every POST and PATCH of this scope (docs/idempotency.md).
   registerIdempotency(app);
   // The calling key itself: its scopes and organizer.
