@@ -1,7 +1,7 @@
 /**
  * The headers of every /app/ response (docs/console.md, "Security headers"). The console
- * holds an API key in the page, so the page may run only its own bundled scripts, talk
- * only to this origin's API, and never be framed. The camera is allowed for the door
+ * acts for a signed-in person and holds the session's CSRF token, so the page may run
+ * only its own bundled scripts, talk only to this origin's API, and never be framed. The camera is allowed for the door
  * screen, nothing else.
  */
 const CONTENT_SECURITY_POLICY = [
