@@ -9,7 +9,9 @@ import { useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { ErrorNotice } from '../components/error-notice.tsx';
 import { Field } from '../components/field.tsx';
-import { PASSWORD_HINT, PublicPage } from '../components/public-page.tsx';
+import { SubmitActions } from '../components/form-actions.tsx';
+import { AuthCodeField, NewPasswordField, PasswordField } from '../components/password-input.tsx';
+import { PublicPage } from '../components/public-page.tsx';
 import { answer, codeOf, dashboard, type InvitationPreview, type SessionBody } from '../lib/dashboard.ts';
 import { fieldId, useFormErrors } from '../lib/form-errors.ts';
 import { roleLabel } from '../lib/roles.ts';
@@ -87,33 +89,22 @@ function Accept({
           <p>
             This address already has a Marquee account: enter its password to add {invitation.organizer_name} to it.
           </p>
-          <Field id={fieldId('password')} label="Password" error={errors.of('password')}>
-            {(a) => (
-              <input
-                {...a}
-                type="password"
-                required
-                autoComplete="current-password"
-                value={password}
-                onInput={(e) => setPassword(e.currentTarget.value)}
-              />
-            )}
-          </Field>
+          <PasswordField
+            id={fieldId('password')}
+            label="Password"
+            autoComplete="current-password"
+            error={errors.of('password')}
+            value={password}
+            onInput={setPassword}
+          />
           {askTotp && (
-            <Field id={fieldId('totp')} label="Authentication code" error={errors.of('totp')}>
-              {(a) => (
-                <input
-                  {...a}
-                  ref={codeField}
-                  required
-                  autoComplete="one-time-code"
-                  inputMode="numeric"
-                  spellcheck={false}
-                  value={totp}
-                  onInput={(e) => setTotp(e.currentTarget.value)}
-                />
-              )}
-            </Field>
+            <AuthCodeField
+              id={fieldId('totp')}
+              inputRef={codeField}
+              error={errors.of('totp')}
+              value={totp}
+              onInput={setTotp}
+            />
           )}
         </>
       ) : (
@@ -124,26 +115,17 @@ function Accept({
               <input {...a} required autoComplete="name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
             )}
           </Field>
-          <Field id={fieldId('password')} label="Password" hint={PASSWORD_HINT} error={errors.of('password')}>
-            {(a) => (
-              <input
-                {...a}
-                type="password"
-                required
-                autoComplete="new-password"
-                value={password}
-                onInput={(e) => setPassword(e.currentTarget.value)}
-              />
-            )}
-          </Field>
+          <NewPasswordField
+            id={fieldId('password')}
+            label="Password"
+            error={errors.of('password')}
+            value={password}
+            onInput={setPassword}
+          />
         </>
       )}
       <ErrorNotice error={errors.general} />
-      <div class="actions">
-        <button type="submit" disabled={busy}>
-          {busy ? 'Accepting…' : 'Accept invitation'}
-        </button>
-      </div>
+      <SubmitActions label="Accept invitation" busyLabel="Accepting…" busy={busy} />
     </form>
   );
 }

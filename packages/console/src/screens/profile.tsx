@@ -8,7 +8,8 @@
 import { useState } from 'preact/hooks';
 import { ErrorNotice } from '../components/error-notice.tsx';
 import { Field } from '../components/field.tsx';
-import { PASSWORD_HINT } from '../components/public-page.tsx';
+import { SubmitActions } from '../components/form-actions.tsx';
+import { NewPasswordField, PasswordField } from '../components/password-input.tsx';
 import { answer, dashboard, type OwnSession, type TotpEnrolment } from '../lib/dashboard.ts';
 import { fieldId, useFormErrors } from '../lib/form-errors.ts';
 import { dateTime } from '../lib/format.ts';
@@ -67,12 +68,9 @@ function NameForm() {
         )}
       </Field>
       <ErrorNotice error={errors.general} />
-      <div class="actions">
-        <button type="submit" disabled={busy}>
-          Save name
-        </button>
+      <SubmitActions label="Save name" busy={busy}>
         <span role="status">{saved ? 'Name saved.' : ''}</span>
-      </div>
+      </SubmitActions>
     </form>
   );
 }
@@ -109,37 +107,25 @@ function PasswordForm({ onChanged }: { onChanged: () => void }) {
     <form onSubmit={(e) => void submit(e)}>
       <h2>Password</h2>
       <input type="text" hidden readOnly autoComplete="username" value={body.user.email} />
-      <Field id={fieldId('current_password')} label="Current password" error={errors.of('current_password')}>
-        {(a) => (
-          <input
-            {...a}
-            type="password"
-            required
-            autoComplete="current-password"
-            value={current}
-            onInput={(e) => setCurrent(e.currentTarget.value)}
-          />
-        )}
-      </Field>
-      <Field id={fieldId('new_password')} label="New password" hint={PASSWORD_HINT} error={errors.of('new_password')}>
-        {(a) => (
-          <input
-            {...a}
-            type="password"
-            required
-            autoComplete="new-password"
-            value={next}
-            onInput={(e) => setNext(e.currentTarget.value)}
-          />
-        )}
-      </Field>
+      <PasswordField
+        id={fieldId('current_password')}
+        label="Current password"
+        autoComplete="current-password"
+        error={errors.of('current_password')}
+        value={current}
+        onInput={setCurrent}
+      />
+      <NewPasswordField
+        id={fieldId('new_password')}
+        label="New password"
+        error={errors.of('new_password')}
+        value={next}
+        onInput={setNext}
+      />
       <ErrorNotice error={errors.general} />
-      <div class="actions">
-        <button type="submit" disabled={busy}>
-          Change password
-        </button>
+      <SubmitActions label="Change password" busy={busy}>
         <span role="status">{saved ? 'Password changed. Every other session of your account has ended.' : ''}</span>
-      </div>
+      </SubmitActions>
     </form>
   );
 }
@@ -238,11 +224,7 @@ function Enrol({
             />
           )}
         </Field>
-        <div class="actions">
-          <button type="submit" disabled={busy}>
-            Turn on
-          </button>
-        </div>
+        <SubmitActions label="Turn on" busy={busy} />
       </form>
     </div>
   );
@@ -287,23 +269,15 @@ function PasswordAction({
         onSubmit(password);
       }}
     >
-      <Field id="totp-remove-password" label="Your password" hint="Removing the app needs your password">
-        {(a) => (
-          <input
-            {...a}
-            type="password"
-            required
-            autoComplete="current-password"
-            value={password}
-            onInput={(e) => setPassword(e.currentTarget.value)}
-          />
-        )}
-      </Field>
-      <div class="actions">
-        <button type="submit" class="danger" disabled={busy}>
-          {label}
-        </button>
-      </div>
+      <PasswordField
+        id="totp-remove-password"
+        label="Your password"
+        autoComplete="current-password"
+        hint="Removing the app needs your password"
+        value={password}
+        onInput={setPassword}
+      />
+      <SubmitActions label={label} busy={busy} danger />
     </form>
   );
 }

@@ -7,8 +7,9 @@
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { ErrorNotice } from '../components/error-notice.tsx';
-import { Field } from '../components/field.tsx';
-import { PASSWORD_HINT, PublicPage } from '../components/public-page.tsx';
+import { SubmitActions } from '../components/form-actions.tsx';
+import { EmailField, NewPasswordField } from '../components/password-input.tsx';
+import { PublicPage } from '../components/public-page.tsx';
 import { answer, codeOf, dashboard } from '../lib/dashboard.ts';
 import { fieldId, useFormErrors } from '../lib/form-errors.ts';
 
@@ -49,24 +50,9 @@ function RequestLink() {
       ) : (
         <form onSubmit={(e) => void submit(e)}>
           <p>Enter the e-mail address you sign in with. We will send it a link to choose a new password.</p>
-          <Field id="email" label="E-mail address">
-            {(a) => (
-              <input
-                {...a}
-                type="email"
-                required
-                autoComplete="username"
-                value={email}
-                onInput={(e) => setEmail(e.currentTarget.value)}
-              />
-            )}
-          </Field>
+          <EmailField id="email" autoComplete="username" value={email} onInput={setEmail} />
           <ErrorNotice error={error} />
-          <div class="actions">
-            <button type="submit" disabled={busy}>
-              {busy ? 'Sending…' : 'Send the link'}
-            </button>
-          </div>
+          <SubmitActions label="Send the link" busyLabel="Sending…" busy={busy} />
         </form>
       )}
       <p>
@@ -106,29 +92,20 @@ function NewPassword({ token }: { token: string }) {
         </div>
       ) : (
         <form onSubmit={(e) => void submit(e)}>
-          <Field id={fieldId('password')} label="New password" hint={PASSWORD_HINT} error={errors.of('password')}>
-            {(a) => (
-              <input
-                {...a}
-                type="password"
-                required
-                autoComplete="new-password"
-                value={password}
-                onInput={(e) => setPassword(e.currentTarget.value)}
-              />
-            )}
-          </Field>
+          <NewPasswordField
+            id={fieldId('password')}
+            label="New password"
+            error={errors.of('password')}
+            value={password}
+            onInput={setPassword}
+          />
           <ErrorNotice error={errors.general} />
           {codeOf(errors.general) === 'link_invalid' && (
             <p>
               <a href="/app/reset">Send a new link</a>
             </p>
           )}
-          <div class="actions">
-            <button type="submit" disabled={busy}>
-              {busy ? 'Saving…' : 'Set the password'}
-            </button>
-          </div>
+          <SubmitActions label="Set the password" busyLabel="Saving…" busy={busy} />
         </form>
       )}
     </PublicPage>

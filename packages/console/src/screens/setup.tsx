@@ -7,7 +7,9 @@ import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { ErrorNotice } from '../components/error-notice.tsx';
 import { Field } from '../components/field.tsx';
-import { PASSWORD_HINT, PublicPage } from '../components/public-page.tsx';
+import { SubmitActions } from '../components/form-actions.tsx';
+import { EmailField, NewPasswordField } from '../components/password-input.tsx';
+import { PublicPage } from '../components/public-page.tsx';
 import { answer, dashboard, type SessionBody } from '../lib/dashboard.ts';
 import { fieldId, useFormErrors } from '../lib/form-errors.ts';
 
@@ -43,41 +45,27 @@ export function Setup({ onSignedIn }: { onSignedIn: (body: SessionBody) => void 
       ) : (
         <form onSubmit={(e) => void submit(e)}>
           <p>You are the first owner of this organizer. Create your account.</p>
-          <Field id={fieldId('email')} label="E-mail address" error={errors.of('email')}>
-            {(a) => (
-              <input
-                {...a}
-                type="email"
-                required
-                autoComplete="username"
-                value={email}
-                onInput={(e) => setEmail(e.currentTarget.value)}
-              />
-            )}
-          </Field>
+          <EmailField
+            id={fieldId('email')}
+            autoComplete="username"
+            error={errors.of('email')}
+            value={email}
+            onInput={setEmail}
+          />
           <Field id={fieldId('name')} label="Your name" error={errors.of('name')}>
             {(a) => (
               <input {...a} required autoComplete="name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
             )}
           </Field>
-          <Field id={fieldId('password')} label="Password" hint={PASSWORD_HINT} error={errors.of('password')}>
-            {(a) => (
-              <input
-                {...a}
-                type="password"
-                required
-                autoComplete="new-password"
-                value={password}
-                onInput={(e) => setPassword(e.currentTarget.value)}
-              />
-            )}
-          </Field>
+          <NewPasswordField
+            id={fieldId('password')}
+            label="Password"
+            error={errors.of('password')}
+            value={password}
+            onInput={setPassword}
+          />
           <ErrorNotice error={errors.general} />
-          <div class="actions">
-            <button type="submit" disabled={busy}>
-              {busy ? 'Creating…' : 'Create the account'}
-            </button>
-          </div>
+          <SubmitActions label="Create the account" busyLabel="Creating…" busy={busy} />
         </form>
       )}
     </PublicPage>

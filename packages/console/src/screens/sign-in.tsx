@@ -6,7 +6,8 @@
  */
 import { useRef, useState } from 'preact/hooks';
 import { ErrorNotice } from '../components/error-notice.tsx';
-import { Field } from '../components/field.tsx';
+import { SubmitActions } from '../components/form-actions.tsx';
+import { AuthCodeField, EmailField, PasswordField } from '../components/password-input.tsx';
 import { PublicPage } from '../components/public-page.tsx';
 import { answer, codeOf, dashboard, type SessionBody } from '../lib/dashboard.ts';
 
@@ -42,55 +43,23 @@ export function SignIn({ onSignedIn }: { onSignedIn: (body: SessionBody) => void
         {askTotp ? (
           <>
             <p>Enter the code your authenticator app shows for Marquee, or one of your recovery codes.</p>
-            <Field id="totp" label="Authentication code">
-              {(a) => (
-                <input
-                  {...a}
-                  ref={codeField}
-                  required
-                  autoComplete="one-time-code"
-                  inputMode="numeric"
-                  spellcheck={false}
-                  value={totp}
-                  onInput={(e) => setTotp(e.currentTarget.value)}
-                />
-              )}
-            </Field>
+            <AuthCodeField id="totp" inputRef={codeField} value={totp} onInput={setTotp} />
           </>
         ) : (
           <>
             <p>Sign in with your e-mail address and password.</p>
-            <Field id="email" label="E-mail address">
-              {(a) => (
-                <input
-                  {...a}
-                  type="email"
-                  required
-                  autoComplete="username"
-                  value={email}
-                  onInput={(e) => setEmail(e.currentTarget.value)}
-                />
-              )}
-            </Field>
-            <Field id="password" label="Password">
-              {(a) => (
-                <input
-                  {...a}
-                  type="password"
-                  required
-                  autoComplete="current-password"
-                  value={password}
-                  onInput={(e) => setPassword(e.currentTarget.value)}
-                />
-              )}
-            </Field>
+            <EmailField id="email" autoComplete="username" value={email} onInput={setEmail} />
+            <PasswordField
+              id="password"
+              label="Password"
+              autoComplete="current-password"
+              value={password}
+              onInput={setPassword}
+            />
           </>
         )}
         <ErrorNotice error={error} />
-        <div class="actions">
-          <button type="submit" disabled={busy}>
-            {busy ? 'Signing in…' : askTotp ? 'Verify' : 'Sign in'}
-          </button>
+        <SubmitActions label={askTotp ? 'Verify' : 'Sign in'} busyLabel="Signing in…" busy={busy}>
           {askTotp && (
             <button
               type="button"
@@ -104,7 +73,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (body: SessionBody) => void
               Back
             </button>
           )}
-        </div>
+        </SubmitActions>
       </form>
       <p>
         <a href="/app/reset">Forgot password?</a>

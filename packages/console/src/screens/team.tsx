@@ -8,6 +8,8 @@
 import { useState } from 'preact/hooks';
 import { ErrorNotice } from '../components/error-notice.tsx';
 import { Field } from '../components/field.tsx';
+import { SubmitActions } from '../components/form-actions.tsx';
+import { EmailField } from '../components/password-input.tsx';
 import { answer, dashboard, type Member, type Role } from '../lib/dashboard.ts';
 import { fieldId, useFormErrors } from '../lib/form-errors.ts';
 import { dateTime } from '../lib/format.ts';
@@ -124,18 +126,13 @@ function InviteForm({ onInvited }: { onInvited: (member: Member) => void }) {
     <form onSubmit={(e) => void submit(e)}>
       <h2>Invite someone</h2>
       <div class="row">
-        <Field id={fieldId('email')} label="E-mail address" error={errors.of('email')}>
-          {(a) => (
-            <input
-              {...a}
-              type="email"
-              required
-              autoComplete="off"
-              value={email}
-              onInput={(e) => setEmail(e.currentTarget.value)}
-            />
-          )}
-        </Field>
+        <EmailField
+          id={fieldId('email')}
+          autoComplete="off"
+          error={errors.of('email')}
+          value={email}
+          onInput={setEmail}
+        />
         <Field id={fieldId('role')} label="Role" error={errors.of('role')}>
           {(a) => (
             <select {...a} value={role} onChange={(e) => setRole(e.currentTarget.value as Role)}>
@@ -149,11 +146,7 @@ function InviteForm({ onInvited }: { onInvited: (member: Member) => void }) {
         </Field>
       </div>
       <ErrorNotice error={errors.general} />
-      <div class="actions">
-        <button type="submit" disabled={busy}>
-          {busy ? 'Sending…' : 'Send invitation'}
-        </button>
-      </div>
+      <SubmitActions label="Send invitation" busyLabel="Sending…" busy={busy} />
     </form>
   );
 }
