@@ -6,18 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DASHBOARD_ORIGIN, problemOf, useOrganizer, useTestApp, type TestApp } from '../helpers/app.ts';
+import { problemOf, useOrganizer, useTestApp, type TestApp } from '../helpers/app.ts';
+import { COMMON, IS_EMAIL, PASSWORD, post, TOO_SHORT, tooWeak, UUID } from '../helpers/people.ts';
 
-const PASSWORD = 'a long and unusual passphrase';
 const UNKNOWN_ORGANIZER = '00000000-0000-4000-8000-000000000000';
-
-/** The refusals of the password policy (docs/dashboard.md, "Passwords"). */
-const TOO_SHORT = (length: number) =>
-  `The password must be at least 12 characters long; it has ${length}. A few unrelated words make a long password that is easy to remember.`;
-const IS_EMAIL = 'The password must not be your e-mail address or its name part.';
-const COMMON =
-  'This password is one of the most common passwords and would be guessed first: choose another (a few unrelated words make a good one).';
-const tooWeak = (detail: string) => problemOf(400, detail, 'password_too_weak', 'password');
 
 function usersNamed(t: TestApp, email: string) {
   return t.database.db
@@ -43,7 +35,7 @@ describe('POST /admin/v1/users', () => {
     });
     assert.equal(res.statusCode, 201);
     const body = res.json();
-    assert.match(body.id, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    assert.match(body.id, UUID);
     assert.deepEqual(body, {
       object: 'user',
       id: body.id,
@@ -129,12 +121,7 @@ describe('POST /admin/v1/users', () => {
       team.filter((m) => String(m.email).toLowerCase() === 'pat@example.com').map((m) => [m.role, m.status, m.user_id]),
       [['manager', 'active', res.json().id]],
     );
-    const preview = await t.inject({
-      method: 'POST',
-      url: '/dashboard/v1/invitation',
-      headers: { origin: DASHBOARD_ORIGIN, 'content-type': 'application/json' },
-      payload: JSON.stringify({ token }),
-    });
+    const preview = await post(t, '/dashboard/v1/invitation', { token });
     assert.equal(preview.statusCode, 400);
     assert.equal(preview.json().code, 'link_invalid');
   });

@@ -10,10 +10,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { DASHBOARD_ORIGIN, problemOf, type DashboardSession, useOrganizer, useTestApp } from '../helpers/app.ts';
+import { PROBLEM, sessionIdsOf, UNTHROTTLED } from '../helpers/people.ts';
 import { rowCounts } from '../helpers/row-counts.ts';
-
-const PROBLEM = 'application/problem+json; charset=utf-8';
-const UNTHROTTLED = { RATE_LIMIT_SIGNIN_ACCOUNT_PER_MIN: '100000', RATE_LIMIT_SIGNIN_IP_PER_MIN: '100000' };
 
 const csrf = (detail: string) => problemOf(403, detail, 'csrf_failed');
 const FOREIGN_ORIGIN = (origin: string) =>
@@ -92,6 +90,10 @@ describe('CSRF on /dashboard/v1 writes', () => {
     assert.deepEqual(await rowCounts(t.database.db), counts, `${what}: no row changed`);
   }
 
+  /** The writes of `session`, from its own page but with a token that is not its own. */
+  const assertTokenRefused = (session: DashboardSession, token: string, what: string) =>
+    assertEveryWriteRefused(session, { origin: DASHBOARD_ORIGIN, 'x-csrf-token': token }, WRONG_TOKEN, what);
+
   const signedIn = async () => {
     const user = await t.createUser({ organizerId: org.id, role: 'owner' });
     return { user, session: await t.signIn(user.email, user.password) };
@@ -165,31 +167,16 @@ describe('CSRF on /dashboard/v1 writes', () => {
     const { user, session: earlier } = await signedIn();
     const current = await t.signIn(user.email, user.password);
     assert.notEqual(current.csrf, earlier.csrf);
-    await assertEveryWriteRefused(
-      current,
-      { origin: DASHBOARD_ORIGIN, 'x-csrf-token': earlier.csrf },
-      WRONG_TOKEN,
-      'stale token',
-    );
+    await assertTokenRefused(current, earlier.csrf, 'stale token');
     // The earlier session signed out: its token still opens nothing of the current one.
     assert.equal((await t.dash(earlier, 'DELETE', '/dashboard/v1/session')).statusCode, 204);
-    await assertEveryWriteRefused(
-      current,
-      { origin: DASHBOARD_ORIGIN, 'x-csrf-token': earlier.csrf },
-      WRONG_TOKEN,
-      'token of a signed-out session',
-    );
+    await assertTokenRefused(current, earlier.csrf, 'token of a signed-out session');
   });
 
   test('the right token of another user’s session → 403', async () => {
     const { session: mine } = await signedIn();
     const { session: theirs } = await signedIn();
-    await assertEveryWriteRefused(
-      mine,
-      { origin: DASHBOARD_ORIGIN, 'x-csrf-token': theirs.csrf },
-      WRONG_TOKEN,
-      'another user’s token',
-    );
+    await assertTokenRefused(mine, theirs.csrf, 'another user’s token');
   });
 
   test('a token that differs in case, or with its own prefix only → 403', async () => {
@@ -200,7 +187,7 @@ describe('CSRF on /dashboard/v1 writes', () => {
       `${session.csrf}x`,
       ` ${session.csrf}`,
     ])
-      await assertEveryWriteRefused(session, { origin: DASHBOARD_ORIGIN, 'x-csrf-token': token }, WRONG_TOKEN, token);
+      await assertTokenRefused(session, token, token);
   });
 
   test('a GET needs neither Origin nor token', async () => {
@@ -254,12 +241,7 @@ describe('CSRF on /dashboard/v1 writes', () => {
       });
       assertRefused(res, expected, JSON.stringify(headers));
     }
-    const sessions = await t.database.db
-      .selectFrom('user_sessions')
-      .select('id')
-      .where('user_id', '=', user.id)
-      .execute();
-    assert.deepEqual(sessions, []);
+    assert.deepEqual(await sessionIdsOf(t, user.id), []);
     // From the service's own page (or same-origin fetch metadata alone), it works.
     const ok = await t.inject({
       method: 'POST',

@@ -9,11 +9,8 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { ensureDefaultOrganizer } from '../../src/bootstrap.ts';
 import { totpCodeAt } from '../../src/domain/people/totp.ts';
-import { runEmailJobsOnce } from '../../src/mail/jobs.ts';
-import type { ComposedMail } from '../../src/mail/compose.ts';
-import type { Mailer } from '../../src/mail/transport.ts';
+import { permissionsOf } from '../../src/domain/people/permissions.ts';
 import {
-  DASHBOARD_ORIGIN,
   problemOf,
   sessionCookieOf,
   useOrganizer,
@@ -21,20 +18,25 @@ import {
   type DashboardSession,
   type TestApp,
 } from '../helpers/app.ts';
-import { inThreadRenderer } from '../helpers/mail-renderer.ts';
-import { parseMime } from '../helpers/smtp-receiver.ts';
+import {
+  BAD_CREDENTIALS,
+  COMMON,
+  INVITATION_REFUSED,
+  IS_EMAIL,
+  mailOf,
+  NEW_PASSWORD,
+  PASSWORD,
+  post,
+  sessionIdsOf,
+  SIGN_IN_FIRST,
+  textOf,
+  TOO_SHORT,
+  tooWeak,
+} from '../helpers/people.ts';
 
-const PASSWORD = 'a long and unusual passphrase';
-const NEW_PASSWORD = 'another long and unusual passphrase';
 const HOUR = 3_600_000;
 const RATE_LIMITS = { RATE_LIMIT_SIGNIN_ACCOUNT_PER_MIN: '1000', RATE_LIMIT_SIGNIN_IP_PER_MIN: '1000' };
 
-const INVITATION_REFUSED = problemOf(
-  400,
-  'This invitation link has expired or was already used. Ask an owner of the organizer to invite you again.',
-  'link_invalid',
-  'token',
-);
 const RESET_REFUSED = problemOf(
   400,
   'This password reset link has expired or was already used. Ask for a new one with “Forgot password?”.',
@@ -47,41 +49,6 @@ const SETUP_REFUSED = problemOf(
   'link_invalid',
   'token',
 );
-const BAD_CREDENTIALS = problemOf(401, 'The e-mail address or password is not correct.', 'unauthorized');
-const SIGN_IN_FIRST = problemOf(
-  401,
-  'Sign in first: the dashboard API takes the session cookie that POST /dashboard/v1/session sets (API keys work on /v1 only).',
-  'unauthorized',
-);
-/** The refusals of the password policy (docs/dashboard.md, "Passwords"). */
-const TOO_SHORT = (length: number) =>
-  `The password must be at least 12 characters long; it has ${length}. A few unrelated words make a long password that is easy to remember.`;
-const IS_EMAIL = 'The password must not be your e-mail address or its name part.';
-const COMMON =
-  'This password is one of the most common passwords and would be guessed first: choose another (a few unrelated words make a good one).';
-const tooWeak = (detail: string) => problemOf(400, detail, 'password_too_weak', 'password');
-const ALL_PERMISSIONS = [
-  'read',
-  'catalog',
-  'sell',
-  'refund',
-  'check_in',
-  'webhooks',
-  'export',
-  'api_keys',
-  'devices',
-  'team',
-];
-
-/** A write with no session, from the service's own page. */
-function post(t: TestApp, url: string, body: unknown, headers: Record<string, string> = {}) {
-  return t.inject({
-    method: 'POST',
-    url,
-    headers: { origin: DASHBOARD_ORIGIN, 'content-type': 'application/json', ...headers },
-    payload: JSON.stringify(body),
-  });
-}
 
 /** The newest link waiting to be mailed to an address (the mail pass erases it once sent). */
 async function latestLink(t: TestApp, recipient: string): Promise<string> {
@@ -119,23 +86,6 @@ function sessionShape(body: Record<string, unknown>, now: Date) {
   const { object, user, memberships, organizer_id, role, permissions } = body;
   return { object, user, memberships, organizer_id, role, permissions };
 }
-
-function mailOf(t: TestApp) {
-  const sent: ComposedMail[] = [];
-  const mailer: Mailer = {
-    send: () => Promise.reject(new Error('not used')),
-    sendComposed: async (mail) => {
-      sent.push(mail);
-      return { messageId: mail.messageId };
-    },
-    close() {},
-  };
-  const renderer = inThreadRenderer('Marquee <no-reply@localhost>');
-  return { sent, run: () => runEmailJobsOnce({ db: t.database.db, mailer, renderer, clock: t.clock }) };
-}
-
-const textOf = (mail: ComposedMail) =>
-  parseMime(mail.raw.toString('latin1')).parts.find((p) => p.contentType === 'text/plain')!.text;
 
 describe('invitations', () => {
   const t = useTestApp({ env: RATE_LIMITS });
@@ -220,7 +170,7 @@ describe('invitations', () => {
       memberships: [{ organizer_id: org.id, organizer_name: 'Test Organizer', role: 'viewer' }],
       organizer_id: org.id,
       role: 'viewer',
-      permissions: ['read', 'export'],
+      permissions: permissionsOf('viewer'),
     });
     const setCookie = String(res.headers['set-cookie']);
     const expires = new Date(res.json().expires_at).toUTCString();
@@ -298,7 +248,7 @@ describe('invitations', () => {
       ],
       organizer_id: org.id,
       role: 'box_office',
-      permissions: ['read', 'sell', 'check_in'],
+      permissions: permissionsOf('box_office'),
     });
     const memberships = await t.database.db
       .selectFrom('memberships')
@@ -516,7 +466,7 @@ describe('password resets', () => {
       const after = await t.dash(session, 'GET', '/dashboard/v1/session');
       assert.deepEqual([after.statusCode, after.json()], [401, SIGN_IN_FIRST]);
     }
-    const left = await t.database.db.selectFrom('user_sessions').select('id').where('user_id', '=', ritaId).execute();
+    const left = await sessionIdsOf(t, ritaId);
     assert.deepEqual(left, []);
 
     const old = await post(t, '/dashboard/v1/session', { email: RITA, password: PASSWORD });
@@ -565,7 +515,7 @@ describe("the first owner's set-up link", () => {
       memberships: [{ organizer_id: created.organizerId, organizer_name: 'Default', role: 'owner' }],
       organizer_id: created.organizerId,
       role: 'owner',
-      permissions: ALL_PERMISSIONS,
+      permissions: permissionsOf('owner'),
     });
     const session = sessionFrom(res);
     const team = await t.dash(session, 'GET', '/dashboard/v1/members');

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { permissionsOf } from '../../src/domain/people/permissions.ts';
 import { totpCodeAt } from '../../src/domain/people/totp.ts';
 import {
   createTestApp,
@@ -25,22 +26,13 @@ import {
   useTestApp,
 } from '../helpers/app.ts';
 import { createEvent } from '../helpers/catalog.ts';
+import { BAD_CREDENTIALS, NEW_PASSWORD, post, PROBLEM, SIGN_IN_FIRST, UNTHROTTLED } from '../helpers/people.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 const TOTP_STEP_MS = 30_000;
 
-/** Sign-in is throttled per IP (30 a minute by default); these tests sign in more often than that. */
-const UNTHROTTLED = { RATE_LIMIT_SIGNIN_ACCOUNT_PER_MIN: '100000', RATE_LIMIT_SIGNIN_IP_PER_MIN: '100000' };
-
-const PROBLEM = 'application/problem+json; charset=utf-8';
-const BAD_CREDENTIALS = problemOf(401, 'The e-mail address or password is not correct.', 'unauthorized');
-const SIGN_IN_FIRST = problemOf(
-  401,
-  'Sign in first: the dashboard API takes the session cookie that POST /dashboard/v1/session sets (API keys work on /v1 only).',
-  'unauthorized',
-);
 const GENERIC_V1_401 = problemOf(
   401,
   'A valid API key is required: send it as "Authorization: Bearer <key>".',
@@ -59,6 +51,10 @@ const TOTP_INVALID = problemOf(
   'totp',
 );
 
+/**
+ * Written out, not read from permissions.ts: with the per-role lists of "each role gets the
+ * permissions of permissions.ts", this is what keeps the matrix from changing unnoticed.
+ */
 const OWNER_PERMISSIONS = [
   'read',
   'catalog',
@@ -72,7 +68,6 @@ const OWNER_PERMISSIONS = [
   'team',
 ];
 
-const NEW_PASSWORD = 'another long and unusual passphrase';
 /** The set-cookie of a sign-out: the cookie emptied and expired. */
 const CLEARED = 'marquee_session=; Max-Age=0; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Strict';
 
@@ -83,13 +78,22 @@ function signInRequest(
   headers: Record<string, string> = {},
   remoteAddress?: string,
 ): Promise<LightMyRequestResponse> {
-  return t.inject({
-    method: 'POST',
-    url: '/dashboard/v1/session',
-    headers: { 'content-type': 'application/json', origin: DASHBOARD_ORIGIN, ...headers },
-    payload: typeof body === 'string' ? body : JSON.stringify(body),
-    ...(remoteAddress === undefined ? {} : { remoteAddress }),
-  });
+  return post(t, '/dashboard/v1/session', body, headers, remoteAddress);
+}
+
+/** POST /dashboard/v1/session for a test user with their own password. */
+const signInAs = (t: TestApp, user: TestUser, headers: Record<string, string> = {}) =>
+  signInRequest(t, { email: user.email, password: user.password }, headers);
+
+/** The set-cookie of a sign-in over plain HTTP: `marquee_session`, not Secure. */
+const PLAIN_COOKIE = /^marquee_session=[A-Za-z0-9_-]{43}; Path=\/; Expires=[^;]+; HttpOnly; SameSite=Strict$/;
+
+/** The value of the `__Host-marquee_session` cookie a sign-in over HTTPS sets (asserted to be set). */
+function hostCookieOf(res: LightMyRequestResponse): string {
+  const header = setCookieOf(res);
+  const value = /^__Host-marquee_session=([A-Za-z0-9_-]{43});/.exec(header)?.[1];
+  assert.ok(value !== undefined, header);
+  return value;
 }
 
 /** A DashboardSession from a 201 (sign-in) or 200 (password change) that set a new cookie. */
@@ -224,7 +228,7 @@ describe('dashboard sessions over HTTP', () => {
 
     test('the cookie over HTTP: marquee_session, 256 random bits, HttpOnly, SameSite=Strict, Path=/, no Secure', async () => {
       const user = await t.createUser({ organizerId: org.id, role: 'viewer' });
-      const res = await signInRequest(t, { email: user.email, password: user.password });
+      const res = await signInAs(t, user);
       assert.equal(res.statusCode, 201);
       const header = setCookieOf(res);
       const value = /^marquee_session=([A-Za-z0-9_-]{43});/.exec(header)?.[1];
@@ -238,16 +242,9 @@ describe('dashboard sessions over HTTP', () => {
 
     test('an x-forwarded-proto header is not believed without TRUST_PROXY: the cookie stays the plain one', async () => {
       const user = await t.createUser({ organizerId: org.id, role: 'viewer' });
-      const res = await signInRequest(
-        t,
-        { email: user.email, password: user.password },
-        { 'x-forwarded-proto': 'https' },
-      );
+      const res = await signInAs(t, user, { 'x-forwarded-proto': 'https' });
       assert.equal(res.statusCode, 201, res.body);
-      assert.match(
-        setCookieOf(res),
-        /^marquee_session=[A-Za-z0-9_-]{43}; Path=\/; Expires=[^;]+; HttpOnly; SameSite=Strict$/,
-      );
+      assert.match(setCookieOf(res), PLAIN_COOKIE);
     });
 
     test('the database keeps only the SHA-256 of the cookie value, never the value', async () => {
@@ -281,11 +278,7 @@ describe('dashboard sessions over HTTP', () => {
     test('a cookie planted by an attacker is never promoted: signing in with it yields a new, different id', async () => {
       const user = await t.createUser({ organizerId: org.id, role: 'viewer' });
       const planted = randomBytes(32).toString('base64url');
-      const res = await signInRequest(
-        t,
-        { email: user.email, password: user.password },
-        { cookie: `marquee_session=${planted}` },
-      );
+      const res = await signInAs(t, user, { cookie: `marquee_session=${planted}` });
       assert.equal(res.statusCode, 201, res.body);
       const issued = sessionCookieOf(res);
       assert.notEqual(cookieValue(issued), planted);
@@ -307,7 +300,7 @@ describe('dashboard sessions over HTTP', () => {
     test('a signed-in browser signing in again gets a new id; the old one keeps working until signed out', async () => {
       const user = await t.createUser({ organizerId: org.id, role: 'viewer' });
       const before = await t.signIn(user.email, user.password);
-      const res = await signInRequest(t, { email: user.email, password: user.password }, { cookie: before.cookie });
+      const res = await signInAs(t, user, { cookie: before.cookie });
       assert.equal(res.statusCode, 201);
       assert.notEqual(sessionCookieOf(res), before.cookie);
     });
@@ -322,11 +315,7 @@ describe('dashboard sessions over HTTP', () => {
 
     test('the cookie is __Host-marquee_session, Secure; it works over HTTPS', async () => {
       const user = await t.createUser({ organizerId: org.id, role: 'viewer' });
-      const res = await signInRequest(
-        t,
-        { email: user.email, password: user.password },
-        { ...viaProxy, origin: 'https://tickets.example.com' },
-      );
+      const res = await signInAs(t, user, { ...viaProxy, origin: 'https://tickets.example.com' });
       assert.equal(res.statusCode, 201, res.body);
       const header = setCookieOf(res);
       const value = /^__Host-marquee_session=([A-Za-z0-9_-]{43});/.exec(header)?.[1];
@@ -371,12 +360,8 @@ describe('dashboard sessions over HTTP', () => {
 
     test('over HTTPS, an unprefixed cookie with a valid session id is not read', async () => {
       const user = await t.createUser({ organizerId: org.id, role: 'viewer' });
-      const res = await signInRequest(
-        t,
-        { email: user.email, password: user.password },
-        { ...viaProxy, origin: 'https://tickets.example.com' },
-      );
-      const token = /^__Host-marquee_session=([A-Za-z0-9_-]{43});/.exec(setCookieOf(res))![1]!;
+      const res = await signInAs(t, user, { ...viaProxy, origin: 'https://tickets.example.com' });
+      const token = hostCookieOf(res);
       const tossed = await t.inject({
         method: 'GET',
         url: '/dashboard/v1/session',
@@ -388,16 +373,9 @@ describe('dashboard sessions over HTTP', () => {
 
     test('over plain HTTP behind the same proxy, the plain cookie', async () => {
       const user = await t.createUser({ organizerId: org.id, role: 'viewer' });
-      const res = await signInRequest(
-        t,
-        { email: user.email, password: user.password },
-        { 'x-forwarded-proto': 'http' },
-      );
+      const res = await signInAs(t, user, { 'x-forwarded-proto': 'http' });
       assert.equal(res.statusCode, 201, res.body);
-      assert.match(
-        setCookieOf(res),
-        /^marquee_session=[A-Za-z0-9_-]{43}; Path=\/; Expires=[^;]+; HttpOnly; SameSite=Strict$/,
-      );
+      assert.match(setCookieOf(res), PLAIN_COOKIE);
     });
   });
 
@@ -407,11 +385,7 @@ describe('dashboard sessions over HTTP', () => {
 
     test('the cookie is __Host-marquee_session, Secure, whatever the request; the public origin may write', async () => {
       const user = await t.createUser({ organizerId: org.id, role: 'viewer' });
-      const res = await signInRequest(
-        t,
-        { email: user.email, password: user.password },
-        { origin: 'https://tickets.example.com' },
-      );
+      const res = await signInAs(t, user, { origin: 'https://tickets.example.com' });
       assert.equal(res.statusCode, 201, res.body);
       const header = setCookieOf(res);
       const value = /^__Host-marquee_session=([A-Za-z0-9_-]{43});/.exec(header)?.[1];
@@ -447,12 +421,8 @@ describe('dashboard sessions over HTTP', () => {
       // The attacker's own valid session, tossed into the victim's browser as `marquee_session`
       // (Domain=.example.com, or over plain HTTP): only `__Host-` proves this host set it.
       const attacker = await t.createUser({ organizerId: org.id, role: 'owner' });
-      const signedIn = await signInRequest(
-        t,
-        { email: attacker.email, password: attacker.password },
-        { origin: 'https://tickets.example.com' },
-      );
-      const token = /^__Host-marquee_session=([A-Za-z0-9_-]{43});/.exec(setCookieOf(signedIn))![1]!;
+      const signedIn = await signInAs(t, attacker, { origin: 'https://tickets.example.com' });
+      const token = hostCookieOf(signedIn);
       const tossed = await t.inject({
         method: 'GET',
         url: '/dashboard/v1/session',
@@ -462,12 +432,8 @@ describe('dashboard sessions over HTTP', () => {
       assert.deepEqual(tossed.json(), SIGN_IN_FIRST);
       // Beside the victim's own cookie, the tossed one decides nothing either.
       const victim = await t.createUser({ organizerId: org.id, role: 'viewer' });
-      const victimIn = await signInRequest(
-        t,
-        { email: victim.email, password: victim.password },
-        { origin: 'https://tickets.example.com' },
-      );
-      const victimToken = /^__Host-marquee_session=([A-Za-z0-9_-]{43});/.exec(setCookieOf(victimIn))![1]!;
+      const victimIn = await signInAs(t, victim, { origin: 'https://tickets.example.com' });
+      const victimToken = hostCookieOf(victimIn);
       const both = await t.inject({
         method: 'GET',
         url: '/dashboard/v1/session',
@@ -519,7 +485,7 @@ describe('dashboard sessions over HTTP', () => {
     test('a user who is no longer a member of any organizer: 403 no_membership; a wrong password still 401', async () => {
       const user = await t.createUser({ organizerId: org.id, role: 'viewer' });
       await t.database.db.deleteFrom('memberships').where('user_id', '=', user.id).execute();
-      const res = await signInRequest(t, { email: user.email, password: user.password });
+      const res = await signInAs(t, user);
       assert.equal(res.statusCode, 403);
       assert.deepEqual(
         res.json(),
@@ -678,7 +644,7 @@ describe('dashboard sessions over HTTP', () => {
       assert.equal(write.statusCode, 200, write.body);
 
       // The old password no longer signs in; the new one does.
-      const old = await signInRequest(t, { email: user.email, password: user.password });
+      const old = await signInAs(t, user);
       assert.equal(old.statusCode, 401);
       assert.deepEqual(old.json(), BAD_CREDENTIALS);
       assert.equal((await signInRequest(t, { email: user.email, password: NEW_PASSWORD })).statusCode, 201);
@@ -820,7 +786,7 @@ describe('dashboard sessions over HTTP', () => {
       assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
       // Until confirmed, TOTP is off: sign-in needs no code.
-      assert.equal((await signInRequest(t, { email: user.email, password: user.password })).statusCode, 201);
+      assert.equal((await signInAs(t, user)).statusCode, 201);
 
       const wrongConfirm = await t.dash(session, 'POST', '/dashboard/v1/profile/totp/confirm', {
         code: wrongCode(secret),
@@ -839,7 +805,7 @@ describe('dashboard sessions over HTTP', () => {
       assert.equal((await getSession(t, session)).json().user.totp_enabled, true);
 
       // A correct password without a code.
-      const missing = await signInRequest(t, { email: user.email, password: user.password });
+      const missing = await signInAs(t, user);
       assert.equal(missing.statusCode, 401);
       assert.deepEqual(missing.json(), TOTP_REQUIRED);
       assert.equal(missing.headers['set-cookie'], undefined);
@@ -895,7 +861,7 @@ describe('dashboard sessions over HTTP', () => {
       assert.equal(removed.json().object, 'session');
       assert.equal(removed.json().user.totp_enabled, false);
       // Off: the password alone signs in, and the unused recovery codes are gone.
-      assert.equal((await signInRequest(t, { email: user.email, password: user.password })).statusCode, 201);
+      assert.equal((await signInAs(t, user)).statusCode, 201);
       const codes = await t.database.db
         .selectFrom('user_recovery_codes')
         .select('user_id')
@@ -1061,7 +1027,7 @@ describe('dashboard sessions over HTTP', () => {
         organizer_id: second.id,
         organizer: { id: second.id, name: 'Second Stage', currency: 'GBP', timezone: 'Europe/London' },
         role: 'viewer',
-        permissions: ['read', 'export'],
+        permissions: permissionsOf('viewer'),
         memberships,
       });
       const read = await getSession(t, session);
@@ -1093,7 +1059,7 @@ describe('dashboard sessions over HTTP', () => {
       const back = await t.dash(session, 'POST', '/dashboard/v1/session/organizer', { organizer_id: first.id });
       assert.equal(back.statusCode, 200);
       assert.equal(back.json().role, 'owner');
-      assert.deepEqual(back.json().permissions, OWNER_PERMISSIONS);
+      assert.deepEqual(back.json().permissions, permissionsOf('owner'));
       assert.deepEqual(await listIds(), [firstEvent.id]);
     });
 
@@ -1200,12 +1166,7 @@ describe('dashboard sessions over HTTP', () => {
     test('a very long user agent is kept to 500 characters; no user agent is null', async () => {
       const user = await t.createUser({ organizerId: org.id, role: 'viewer' });
       const session = await signInFrom(user, 'U'.repeat(2000), '203.0.113.30');
-      const bare = await t.inject({
-        method: 'POST',
-        url: '/dashboard/v1/session',
-        headers: { 'content-type': 'application/json', origin: DASHBOARD_ORIGIN, 'user-agent': '' },
-        payload: JSON.stringify({ email: user.email, password: user.password }),
-      });
+      const bare = await signInAs(t, user, { 'user-agent': '' });
       assert.equal(bare.statusCode, 201);
       const list = await t.dash(session, 'GET', '/dashboard/v1/session/sessions');
       const agents = (list.json().data as { user_agent: string | null }[]).map((s) => s.user_agent?.length ?? null);

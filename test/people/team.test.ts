@@ -7,11 +7,8 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import pg from 'pg';
-import { runEmailJobsOnce } from '../../src/mail/jobs.ts';
-import type { ComposedMail } from '../../src/mail/compose.ts';
-import type { Mailer } from '../../src/mail/transport.ts';
+import { permissionsOf } from '../../src/domain/people/permissions.ts';
 import {
-  DASHBOARD_ORIGIN,
   problemOf,
   useOrganizer,
   useTestApp,
@@ -20,20 +17,18 @@ import {
   type TestUser,
 } from '../helpers/app.ts';
 import { onPostgres } from '../helpers/database.ts';
-import { inThreadRenderer } from '../helpers/mail-renderer.ts';
+import {
+  INVITATION_REFUSED,
+  mailOf,
+  PASSWORD,
+  post,
+  sessionIdsOf,
+  SIGN_IN_FIRST,
+  textOf,
+  UUID,
+} from '../helpers/people.ts';
 import { header, parseMime } from '../helpers/smtp-receiver.ts';
 
-const SIGN_IN_FIRST = problemOf(
-  401,
-  'Sign in first: the dashboard API takes the session cookie that POST /dashboard/v1/session sets (API keys work on /v1 only).',
-  'unauthorized',
-);
-const INVITATION_REFUSED = problemOf(
-  400,
-  'This invitation link has expired or was already used. Ask an owner of the organizer to invite you again.',
-  'link_invalid',
-  'token',
-);
 const LAST_OWNER_DEMOTED = problemOf(
   409,
   'Changing this role would leave this organizer without an owner. Make another member an owner first.',
@@ -47,28 +42,6 @@ const LAST_OWNER_REMOVED = problemOf(
 const MEMBER_NOT_FOUND = problemOf(404, 'Member not found.', 'resource_not_found');
 const LINK = /^http:\/\/127\.0\.0\.1:3000\/app\/invite\?token=[A-Za-z0-9_-]{32}$/;
 const RATE_LIMITS = { RATE_LIMIT_SIGNIN_ACCOUNT_PER_MIN: '1000', RATE_LIMIT_SIGNIN_IP_PER_MIN: '1000' };
-
-/** The mails one pass of the mail job sends, rendered in this thread and kept here. */
-function mailOf(t: TestApp) {
-  const sent: ComposedMail[] = [];
-  const mailer: Mailer = {
-    send: () => Promise.reject(new Error('not used')),
-    sendComposed: async (mail) => {
-      sent.push(mail);
-      return { messageId: mail.messageId };
-    },
-    close() {},
-  };
-  const renderer = inThreadRenderer('Marquee <no-reply@localhost>');
-  return {
-    sent,
-    run: () => runEmailJobsOnce({ db: t.database.db, mailer, renderer, clock: t.clock }),
-  };
-}
-
-function textOf(mail: ComposedMail): string {
-  return parseMime(mail.raw.toString('latin1')).parts.find((p) => p.contentType === 'text/plain')!.text;
-}
 
 /** The e-mail jobs of one address, oldest first. */
 function jobsOf(t: TestApp, recipient: string) {
@@ -89,13 +62,7 @@ async function latestToken(t: TestApp, recipient: string): Promise<string> {
   return new URL(link).searchParams.get('token')!;
 }
 
-const preview = (t: TestApp, token: string) =>
-  t.inject({
-    method: 'POST',
-    url: '/dashboard/v1/invitation',
-    headers: { origin: DASHBOARD_ORIGIN, 'content-type': 'application/json' },
-    payload: JSON.stringify({ token }),
-  });
+const preview = (t: TestApp, token: string) => post(t, '/dashboard/v1/invitation', { token });
 
 async function membershipOf(t: TestApp, organizerId: string, userId: string) {
   return t.database.db
@@ -104,6 +71,13 @@ async function membershipOf(t: TestApp, organizerId: string, userId: string) {
     .where('organizer_id', '=', organizerId)
     .where('user_id', '=', userId)
     .executeTakeFirstOrThrow();
+}
+
+/** Another, new organizer with one owner: the organizer's id, the owner's and the owner's membership id. */
+async function foreignOwner(t: TestApp) {
+  const other = await t.createOrganizer();
+  const stranger = await t.createUser({ organizerId: other.id, role: 'owner' });
+  return { organizerId: other.id, userId: stranger.id, memberId: (await membershipOf(t, other.id, stranger.id)).id };
 }
 
 async function activeOwners(t: TestApp, organizerId: string): Promise<string[]> {
@@ -172,7 +146,7 @@ describe('the team', () => {
     const res = await t.dash(owner, 'POST', '/dashboard/v1/members', { email: 'ivy@example.com', role: 'box_office' });
     assert.equal(res.statusCode, 201);
     const member = res.json();
-    assert.match(member.id, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    assert.match(member.id, UUID);
     assert.deepEqual(member, {
       object: 'member',
       id: member.id,
@@ -302,7 +276,7 @@ describe('the team', () => {
     assert.equal(res.statusCode, 200);
     assert.deepEqual(res.json(), await memberOf('dora', 'viewer'));
     const session = await t.dash(dora, 'GET', '/dashboard/v1/session');
-    assert.deepEqual([session.json().role, session.json().permissions], ['viewer', ['read', 'export']]);
+    assert.deepEqual([session.json().role, session.json().permissions], ['viewer', permissionsOf('viewer')]);
     const back = await t.dash(owner, 'PATCH', `/dashboard/v1/members/${(await memberOf('dora')).id}`, { role: 'door' });
     assert.deepEqual([back.statusCode, back.json()], [200, await memberOf('dora')]);
   });
@@ -354,11 +328,7 @@ describe('the team', () => {
     assert.deepEqual([res.statusCode, res.body], [204, '']);
     const after = await t.dash(dora, 'GET', '/dashboard/v1/session');
     assert.deepEqual([after.statusCode, after.json()], [401, SIGN_IN_FIRST]);
-    const remaining = await t.database.db
-      .selectFrom('user_sessions')
-      .select('id')
-      .where('user_id', '=', people.dora.id)
-      .execute();
+    const remaining = await sessionIdsOf(t, people.dora.id);
     assert.deepEqual(remaining, [], 'the sessions are gone, not only refused');
     const list = (await t.dash(owner, 'GET', '/dashboard/v1/members')).json().data as { id: string }[];
     assert.equal(
@@ -378,12 +348,7 @@ describe('the team', () => {
     assert.deepEqual([res.statusCode, res.body], [204, '']);
     const gone = await preview(t, token);
     assert.deepEqual([gone.statusCode, gone.json()], [400, INVITATION_REFUSED]);
-    const accept = await t.inject({
-      method: 'POST',
-      url: '/dashboard/v1/invitation/accept',
-      headers: { origin: DASHBOARD_ORIGIN, 'content-type': 'application/json' },
-      payload: JSON.stringify({ token, name: 'Wanda', password: 'a long and unusual passphrase' }),
-    });
+    const accept = await post(t, '/dashboard/v1/invitation/accept', { token, name: 'Wanda', password: PASSWORD });
     assert.deepEqual([accept.statusCode, accept.json()], [400, INVITATION_REFUSED]);
   });
 
@@ -448,12 +413,7 @@ describe('the team', () => {
     assert.deepEqual([after.statusCode, after.json()], [401, SIGN_IN_FIRST]);
     assert.deepEqual(await activeOwners(t, org.id), [people.olive.id]);
     // With no membership left, Max cannot sign in at all.
-    const signIn = await t.inject({
-      method: 'POST',
-      url: '/dashboard/v1/session',
-      headers: { origin: DASHBOARD_ORIGIN, 'content-type': 'application/json' },
-      payload: JSON.stringify({ email: people.max.email, password: people.max.password }),
-    });
+    const signIn = await post(t, '/dashboard/v1/session', { email: people.max.email, password: people.max.password });
     assert.deepEqual(
       [signIn.statusCode, signIn.json()],
       [
@@ -468,9 +428,7 @@ describe('the team', () => {
   });
 
   test("a cursor that is not a member of this organizer's list answers 400 invalid_cursor", async () => {
-    const other = await t.createOrganizer();
-    const stranger = await t.createUser({ organizerId: other.id, role: 'owner' });
-    const id = (await membershipOf(t, other.id, stranger.id)).id;
+    const id = (await foreignOwner(t)).memberId;
     const res = await t.dash(owner, 'GET', `/dashboard/v1/members?starting_after=${id}`);
     assert.deepEqual(
       [res.statusCode, res.json()],
@@ -487,14 +445,13 @@ describe('the team', () => {
   });
 
   test("another organizer's member is no member here", async () => {
-    const other = await t.createOrganizer();
-    const stranger = await t.createUser({ organizerId: other.id, role: 'owner' });
-    const id = (await membershipOf(t, other.id, stranger.id)).id;
+    const stranger = await foreignOwner(t);
+    const id = stranger.memberId;
     const patched = await t.dash(owner, 'PATCH', `/dashboard/v1/members/${id}`, { role: 'viewer' });
     assert.deepEqual([patched.statusCode, patched.json()], [404, MEMBER_NOT_FOUND]);
     const removed = await t.dash(owner, 'DELETE', `/dashboard/v1/members/${id}`);
     assert.deepEqual([removed.statusCode, removed.json()], [404, MEMBER_NOT_FOUND]);
-    assert.deepEqual(await activeOwners(t, other.id), [stranger.id]);
+    assert.deepEqual(await activeOwners(t, stranger.organizerId), [stranger.userId]);
   });
 });
 

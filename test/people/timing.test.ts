@@ -11,33 +11,25 @@ import pino from 'pino';
 import { createRateLimiter } from '../../src/http/rate-limit/limiter.ts';
 import {
   createTestApp,
-  DASHBOARD_ORIGIN,
   problemOf,
   type TestApp,
   type TestOrganizer,
   useOrganizer,
   useTestApp,
 } from '../helpers/app.ts';
+import { BAD_CREDENTIALS, post, PROBLEM, sessionIdsOf } from '../helpers/people.ts';
 
-const BAD_CREDENTIALS = problemOf(401, 'The e-mail address or password is not correct.', 'unauthorized');
 const ACCOUNT_DETAIL = (n: number) =>
   `Too many sign-in attempts: at most ${n} per minute for one e-mail address. Retry after 60 seconds.`;
 const IP_DETAIL = (n: number) =>
   `Too many sign-in attempts: at most ${n} per minute from one client IP address. Retry after 60 seconds.`;
 
-function signIn(t: TestApp, email: string, password: string, remoteAddress = '127.0.0.1') {
-  return t.inject({
-    method: 'POST',
-    url: '/dashboard/v1/session',
-    headers: { 'content-type': 'application/json', origin: DASHBOARD_ORIGIN },
-    payload: JSON.stringify({ email, password }),
-    remoteAddress,
-  });
-}
+const signIn = (t: TestApp, email: string, password: string, remoteAddress = '127.0.0.1') =>
+  post(t, '/dashboard/v1/session', { email, password }, {}, remoteAddress);
 
 function assert429(res: LightMyRequestResponse, bucket: string, limit: number, detail: string): void {
   assert.equal(res.statusCode, 429, res.body);
-  assert.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8');
+  assert.equal(res.headers['content-type'], PROBLEM);
   assert.equal(res.headers['retry-after'], '60');
   assert.equal(res.headers['ratelimit-policy'], `"${bucket}";q=${limit};w=60`);
   assert.match(String(res.headers['ratelimit']), new RegExp(`^"${bucket}";r=0;t=\\d+$`));
@@ -123,19 +115,9 @@ describe('sign-in throttling (RATE_LIMIT_SIGNIN_ACCOUNT_PER_MIN=3, RATE_LIMIT_SI
     const user = await t.createUser({ organizerId: org.id, role: 'viewer' });
     const ip = '198.51.100.50';
     for (let i = 0; i < 3; i++) assert.equal((await signIn(t, user.email, user.password, ip)).statusCode, 201);
-    const before = await t.database.db
-      .selectFrom('user_sessions')
-      .select('id')
-      .where('user_id', '=', user.id)
-      .execute();
-    assert.equal(before.length, 3);
+    assert.equal((await sessionIdsOf(t, user.id)).length, 3);
     assert429(await signIn(t, user.email, user.password, ip), 'signin_account', 3, ACCOUNT_DETAIL(3));
-    const afterRows = await t.database.db
-      .selectFrom('user_sessions')
-      .select('id')
-      .where('user_id', '=', user.id)
-      .execute();
-    assert.equal(afterRows.length, 3);
+    assert.equal((await sessionIdsOf(t, user.id)).length, 3);
   });
 });
 
