@@ -39,6 +39,8 @@ export interface ApiKeysTable {
   expires_at: Timestamp | null;
   revoked_at: Timestamp | null;
   last_used_at: Timestamp | null;
+  /** The user who created the key in the dashboard; null for the admin API and the first start. */
+  created_by: string | null;
   created_at: CreatedAt;
 }
 

@@ -110,6 +110,7 @@ are mounted here at the same sub-paths, with the same schemas. API keys are not 
     { name: 'session', description: 'Signing in and out, switching organizer, the own sessions' },
     { name: 'profile', description: 'The own name, password and second factor' },
     { name: 'team', description: 'Members, invitations and roles' },
+    { name: 'developer', description: 'Developer settings: the organizer’s API keys' },
     { name: 'links', description: 'Invitations, password resets and the first owner’s set-up (no session)' },
     ...(openApiDocument.tags ?? []).filter((tag) => tag.name !== 'admin' && tag.name !== 'api_key'),
   ],

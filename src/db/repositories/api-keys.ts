@@ -26,24 +26,40 @@ export function findApiKeyByHash(db: Executor, keyHash: Buffer) {
     .executeTakeFirst();
 }
 
-/** Sets revoked_at unless already set; returns the hash too, for the lookup cache. */
-export function revokeApiKey(db: Executor, id: string, now: Date) {
-  return db
+/**
+ * Sets revoked_at unless already set; returns the hash too, for the lookup cache. With an
+ * organizer, only a key of that organizer (the dashboard); without, any (the admin API).
+ */
+export function revokeApiKey(db: Executor, id: string, now: Date, organizerId?: string) {
+  let query = db
     .updateTable('api_keys')
     .set((eb) => ({ revoked_at: eb.fn.coalesce('revoked_at', eb.val(now)) }))
-    .where('id', '=', id)
-    .returning(['id', 'revoked_at', 'key_hash'])
-    .executeTakeFirst();
+    .where('id', '=', id);
+  if (organizerId !== undefined) query = query.where('organizer_id', '=', organizerId);
+  return query.returning(['id', 'revoked_at', 'key_hash']).executeTakeFirst();
 }
 
 export type ListedApiKeyRow = Awaited<ReturnType<ReturnType<typeof apiKeysListQuery>['execute']>>[number];
 
-/** An organizer's keys for the admin list (never the hash), to page with keysetPage. */
+/** An organizer's keys for the lists (never the hash), with who created each, to page with keysetPage. */
 export function apiKeysListQuery(db: Executor, organizerId: string) {
   return db
     .selectFrom('api_keys')
-    .select(['id', 'name', 'key_preview', 'scopes', 'expires_at', 'revoked_at', 'last_used_at', 'created_at'])
-    .where('organizer_id', '=', organizerId);
+    .leftJoin('users', 'users.id', 'api_keys.created_by')
+    .select([
+      'api_keys.id',
+      'api_keys.name',
+      'api_keys.key_preview',
+      'api_keys.scopes',
+      'api_keys.expires_at',
+      'api_keys.revoked_at',
+      'api_keys.last_used_at',
+      'api_keys.created_at',
+      'api_keys.created_by',
+      'users.name as created_by_name',
+      'users.email as created_by_email',
+    ])
+    .where('api_keys.organizer_id', '=', organizerId);
 }
 
 /** A key of the organizer with the organizer's name and settings (GET /v1/api_key); never the hash. */

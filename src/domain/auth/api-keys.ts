@@ -142,7 +142,14 @@ export interface CreatedApiKey {
 
 export async function createApiKey(
   db: Executor,
-  input: { organizerId: string; name?: string | null; scopes: Scope[]; expiresAt?: Date | null },
+  input: {
+    organizerId: string;
+    name?: string | null;
+    scopes: Scope[];
+    expiresAt?: Date | null;
+    /** The user creating it in the dashboard's developer settings. */
+    createdBy?: string | null;
+  },
 ): Promise<CreatedApiKey> {
   const key = generateApiKey();
   // Scopes are a set: store them once each, in a stable order.
@@ -154,17 +161,18 @@ export async function createApiKey(
     key_preview: key.slice(0, API_KEY_PREFIX.length + 6),
     scopes,
     expires_at: input.expiresAt ?? null,
+    created_by: input.createdBy ?? null,
   });
   return { id: row.id, key, scopes, expires_at: row.expires_at, created_at: row.created_at };
 }
 
 /**
- * Revokes the key. Once that has committed, this instance's lookup cache forgets it, so
+ * Revokes the key (with an organizer: only one of its keys). Once that has committed, this instance's lookup cache forgets it, so
  * it answers 401 from the next request; other instances within the cache's TTL
  * (docs/architecture.md).
  */
-export async function revoke(db: Executor, cache: ApiKeyCache, id: string, now: Date) {
-  const row = await revokeApiKey(db, id, now);
+export async function revoke(db: Executor, cache: ApiKeyCache, id: string, now: Date, organizerId?: string) {
+  const row = await revokeApiKey(db, id, now, organizerId);
   if (!row) throw notFound('API key');
   afterCommit(db, () => forgetApiKey(cache, row.key_hash));
   return row;

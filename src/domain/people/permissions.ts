@@ -85,6 +85,10 @@ export const OPERATION_PERMISSIONS: Readonly<Record<string, Requirement>> = {
   inviteMember: ['team'],
   updateMember: ['team'],
   removeMember: ['team'],
+  // Developer settings.
+  listApiKeys: ['api_keys'],
+  createApiKey: ['api_keys'],
+  revokeApiKey: ['api_keys'],
   // The /v1 operations mounted again (docs/dashboard.md, "One operation, two surfaces").
   listEvents: DOOR_LOOKUP,
   getEvent: DOOR_LOOKUP,

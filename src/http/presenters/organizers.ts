@@ -40,6 +40,8 @@ export function presentListedApiKey(row: ListedApiKeyRow) {
     expires_at: row.expires_at,
     revoked_at: row.revoked_at,
     last_used_at: row.last_used_at,
+    created_by:
+      row.created_by === null ? null : { id: row.created_by, name: row.created_by_name, email: row.created_by_email },
     created_at: row.created_at,
   };
 }

@@ -69,5 +69,11 @@ export const ListedApiKey = Type.Object({
   expires_at: Nullable(Timestamp),
   revoked_at: Nullable(Timestamp),
   last_used_at: Nullable(Timestamp),
+  created_by: Nullable(
+    Type.Object(
+      { id: Uuid, name: Nullable(Type.String()), email: Nullable(Type.String()) },
+      { description: 'the person who created the key in the dashboard; null for the admin API and the first start' },
+    ),
+  ),
   created_at: Timestamp,
 });

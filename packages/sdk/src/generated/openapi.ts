@@ -5452,6 +5452,12 @@ export interface operations {
                             expires_at: string | null;
                             revoked_at: string | null;
                             last_used_at: string | null;
+                            created_by: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string | null;
+                                email: string | null;
+                            } | null;
                             /** Format: date-time */
                             created_at: string;
                         }[];

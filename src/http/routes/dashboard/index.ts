@@ -18,6 +18,7 @@ import {
 import { callerRateLimit } from '../../plugins/rate-limit.ts';
 import { registerIdempotency } from '../../plugins/idempotency.ts';
 import { sharedOperations } from '../v1/index.ts';
+import { apiKeyRoutes } from './api-keys.ts';
 import { linkRoutes } from './links.ts';
 import { memberRoutes } from './members.ts';
 import { profileRoutes } from './profile.ts';
@@ -42,6 +43,7 @@ export const dashboardRoutes: FastifyPluginAsync = async (app) => {
     await signedIn.register(sessionRoutes);
     await signedIn.register(profileRoutes);
     await signedIn.register(memberRoutes);
+    await signedIn.register(apiKeyRoutes);
     await signedIn.register(sharedOperations);
   });
 };
