@@ -83,6 +83,7 @@ describe('admin lists', () => {
           expires_at: '2030-01-01T00:00:00.000Z',
           revoked_at: null,
           last_used_at: null,
+          created_by: null,
           created_at: reader.created_at,
         },
         {
@@ -94,6 +95,7 @@ describe('admin lists', () => {
           expires_at: null,
           revoked_at: null,
           last_used_at: null,
+          created_by: null,
           created_at: lost.created_at,
         },
       ],
