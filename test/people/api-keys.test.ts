@@ -41,6 +41,7 @@ describe('developer settings', () => {
       created_at: key.created_at,
     });
     assert.ok(Math.abs(Date.parse(key.created_at) - Date.now()) < 60_000);
+    const firstUse = t.clock.now().toISOString();
     assert.equal((await t.api(key.key, 'GET', '/v1/events')).statusCode, 200);
 
     const listed = await t.dash(session, 'GET', '/dashboard/v1/api_keys?limit=100');
@@ -54,7 +55,7 @@ describe('developer settings', () => {
       scopes: ['read', 'write'],
       expires_at: null,
       revoked_at: null,
-      last_used_at: null,
+      last_used_at: firstUse,
       created_by: { id: owner.id, name: 'Olive Owner', email: owner.email },
       created_at: key.created_at,
     });
@@ -68,6 +69,22 @@ describe('developer settings', () => {
       (adminList.json().data as { id: string }[]).find((k) => k.id === key.id),
       row,
     );
+
+    // Uses are recorded to the minute (and a key is read again once its 2 s in the lookup
+    // cache are over): 59 s later nothing moves, 61 s later it does.
+    const lastUsed = async () =>
+      (
+        (await t.dash(session, 'GET', '/dashboard/v1/api_keys?limit=100')).json().data as {
+          id: string;
+          last_used_at: string | null;
+        }[]
+      ).find((k) => k.id === key.id)!.last_used_at;
+    t.clock.advance(59_000);
+    assert.equal((await t.api(key.key, 'GET', '/v1/events')).statusCode, 200);
+    assert.equal(await lastUsed(), firstUse);
+    t.clock.advance(2_000);
+    assert.equal((await t.api(key.key, 'GET', '/v1/events')).statusCode, 200);
+    assert.equal(await lastUsed(), t.clock.now().toISOString());
 
     t.clock.advance(1000);
     const revoked = await t.dash(session, 'POST', `/dashboard/v1/api_keys/${key.id}/revoke`);

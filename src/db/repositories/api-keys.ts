@@ -19,6 +19,7 @@ export function findApiKeyByHash(db: Executor, keyHash: Buffer) {
       'api_keys.scopes',
       'api_keys.expires_at',
       'api_keys.revoked_at',
+      'api_keys.last_used_at',
       'organizers.currency',
       'organizers.timezone',
     ])
@@ -82,4 +83,14 @@ export function findApiKeyWithOrganizer(db: Executor, id: string, organizerId: s
     .where('api_keys.id', '=', id)
     .where('api_keys.organizer_id', '=', organizerId)
     .executeTakeFirst();
+}
+
+/** Records a use of the key, unless one at or after `staleBefore` is already recorded. */
+export async function recordApiKeyUse(db: Executor, id: string, now: Date, staleBefore: Date): Promise<void> {
+  await db
+    .updateTable('api_keys')
+    .set({ last_used_at: now })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', staleBefore)]))
+    .execute();
 }

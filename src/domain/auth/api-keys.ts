@@ -8,7 +8,8 @@
  * the raw key), so a busy key costs one query per TTL, not one per request. Revocation
  * and organizer-settings changes drop the affected entries at once on the instance
  * that handles them; other instances see them within the TTL. Expiry is checked
- * against the clock on every request, from the cached row. Unknown keys are never
+ * against the clock on every request, from the cached row. A load also records the key's
+ * use in `last_used_at`, to the minute (loadAndCache). Unknown keys are never
  * cached (see docs/architecture.md, Decisions).
  */
 import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -18,6 +19,7 @@ import {
   findApiKeyByHash,
   findApiKeyWithOrganizer,
   insertApiKey,
+  recordApiKeyUse,
   revokeApiKey,
 } from '../../db/repositories/api-keys.ts';
 import { findOrganizer } from '../../db/repositories/organizers.ts';
@@ -96,7 +98,9 @@ export function authenticate(
   const cacheKey = hash('sha256', presentedKey, 'base64');
   const entry = cache?.get(cacheKey);
   if (entry !== undefined) return decide(entry, now);
-  return loadAndCache(db, cacheKey, cache).then((loaded) => (loaded === undefined ? undefined : decide(loaded, now)));
+  return loadAndCache(db, cacheKey, cache, now).then((loaded) =>
+    loaded === undefined ? undefined : decide(loaded, now),
+  );
 }
 
 function decide(entry: CachedApiKey, now: Date): AuthContext | undefined {
@@ -105,10 +109,18 @@ function decide(entry: CachedApiKey, now: Date): AuthContext | undefined {
   return entry.auth;
 }
 
+/**
+ * `last_used_at` is kept to the minute: a key is loaded at most once per cache TTL, and
+ * a load writes the use only when the recorded one is a minute old or more, so a busy key
+ * costs one UPDATE a minute, not one per request.
+ */
+const LAST_USED_PRECISION_MS = 60_000;
+
 async function loadAndCache(
   db: Executor,
   cacheKey: string,
   cache: ApiKeyCache | undefined,
+  now: Date,
 ): Promise<CachedApiKey | undefined> {
   const loadedAt = cache?.generation;
   const presentedHash = Buffer.from(cacheKey, 'base64');
@@ -128,6 +140,9 @@ async function loadAndCache(
     revoked: row.revoked_at !== null,
   };
   cache?.set(cacheKey, entry, loadedAt);
+  const staleBefore = new Date(now.getTime() - LAST_USED_PRECISION_MS);
+  if (decide(entry, now) !== undefined && (row.last_used_at === null || row.last_used_at < staleBefore))
+    await recordApiKeyUse(db, row.id, now, staleBefore);
   return entry;
 }
 
