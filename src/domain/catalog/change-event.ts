@@ -89,10 +89,16 @@ export async function updateEvent(
 }
 
 /** A draft goes live: it and its draft performances are published, one event.published each. */
-export async function publishEvent(db: Executor, id: string, now: Date): Promise<EventDetailRow> {
+export async function publishEvent(
+  db: Executor,
+  id: string,
+  now: Date,
+  /** The dashboard's organizer: another organizer's event is not found. The admin API passes none. */
+  organizerId?: string,
+): Promise<EventDetailRow> {
   return withTransaction(db, async (trx) => {
     const event = await findEventAnyForUpdate(trx, id);
-    if (!event) throw notFound('Event');
+    if (!event || (organizerId !== undefined && event.organizer_id !== organizerId)) throw notFound('Event');
     if (event.status === 'published') throw conflict('invalid_state', 'Event is already published.');
     const published = await markEventPublished(trx, id, now);
     const performances = await publishDraftPerformances(trx, id, now);

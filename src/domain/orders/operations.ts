@@ -41,9 +41,17 @@ async function lockOrderById(trx: Executor, id: string): Promise<OrderRow> {
   return order;
 }
 
-export async function settleOrder(db: Executor, id: string, tender: SettleTender, now: Date) {
+export async function settleOrder(
+  db: Executor,
+  id: string,
+  tender: SettleTender,
+  now: Date,
+  /** The dashboard's organizer: another organizer's order is not found. The admin API passes none. */
+  organizerId?: string,
+) {
   return withTransaction(db, async (trx) => {
     const order = await lockOrderById(trx, id);
+    if (organizerId !== undefined && order.organizer_id !== organizerId) throw notFound('Order');
     if (order.status !== 'unpaid')
       throw conflict(
         'invalid_state',

@@ -89,6 +89,10 @@ export const OPERATION_PERMISSIONS: Readonly<Record<string, Requirement>> = {
   listApiKeys: ['api_keys'],
   createApiKey: ['api_keys'],
   revokeApiKey: ['api_keys'],
+  // The dashboard's own operations on the organizer's resources.
+  testWebhookEndpoint: ['webhooks'],
+  publishEvent: ['catalog'],
+  settleOrder: ['sell'],
   // The /v1 operations mounted again (docs/dashboard.md, "One operation, two surfaces").
   listEvents: DOOR_LOOKUP,
   getEvent: DOOR_LOOKUP,

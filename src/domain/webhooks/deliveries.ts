@@ -127,9 +127,16 @@ export async function recoverEndpoint(
  * The dashboard's test button: a `test.ping` domain event `{message, endpoint_id}` and
  * one delivery of it to this endpoint, sent even when the endpoint is disabled.
  */
-export async function sendTestPing(db: Executor, endpointId: string, now: Date): Promise<DeliveryRow> {
+export async function sendTestPing(
+  db: Executor,
+  endpointId: string,
+  now: Date,
+  /** The dashboard's organizer: another organizer's endpoint is not found. The admin API passes none. */
+  organizerId?: string,
+): Promise<DeliveryRow> {
   const endpoint = await findEndpointById(db, endpointId);
-  if (!endpoint) throw notFound('Webhook endpoint');
+  if (!endpoint || (organizerId !== undefined && endpoint.organizer_id !== organizerId))
+    throw notFound('Webhook endpoint');
   const row = await withTransaction(db, async (trx) => {
     const eventId = await emitDomainEvent(trx, {
       organizerId: endpoint.organizer_id,

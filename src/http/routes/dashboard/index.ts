@@ -21,6 +21,7 @@ import { sharedOperations } from '../v1/index.ts';
 import { apiKeyRoutes } from './api-keys.ts';
 import { linkRoutes } from './links.ts';
 import { memberRoutes } from './members.ts';
+import { operationRoutes } from './operations.ts';
 import { profileRoutes } from './profile.ts';
 import { sessionRoutes, signInRoute } from './session.ts';
 
@@ -44,6 +45,7 @@ export const dashboardRoutes: FastifyPluginAsync = async (app) => {
     await signedIn.register(profileRoutes);
     await signedIn.register(memberRoutes);
     await signedIn.register(apiKeyRoutes);
+    await signedIn.register(operationRoutes);
     await signedIn.register(sharedOperations);
   });
 };
