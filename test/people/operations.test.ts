@@ -124,6 +124,67 @@ describe("the dashboard's own operations", () => {
     assert.equal(still.json().status, 'unpaid');
   });
 
+  test('refund, cancel and transfer: their webhooks, seats back on sale, and not across organizers', async () => {
+    const sale = await setupSale(t, { org });
+    const session = await ownerSession(t, org.id);
+    const remaining = async () =>
+      (await t.api(org.key, 'GET', `/v1/performances/${sale.performanceId}/availability`)).json()
+        .performance_remaining as number;
+    const start = await remaining();
+    const order = await placeOrder(t, sale, {}, 3);
+    assert.equal(await remaining(), start - 3);
+
+    const tickets = (await t.api(org.key, 'GET', `/v1/tickets?order_id=${order.id}`)).json().data as { id: string }[];
+    const refund = await t.dash(session, 'POST', `/dashboard/v1/orders/${order.id}/refund`, {
+      ticket_ids: [tickets[0]!.id],
+    });
+    assert.equal(refund.statusCode, 201, refund.body);
+    assert.equal(await remaining(), start - 2, 'the refunded seat is back on sale');
+    const refunded = (await eventsOfType(t, org.id, 'order.refunded')).filter((e) => e.order_id === order.id);
+    assert.deepEqual(refunded, [
+      {
+        order_id: order.id,
+        refund_id: refund.json().id,
+        status: 'refunded',
+        refunded_items: 1,
+        total_refunded_minor: 2500,
+        currency: 'EUR',
+        mode: 'cash',
+      },
+    ]);
+
+    const moved = await t.dash(session, 'POST', `/dashboard/v1/tickets/${tickets[1]!.id}/transfer`, {
+      first_name: 'Grace',
+      last_name: 'Hopper',
+      email: 'grace@example.test',
+    });
+    assert.equal(moved.statusCode, 200, moved.body);
+    assert.equal(moved.json().holder.first_name, 'Grace');
+
+    const cancelled = await t.dash(session, 'POST', `/dashboard/v1/orders/${order.id}/cancel`);
+    assert.equal(cancelled.statusCode, 200, cancelled.body);
+    assert.equal(cancelled.json().status, 'cancelled');
+    assert.equal(await remaining(), start, 'every seat is back on sale');
+
+    const other = await t.createOrganizer();
+    const stranger = await ownerSession(t, other.id);
+    const next = await placeOrder(t, sale);
+    const nextTicket = (await t.api(org.key, 'GET', `/v1/tickets?order_id=${next.id}`)).json().data[0].id as string;
+    for (const [url, body, what] of [
+      [`/dashboard/v1/orders/${next.id}/refund`, {}, 'Order'],
+      [`/dashboard/v1/orders/${next.id}/cancel`, undefined, 'Order'],
+      [`/dashboard/v1/tickets/${nextTicket}/transfer`, { first_name: 'Mallory', email: 'm@example.test' }, 'Ticket'],
+    ] as const) {
+      const res = await t.dash(stranger, 'POST', url, body);
+      assert.deepEqual(
+        [res.statusCode, res.json()],
+        [404, problemOf(404, `${what} not found.`, 'resource_not_found')],
+        url,
+      );
+    }
+    assert.equal((await t.api(org.key, 'GET', `/v1/orders/${next.id}`)).json().status, 'placed');
+  });
+
   test('ten settles of one order at once: exactly one 200 and one order.paid', { skip: !ON_POSTGRES }, async () => {
     const sale = await setupSale(t, { org });
     const session = await ownerSession(t, org.id);

@@ -41,6 +41,13 @@ async function lockOrderById(trx: Executor, id: string): Promise<OrderRow> {
   return order;
 }
 
+/** The order, locked for a change; with an organizer (the dashboard), only one of its orders. */
+async function lockOrderFor(trx: Executor, id: string, organizerId: string | undefined) {
+  const order = await lockOrderById(trx, id);
+  if (organizerId !== undefined && order.organizer_id !== organizerId) throw notFound('Order');
+  return order;
+}
+
 export async function settleOrder(
   db: Executor,
   id: string,
@@ -50,8 +57,7 @@ export async function settleOrder(
   organizerId?: string,
 ) {
   return withTransaction(db, async (trx) => {
-    const order = await lockOrderById(trx, id);
-    if (organizerId !== undefined && order.organizer_id !== organizerId) throw notFound('Order');
+    const order = await lockOrderFor(trx, id, organizerId);
     if (order.status !== 'unpaid')
       throw conflict(
         'invalid_state',
@@ -146,9 +152,11 @@ export async function refundOrder(
   id: string,
   input: { ticket_ids?: string[]; mode: 'cash' | 'card' },
   now: Date,
+  /** The dashboard's organizer: another organizer's order is not found. The admin API passes none. */
+  organizerId?: string,
 ) {
   return withTransaction(db, async (trx) => {
-    const order = await lockOrderById(trx, id);
+    const order = await lockOrderFor(trx, id, organizerId);
     if (order.status === 'cancelled')
       throw conflict('invalid_state', `Order ${order.order_no} is cancelled; there is nothing to refund.`);
     if (order.status === 'unpaid')
@@ -214,9 +222,15 @@ export async function settleRefund(db: Executor, id: string, status: 'refunded' 
   });
 }
 
-export async function cancelOrder(db: Executor, id: string, now: Date) {
+export async function cancelOrder(
+  db: Executor,
+  id: string,
+  now: Date,
+  /** The dashboard's organizer: another organizer's order is not found. The admin API passes none. */
+  organizerId?: string,
+) {
   return withTransaction(db, async (trx) => {
-    const order = await lockOrderById(trx, id);
+    const order = await lockOrderFor(trx, id, organizerId);
     if (order.status === 'cancelled') throw conflict('invalid_state', `Order ${order.order_no} is already cancelled.`);
     const moved = await releaseTickets(trx, order.id, 'all', { status: 'cancelled', updated_at: now });
     // Read after the update: it waited for any concurrent check-in of these tickets.

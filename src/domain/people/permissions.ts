@@ -93,6 +93,9 @@ export const OPERATION_PERMISSIONS: Readonly<Record<string, Requirement>> = {
   testWebhookEndpoint: ['webhooks'],
   publishEvent: ['catalog'],
   settleOrder: ['sell'],
+  refundOrder: ['refund'],
+  cancelOrder: ['refund'],
+  transferTicket: ['refund'],
   // The /v1 operations mounted again (docs/dashboard.md, "One operation, two surfaces").
   listEvents: DOOR_LOOKUP,
   getEvent: DOOR_LOOKUP,

@@ -441,6 +441,66 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/dashboard/v1/orders/{id}/refund': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Refund all or chosen tickets of an order
+     * @description Refunds the given tickets (every purchased ticket by default); their seats return to sale and `order.refunded` carries `refunded_items` and `total_refunded_minor`.
+     */
+    post: operations['refundOrder'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/dashboard/v1/orders/{id}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel an order: its tickets are cancelled and their seats return
+     * @description Cancels the order and its purchased tickets; their seats return to sale.
+     */
+    post: operations['cancelOrder'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/dashboard/v1/tickets/{id}/transfer': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Give a purchased ticket a new holder
+     * @description The ticket keeps its serial number; the new holder is the one admitted at the door.
+     */
+    post: operations['transferTicket'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/dashboard/v1/events': {
     parameters: {
       query?: never;
@@ -5141,6 +5201,344 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['OrderDetail'];
+        };
+      };
+      /** @description The request is malformed or a field is invalid (`param` names it) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource for this organizer (a malformed id included) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The request conflicts with the resource’s state, or an Idempotency-Key is in use or was used differently */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body is larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  refundOrder: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes retries safe: the first request with a key executes and its response (any status) is stored for 24 hours; a retry with the same key and payload replays it with `idempotent-replayed: true`. A different payload or API key, or a retry while the first is in flight, answers 409. Scoped to the organizer. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          ticket_ids?: string[];
+          /**
+           * @default cash
+           * @enum {string}
+           */
+          mode?: 'cash' | 'card';
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: 'refund';
+            /** Format: uuid */
+            order_id: string;
+            mode: string;
+            status: string;
+            amount_minor: number;
+            currency: string;
+            ticket_ids: string[];
+            settled_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+          };
+        };
+      };
+      /** @description The request is malformed or a field is invalid (`param` names it) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource for this organizer (a malformed id included) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The request conflicts with the resource’s state, or an Idempotency-Key is in use or was used differently */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body is larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  cancelOrder: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes retries safe: the first request with a key executes and its response (any status) is stored for 24 hours; a retry with the same key and payload replays it with `idempotent-replayed: true`. A different payload or API key, or a retry while the first is in flight, answers 409. Scoped to the organizer. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description An order with its transactions (and their tickets, when expanded) and registration answers */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OrderDetail'];
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource for this organizer (a malformed id included) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The request conflicts with the resource’s state, or an Idempotency-Key is in use or was used differently */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  transferTicket: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes retries safe: the first request with a key executes and its response (any status) is stored for 24 hours; a retry with the same key and payload replays it with `idempotent-replayed: true`. A different payload or API key, or a retry while the first is in flight, answers 409. Scoped to the organizer. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          first_name: string;
+          last_name?: string | null;
+          /** Format: email */
+          email: string;
+        };
+      };
+    };
+    responses: {
+      /** @description An issued ticket: one admission */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Ticket'];
         };
       };
       /** @description The request is malformed or a field is invalid (`param` names it) */
