@@ -7,6 +7,7 @@
  */
 import type { ComponentType } from 'preact';
 import type { Permission, SessionBody } from './lib/dashboard.ts';
+import { Developer } from './screens/developer.tsx';
 import { Door } from './screens/door.tsx';
 import { EventCreate } from './screens/event-create.tsx';
 import { EventDetailScreen } from './screens/event-detail.tsx';
@@ -47,6 +48,7 @@ const ROUTES: readonly ConsoleRoute[] = [
   // The door reads the events it needs with `check_in` alone (docs/dashboard.md): a door role has the door only.
   { path: '/app/door', component: Door, nav: 'Door', requires: 'check_in' },
   { path: '/app/team', component: Team, nav: 'Team', requires: 'team' },
+  { path: '/app/developer', component: Developer, nav: 'Developer', requires: 'api_keys' },
   { path: '/app/profile', component: Profile },
 ];
 
