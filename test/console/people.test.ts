@@ -113,7 +113,8 @@ describe('people in the console', { skip: BROWSER_SKIP }, () => {
     await nina.getByRole('button', { name: 'Sign in' }).click();
     const codeField = nina.getByLabel('Authentication code');
     await codeField.waitFor();
-    assert.equal(await nina.evaluate(() => document.activeElement?.id), 'totp');
+    // The focus moves to the code in the frame after the field appears.
+    await nina.waitForFunction(() => document.activeElement?.id === 'totp', undefined, { timeout: 5000 });
     assert.deepEqual(await browser.seriousViolations(nina), []);
     await browser.screenshot(nina, 'console', 'sign-in-totp');
     await codeField.fill('000000');
