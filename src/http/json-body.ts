@@ -95,3 +95,11 @@ function checkStrings(value: unknown, path: (string | number)[]): void {
     checkStrings(item, keyPath);
   }
 }
+
+/**
+ * A preValidation hook for an operation whose body is optional (settle, refund): no body
+ * is validated as `{}`, so every field takes its default.
+ */
+export async function bodyOptional(request: { body: unknown }): Promise<void> {
+  if (request.body === undefined || request.body === null) request.body = {};
+}

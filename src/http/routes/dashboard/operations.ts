@@ -19,6 +19,7 @@ import { presentOrderDetail, presentRefund } from '../../presenters/orders.ts';
 import { presentTicket } from '../../presenters/tickets.ts';
 import { presentDelivery } from '../../presenters/webhooks.ts';
 import { sessionOf } from './session.ts';
+import { bodyOptional } from '../../json-body.ts';
 
 const testWebhookEndpointRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -74,9 +75,7 @@ const settleOrderRoute: FastifyPluginAsyncTypebox = async (app) => {
     '/orders/:id/settle',
     {
       // The body is optional: no body means every default.
-      preValidation: async (request) => {
-        if (request.body === undefined || request.body === null) request.body = {};
-      },
+      preValidation: bodyOptional,
       config: { resource: 'Order' },
       schema: {
         tags: ['orders'],
@@ -106,10 +105,8 @@ const refundOrderRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/orders/:id/refund',
     {
-      // The body is optional: no body refunds every purchased ticket in cash.
-      preValidation: async (request) => {
-        if (request.body === undefined || request.body === null) request.body = {};
-      },
+      // The body is optional: no body means every default.
+      preValidation: bodyOptional,
       config: { resource: 'Order' },
       schema: {
         tags: ['orders'],

@@ -3,15 +3,14 @@ import { refundOrder } from '../../../../domain/orders/operations.ts';
 import { errorResponses, IdParams, success } from '../../../schemas/common.ts';
 import { Refund, RefundOrder } from '../../../schemas/orders.ts';
 import { presentRefund } from '../../../presenters/orders.ts';
+import { bodyOptional } from '../../../json-body.ts';
 
 export const refundOrderRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/orders/:id/refund',
     {
       // The body is optional: no body means every default.
-      preValidation: async (request) => {
-        if (request.body === undefined || request.body === null) request.body = {};
-      },
+      preValidation: bodyOptional,
       config: { resource: 'Order' },
       schema: {
         tags: ['admin'],

@@ -3,15 +3,14 @@ import { settleOrder } from '../../../../domain/orders/operations.ts';
 import { errorResponses, IdParams, success } from '../../../schemas/common.ts';
 import { OrderDetail, SettleOrder } from '../../../schemas/orders.ts';
 import { presentOrderDetail } from '../../../presenters/orders.ts';
+import { bodyOptional } from '../../../json-body.ts';
 
 export const settleOrderRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/orders/:id/settle',
     {
       // The body is optional: no body means every default.
-      preValidation: async (request) => {
-        if (request.body === undefined || request.body === null) request.body = {};
-      },
+      preValidation: bodyOptional,
       config: { resource: 'Order' },
       schema: {
         tags: ['admin'],
