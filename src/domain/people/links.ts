@@ -118,7 +118,9 @@ export async function acceptInvitation(
   settings: SessionSettings,
   now: Date,
 ): Promise<IssuedSession> {
-  // argon2 runs before the transaction: no row stays locked for its 20-odd milliseconds.
+  // argon2 runs before the transaction (no row stays locked for its 20-odd milliseconds),
+  // and only for a link that works: a stream of made-up tokens costs no hashing.
+  await findUsable(db, input.token, 'invitation', now);
   const passwordHash = input.password === undefined ? undefined : await hashPassword(input.password);
   return withTransaction(db, async (trx) => {
     const link = await spend(trx, input.token, 'invitation', now);
@@ -187,6 +189,7 @@ export async function completePasswordReset(
   input: { token: string; password: string },
   now: Date,
 ): Promise<void> {
+  await findUsable(db, input.token, 'password_reset', now);
   const passwordHash = await hashPassword(input.password);
   await withTransaction(db, async (trx) => {
     const link = await spend(trx, input.token, 'password_reset', now);
@@ -213,6 +216,7 @@ export async function setUpOwner(
   now: Date,
 ): Promise<IssuedSession> {
   await checkPasswordPolicy(input.password, { email: input.email, param: 'password' });
+  await findUsable(db, input.token, 'owner_setup', now);
   const passwordHash = await hashPassword(input.password);
   return withTransaction(db, async (trx) => {
     const link = await spend(trx, input.token, 'owner_setup', now);
