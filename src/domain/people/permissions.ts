@@ -96,6 +96,22 @@ export const OPERATION_PERMISSIONS: Readonly<Record<string, Requirement>> = {
   refundOrder: ['refund'],
   cancelOrder: ['refund'],
   transferTicket: ['refund'],
+  settleRefund: ['refund'],
+  resendTickets: ['sell'],
+  // The catalog: schedule, ticket types, questions and holds of an existing event.
+  addPerformances: ['catalog'],
+  addTicketTypes: ['catalog'],
+  createQuestion: ['catalog'],
+  updateQuestion: ['catalog'],
+  listHolds: ['read'],
+  createHold: ['catalog'],
+  releaseHold: ['catalog'],
+  // Organizer settings, reports and the audit log.
+  getOrganizerSettings: ['team'],
+  updateOrganizerSettings: ['team'],
+  getEventReport: ['read'],
+  listAuditLog: ['team'],
+  exportAuditLog: ['team'],
   // The /v1 operations mounted again (docs/dashboard.md, "One operation, two surfaces").
   listEvents: DOOR_LOOKUP,
   getEvent: DOOR_LOOKUP,

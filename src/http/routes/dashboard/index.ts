@@ -19,10 +19,14 @@ import { callerRateLimit } from '../../plugins/rate-limit.ts';
 import { registerIdempotency } from '../../plugins/idempotency.ts';
 import { sharedOperations } from '../v1/index.ts';
 import { apiKeyRoutes } from './api-keys.ts';
+import { auditLogRoutes } from './audit-log.ts';
+import { catalogRoutes } from './catalog.ts';
 import { linkRoutes } from './links.ts';
 import { memberRoutes } from './members.ts';
 import { operationRoutes } from './operations.ts';
+import { organizerRoutes } from './organizer.ts';
 import { profileRoutes } from './profile.ts';
+import { reportRoutes } from './reports.ts';
 import { sessionRoutes, signInRoute } from './session.ts';
 
 export const dashboardRoutes: FastifyPluginAsync = async (app) => {
@@ -46,6 +50,10 @@ export const dashboardRoutes: FastifyPluginAsync = async (app) => {
     await signedIn.register(memberRoutes);
     await signedIn.register(apiKeyRoutes);
     await signedIn.register(operationRoutes);
+    await signedIn.register(catalogRoutes);
+    await signedIn.register(organizerRoutes);
+    await signedIn.register(reportRoutes);
+    await signedIn.register(auditLogRoutes);
     await signedIn.register(sharedOperations);
   });
 };
