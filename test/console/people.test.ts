@@ -216,7 +216,17 @@ describe('people in the console', { skip: BROWSER_SKIP }, () => {
     await page.getByRole('heading', { level: 1, name: 'Events' }).waitFor();
     assert.equal(await page.locator('.who .organizer').textContent(), 'Harbour Hall');
     assert.equal(await page.locator('.who .badge').textContent(), 'Owner');
-    assert.deepEqual(await navigation(page), ['Events', 'Sell', 'Orders', 'Webhooks', 'Door', 'Team', 'Developer']);
+    assert.deepEqual(await navigation(page), [
+      'Events',
+      'Sell',
+      'Orders',
+      'Webhooks',
+      'Door',
+      'Team',
+      'Developer',
+      'Settings',
+      'Audit log',
+    ]);
     assert.deepEqual(browser.errorsOf(page), []);
   });
 
@@ -308,7 +318,17 @@ describe('people in the console', { skip: BROWSER_SKIP }, () => {
     await page.getByRole('heading', { level: 1, name: 'Events' }).waitFor();
     await page.getByRole('link', { name: 'New event' }).waitFor();
     assert.equal(await page.getByRole('link', { name: 'Seaside matinee' }).count(), 0);
-    assert.deepEqual(await navigation(page), ['Events', 'Sell', 'Orders', 'Webhooks', 'Door', 'Team', 'Developer']);
+    assert.deepEqual(await navigation(page), [
+      'Events',
+      'Sell',
+      'Orders',
+      'Webhooks',
+      'Door',
+      'Team',
+      'Developer',
+      'Settings',
+      'Audit log',
+    ]);
     assert.deepEqual(browser.errorsOf(page), []);
   });
 

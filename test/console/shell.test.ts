@@ -46,7 +46,17 @@ describe('the console shell', { skip: BROWSER_SKIP }, () => {
     assert.equal(await page.locator('.who .organizer').textContent(), 'Lighthouse Jazz Club');
     assert.equal(await page.locator('.who .user').textContent(), 'Olive Owner');
     assert.equal(await page.locator('.who .badge').textContent(), 'Owner');
-    assert.deepEqual(await navigation(page), ['Events', 'Sell', 'Orders', 'Webhooks', 'Door', 'Team', 'Developer']);
+    assert.deepEqual(await navigation(page), [
+      'Events',
+      'Sell',
+      'Orders',
+      'Webhooks',
+      'Door',
+      'Team',
+      'Developer',
+      'Settings',
+      'Audit log',
+    ]);
     await page.getByRole('link', { name: 'Profile' }).waitFor();
 
     // The session is a cookie the page's scripts cannot read; nothing else is kept.

@@ -7,6 +7,7 @@
  */
 import type { ComponentType } from 'preact';
 import type { Permission, SessionBody } from './lib/dashboard.ts';
+import { AuditLog } from './screens/audit-log.tsx';
 import { Developer } from './screens/developer.tsx';
 import { Door } from './screens/door.tsx';
 import { EventCreate } from './screens/event-create.tsx';
@@ -16,8 +17,10 @@ import { Home, NotFound } from './screens/home.tsx';
 import { Invite } from './screens/invite.tsx';
 import { OrderDetailScreen, OrdersList } from './screens/orders.tsx';
 import { Profile } from './screens/profile.tsx';
+import { EventReportScreen } from './screens/reports.tsx';
 import { Reset } from './screens/reset.tsx';
 import { Sell } from './screens/sell.tsx';
+import { Settings } from './screens/settings.tsx';
 import { Setup } from './screens/setup.tsx';
 import { Team } from './screens/team.tsx';
 import { WebhookDeliveryScreen, WebhookEndpointScreen, WebhooksList } from './screens/webhooks.tsx';
@@ -38,6 +41,7 @@ const ROUTES: readonly ConsoleRoute[] = [
   { path: '/app/', component: Home },
   { path: '/app/events', component: EventsList, nav: 'Events', requires: 'read' },
   { path: '/app/events/new', component: EventCreate, requires: 'catalog' },
+  { path: '/app/events/:id/report', component: EventReportScreen, requires: 'read' },
   { path: '/app/events/:id', component: EventDetailScreen, requires: 'read' },
   { path: '/app/sell', component: Sell, nav: 'Sell', requires: 'sell' },
   { path: '/app/orders', component: OrdersList, nav: 'Orders', requires: 'read' },
@@ -49,6 +53,8 @@ const ROUTES: readonly ConsoleRoute[] = [
   { path: '/app/door', component: Door, nav: 'Door', requires: 'check_in' },
   { path: '/app/team', component: Team, nav: 'Team', requires: 'team' },
   { path: '/app/developer', component: Developer, nav: 'Developer', requires: 'api_keys' },
+  { path: '/app/settings', component: Settings, nav: 'Settings', requires: 'team' },
+  { path: '/app/audit', component: AuditLog, nav: 'Audit log', requires: 'team' },
   { path: '/app/profile', component: Profile },
 ];
 

@@ -43,6 +43,10 @@ export function EventDetailScreen({ id }: { id: string }) {
         <dd>{current.contact_email ?? '—'}</dd>
         <dt>Created</dt>
         <dd>{dateTime(current.created_at, current.timezone)}</dd>
+        <dt>Sales</dt>
+        <dd>
+          <a href={`/app/events/${current.id}/report`}>Sales report</a>
+        </dd>
       </dl>
       {current.description !== null && (
         // Sanitized by the API with an allow-list (docs/catalog.md); the page's CSP runs no inline script either.

@@ -1,0 +1,176 @@
+/**
+ * Organizer settings in the console (docs/console.md, "Screens"; docs/dashboard.md,
+ * "Organizer settings"), in a real browser: an owner changes the name and the box-office
+ * fee (major units, sent as minor) and the tax rate (percent, sent as basis points), the
+ * API answers them and the header shows the new name; a fee that is no amount is refused
+ * beside its field before anything is sent; once the organizer has an order the currency
+ * select is disabled with the reason beside it; the whole form works with the keyboard
+ * alone; a manager has neither Settings nor Audit log.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { BROWSER_SKIP, useBrowser } from '../helpers/browser.ts';
+import { createEvent } from '../helpers/catalog.ts';
+import { signIn, useConsoleService } from '../helpers/console.ts';
+import { BUYER } from '../helpers/orders.ts';
+
+const navigation = (page: Page) => page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
+
+describe('organizer settings in the console', { skip: BROWSER_SKIP }, () => {
+  const service = useConsoleService();
+  const browser = useBrowser();
+
+  /** GET /dashboard/v1/organizer as the owner, over the API (not the page). */
+  const settingsOverApi = async () => {
+    const session = await service.t.signIn(service.owner.email, service.owner.password);
+    const res = await service.t.dash(session, 'GET', '/dashboard/v1/organizer');
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json<Record<string, unknown>>();
+  };
+
+  test('change the name, fee and tax rate; the API answers them; the header follows', async () => {
+    const page = await browser.newPage();
+    await signIn(page, service.baseUrl, service.owner, '/app/settings');
+    await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
+    assert.deepEqual((await navigation(page)).slice(-2), ['Settings', 'Audit log']);
+    const name = page.getByLabel('Name', { exact: true });
+    await name.waitFor();
+    assert.equal(await name.inputValue(), 'Lighthouse Jazz Club');
+    assert.equal(await page.getByLabel('Default time zone').inputValue(), 'Europe/Berlin');
+    const currency = page.getByLabel('Currency');
+    assert.equal(await currency.inputValue(), 'EUR');
+    assert.equal(await currency.isDisabled(), false);
+    assert.equal(await page.getByLabel('Box-office fee (EUR)').inputValue(), '0.00');
+    assert.equal(await page.getByLabel('Tax rate (%)').inputValue(), '0');
+    assert.equal(await page.getByLabel('Contact e-mail (optional)').inputValue(), '');
+    assert.equal(await page.getByLabel('Sender e-mail (optional)').inputValue(), '');
+    assert.deepEqual(await browser.seriousViolations(page), []);
+    await browser.screenshot(page, 'console', 'settings');
+
+    // A fee that is no amount is refused beside its field; nothing is sent.
+    await page.getByLabel('Box-office fee (EUR)').fill('1,50');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    const feeError = page.locator('#f-box_office_fee_minor-error');
+    await feeError.waitFor();
+    assert.equal(await feeError.textContent(), 'Enter the fee in EUR with at most 2 decimals, such as 2.50.');
+    assert.equal(await page.getByLabel('Box-office fee (EUR)').getAttribute('aria-invalid'), 'true');
+    await page.waitForFunction(() => document.activeElement?.id === 'f-box_office_fee_minor');
+    assert.deepEqual(await browser.seriousViolations(page), []);
+    await browser.screenshot(page, 'console', 'settings-field-error');
+    assert.equal((await settingsOverApi()).box_office_fee_minor, 0);
+
+    await name.fill('Lighthouse Jazz Collective');
+    await page.getByLabel('Box-office fee (EUR)').fill('1.50');
+    await page.getByLabel('Tax rate (%)').fill('7.5');
+    await page.getByLabel('Contact e-mail (optional)').fill('hello@lighthouse.example');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByRole('status').filter({ hasText: 'Settings saved.' }).waitFor();
+    await page.locator('.who .organizer', { hasText: 'Lighthouse Jazz Collective' }).waitFor();
+    assert.equal(await page.locator('#f-box_office_fee_minor-error').count(), 0);
+    assert.equal(await page.getByLabel('Box-office fee (EUR)').inputValue(), '1.50');
+    assert.equal(await page.getByLabel('Tax rate (%)').inputValue(), '7.5');
+
+    const saved = await settingsOverApi();
+    assert.equal(saved.name, 'Lighthouse Jazz Collective');
+    assert.equal(saved.box_office_fee_minor, 150);
+    assert.equal(saved.tax_rate_bps, 750);
+    assert.equal(saved.contact_email, 'hello@lighthouse.example');
+    assert.equal(saved.sender_email, null);
+    assert.equal(saved.currency, 'EUR');
+    assert.equal(saved.timezone, 'Europe/Berlin');
+
+    // Saved means saved: a reload shows the API's values.
+    await page.reload();
+    await page.getByLabel('Name', { exact: true }).waitFor();
+    assert.equal(await page.getByLabel('Name', { exact: true }).inputValue(), 'Lighthouse Jazz Collective');
+    assert.equal(await page.getByLabel('Box-office fee (EUR)').inputValue(), '1.50');
+    assert.equal(await page.locator('.who .organizer').textContent(), 'Lighthouse Jazz Collective');
+    assert.deepEqual(browser.errorsOf(page), []);
+  });
+
+  test('keyboard only: tab to the fields, type, save with Enter', async () => {
+    const page = await browser.newPage();
+    await signIn(page, service.baseUrl, service.owner, '/app/settings');
+    await page.getByLabel('Name', { exact: true }).waitFor();
+    // From the skip link at the top of the page, Tab until the name field has the focus.
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
+    await page.keyboard.press('Enter');
+    let steps = 0;
+    while ((await page.evaluate(() => document.activeElement?.id)) !== 'f-name') {
+      assert.ok(++steps < 40, 'the name field is reachable with Tab');
+      await page.keyboard.press('Tab');
+    }
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.type('Lighthouse Keyboard Club');
+    // Name → time zone → currency → fee → tax rate.
+    for (const id of ['f-timezone', 'f-currency', 'f-box_office_fee_minor', 'f-tax_rate_bps']) {
+      await page.keyboard.press('Tab');
+      assert.equal(await page.evaluate(() => document.activeElement?.id), id);
+    }
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.type('19');
+    await page.keyboard.press('Enter');
+    await page.getByRole('status').filter({ hasText: 'Settings saved.' }).waitFor();
+    await page.locator('.who .organizer', { hasText: 'Lighthouse Keyboard Club' }).waitFor();
+    const saved = await settingsOverApi();
+    assert.equal(saved.name, 'Lighthouse Keyboard Club');
+    assert.equal(saved.tax_rate_bps, 1900);
+    assert.deepEqual(browser.errorsOf(page), []);
+  });
+
+  test('once an order exists the currency is locked, and the select says why', async () => {
+    const { t, org } = service;
+    const event = await createEvent(t, org.key);
+    const order = await t.api(org.key, 'POST', '/v1/orders', {
+      items: [
+        {
+          performance_id: event.ticket_types[0]!.prices[0]!.performance_id,
+          ticket_type_id: event.ticket_types[0]!.id,
+          quantity: 1,
+        },
+      ],
+      buyer: BUYER,
+      tender: 'cash',
+    });
+    assert.equal(order.statusCode, 201, order.body);
+    assert.equal((await settingsOverApi()).currency_locked, true);
+
+    const page = await browser.newPage();
+    await signIn(page, service.baseUrl, service.owner, '/app/settings');
+    const currency = page.getByLabel('Currency');
+    await currency.waitFor();
+    assert.equal(await currency.isDisabled(), true);
+    assert.equal(await currency.inputValue(), 'EUR');
+    const reason = page.locator('#f-currency-hint');
+    assert.match((await reason.textContent())!, /^The currency stays EUR: .+ has orders in it/);
+    assert.equal(await currency.getAttribute('aria-describedby'), 'f-currency-hint');
+    assert.deepEqual(await browser.seriousViolations(page), []);
+    await browser.screenshot(page, 'console', 'settings-currency-locked');
+
+    // The other fields still save; the currency is not sent.
+    await page.getByLabel('Sender e-mail (optional)').fill('tickets@lighthouse.example');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByRole('status').filter({ hasText: 'Settings saved.' }).waitFor();
+    const saved = await settingsOverApi();
+    assert.equal(saved.sender_email, 'tickets@lighthouse.example');
+    assert.equal(saved.currency, 'EUR');
+    assert.deepEqual(browser.errorsOf(page), []);
+  });
+
+  test('a manager has no Settings and no Audit log', async () => {
+    const manager = await service.t.createUser({ organizerId: service.org.id, role: 'manager', name: 'Max Manager' });
+    const page = await browser.newPage();
+    await signIn(page, service.baseUrl, manager);
+    await page.getByRole('heading', { level: 1, name: 'Events' }).waitFor();
+    const nav = await navigation(page);
+    assert.equal(nav.includes('Settings'), false);
+    assert.equal(nav.includes('Audit log'), false);
+    for (const path of ['/app/settings', '/app/audit']) {
+      await page.goto(`${service.baseUrl}${path}`);
+      await page.getByRole('heading', { level: 1, name: 'Not found' }).waitFor();
+    }
+    assert.deepEqual(browser.errorsOf(page), []);
+  });
+});
