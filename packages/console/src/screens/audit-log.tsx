@@ -297,10 +297,10 @@ function AuditTable({ entries, timeZone }: { entries: AuditEntry[]; timeZone: st
                     {' '}
                     {screen !== undefined ? (
                       <a href={`${screen}${entry.target.id}`}>
-                        <code>{entry.target.id}</code>
+                        <code class="target-id">{entry.target.id}</code>
                       </a>
                     ) : (
-                      <code>{entry.target.id}</code>
+                      <code class="target-id">{entry.target.id}</code>
                     )}
                   </>
                 )}
