@@ -25,6 +25,10 @@ export interface OrganizersTable {
   currency: Generated<string>;
   box_office_fee_minor: Generated<number>;
   tax_rate_bps: Generated<number>;
+  /** Where buyers reach the organizer (migrations/0018_organizer_contact.sql). */
+  contact_email: string | null;
+  /** The Reply-To of the buyer's mails, before contact_email (docs/dashboard.md, "Organizer settings"). */
+  sender_email: string | null;
   created_at: CreatedAt;
   updated_at: CreatedAt;
 }

@@ -112,6 +112,8 @@ are mounted here at the same sub-paths, with the same schemas. API keys are not 
     { name: 'team', description: 'Members, invitations and roles' },
     { name: 'developer', description: 'Developer settings: the organizer’s API keys' },
     { name: 'links', description: 'Invitations, password resets and the first owner’s set-up (no session)' },
+    { name: 'organizer', description: 'Organizer settings: name, time zone, currency, fee, tax, e-mail addresses' },
+    { name: 'reports', description: 'Sales reports of an event: sold, remaining, money, sales over time' },
     ...(openApiDocument.tags ?? []).filter((tag) => tag.name !== 'admin' && tag.name !== 'api_key'),
   ],
   components: {

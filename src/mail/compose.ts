@@ -6,8 +6,20 @@
  * megabytes), so the e-mail job does it in a worker thread next to rendering
  * (src/mail/render-pool.ts); the mailer only moves the finished bytes.
  */
+import addressparser from 'nodemailer/lib/addressparser';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type { MailMessage } from './transport.ts';
+
+/**
+ * Who an organizer's mail (a receipt, e-tickets) speaks for (docs/dashboard.md,
+ * "Organizer settings"): the From keeps the platform's address, which its SPF, DKIM and
+ * DMARC vouch for, with the organizer's name as its display name; replies go to the
+ * organizer's sender_email, else its contact_email, else the From.
+ */
+export interface MailSender {
+  name: string;
+  replyTo: string | null;
+}
 
 export interface ComposedMail {
   /** The whole message, headers and body, CRLF line ends. */
@@ -24,12 +36,18 @@ export interface ComposedMail {
  */
 const SINGLE_ADDRESS = /^[^\s@<>,;:"()[\]\\]+@[^\s@<>,;:"()[\]\\]+$/;
 
-export async function composeMail(from: string, msg: MailMessage): Promise<ComposedMail> {
+/** The address of a From header (`Marquee <no-reply@localhost>` → `no-reply@localhost`). */
+function addressOf(from: string): string {
+  return addressparser(from, { flatten: true })[0]?.address || from;
+}
+
+export async function composeMail(from: string, msg: MailMessage, sender?: MailSender): Promise<ComposedMail> {
   if (!SINGLE_ADDRESS.test(msg.to)) {
     throw new TypeError(`mail: recipient must be a single e-mail address, got ${JSON.stringify(msg.to)}`);
   }
   const root = new MailComposer({
-    from,
+    from: sender ? { name: sender.name, address: addressOf(from) } : from,
+    ...(sender?.replyTo ? { replyTo: sender.replyTo } : {}),
     to: msg.to,
     subject: msg.subject,
     text: msg.text,

@@ -246,6 +246,8 @@ async function orderMailContent(db: Db, { kind, orderId, recipient }: OrderMail)
   const organizer = await findOrganizer(db, order.organizer_id);
   if (!organizer) throw new Error(`organizer ${order.organizer_id} not found`);
   const buyer = { first_name: order.buyer_first_name, last_name: order.buyer_last_name, email: recipient };
+  // The organizer's name on the platform's From; replies to its sender, else contact, address.
+  const sender = { name: organizer.name, replyTo: organizer.sender_email ?? organizer.contact_email };
   if (kind === 'receipt') {
     const [lines, transactions] = await Promise.all([
       findReceiptLines(db, order.id),
@@ -272,7 +274,7 @@ async function orderMailContent(db: Db, { kind, orderId, recipient }: OrderMail)
       createdAt: order.created_at,
       timeZone: organizer.timezone,
     };
-    return { request: { kind: 'receipt', input } };
+    return { request: { kind: 'receipt', input, sender } };
   }
   if (order.status === 'cancelled') return undefined;
   const tickets = await findTicketsForMail(db, order.id);
@@ -293,7 +295,7 @@ async function orderMailContent(db: Db, { kind, orderId, recipient }: OrderMail)
     })),
   };
   return {
-    request: { kind: 'etickets', input },
+    request: { kind: 'etickets', input, sender },
     etickets: { orderId: order.id, organizerId: order.organizer_id, ticketIds: tickets.map((t) => t.id) },
   };
 }

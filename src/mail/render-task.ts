@@ -3,7 +3,7 @@
  * template, its QR codes and its MIME composition, start to finish, so the thread that
  * called it receives bytes ready to send. Also callable directly, in the calling thread.
  */
-import { composeMail, type ComposedMail } from './compose.ts';
+import { composeMail, type ComposedMail, type MailSender } from './compose.ts';
 import {
   renderETickets,
   renderInvitation,
@@ -16,9 +16,10 @@ import {
 } from './templates.ts';
 import type { MailMessage } from './transport.ts';
 
+/** An order's mails speak for its organizer (`sender`); the account mails for the platform. */
 export type RenderRequest =
-  | { kind: 'receipt'; input: ReceiptInput }
-  | { kind: 'etickets'; input: ETicketInput }
+  | { kind: 'receipt'; input: ReceiptInput; sender?: MailSender }
+  | { kind: 'etickets'; input: ETicketInput; sender?: MailSender }
   | { kind: 'invitation'; input: InvitationInput }
   | { kind: 'password_reset'; input: PasswordResetInput };
 
@@ -29,7 +30,8 @@ export interface RenderTask {
 }
 
 async function renderAndCompose(task: RenderTask): Promise<ComposedMail> {
-  return composeMail(task.from, await renderMessage(task.request));
+  const sender = 'sender' in task.request ? task.request.sender : undefined;
+  return composeMail(task.from, await renderMessage(task.request), sender);
 }
 
 function renderMessage(request: RenderRequest): Promise<MailMessage> {

@@ -1,21 +1,29 @@
 /** Organizers (tenants): creation with validated defaults, settings updates. */
-import type { Executor } from '../../db/transaction.ts';
+import { withTransaction, type Executor } from '../../db/transaction.ts';
 import {
-  findOrganizer,
+  countOrdersOfOrganizer,
+  findOrganizerSettings,
   insertOrganizer,
+  lockOrganizerRow,
   organizersListQuery,
   updateOrganizer,
+  type OrganizerSettingsRow,
 } from '../../db/repositories/organizers.ts';
 import { keysetPage, type PageRequest } from '../../db/pagination.ts';
-import { invalid, notFound } from '../../errors/domain-error.ts';
+import { DomainError, invalid, notFound } from '../../errors/domain-error.ts';
 import { isValidCurrency, isValidTimeZone } from '../../lib/locale.ts';
 
+/** What an update may change (PATCH /admin/v1/organizers/{id} and PATCH /dashboard/v1/organizer). */
 interface OrganizerSettings {
   name?: string;
   timezone?: string;
   currency?: string;
   box_office_fee_minor?: number;
   tax_rate_bps?: number;
+  /** null clears it. */
+  contact_email?: string | null;
+  /** null clears it. */
+  sender_email?: string | null;
 }
 
 function checkSettings(input: OrganizerSettings): void {
@@ -37,27 +45,70 @@ function checkSettings(input: OrganizerSettings): void {
   }
 }
 
-export async function createOrganizer(db: Executor, input: { name: string; timezone?: string; currency?: string }) {
+export async function createOrganizer(
+  db: Executor,
+  input: { name: string; timezone?: string; currency?: string },
+): Promise<OrganizerSettingsRow> {
   checkSettings(input);
-  return insertOrganizer(db, {
+  const row = await insertOrganizer(db, {
     name: input.name,
     timezone: input.timezone ?? 'UTC',
     currency: input.currency ?? 'EUR',
   });
+  return { ...row, currency_locked: false };
 }
 
 export async function getOrganizer(db: Executor, id: string) {
-  const row = await findOrganizer(db, id);
+  const row = await findOrganizerSettings(db, id);
   if (!row) throw notFound('Organizer');
   return row;
 }
 
-export async function updateOrganizerSettings(db: Executor, id: string, input: OrganizerSettings) {
+/** 409 for a currency change of an organizer with orders: what it has and why it stays. */
+function currencyLocked(current: string, orders: number) {
+  return new DomainError(
+    'invalid_state',
+    `The currency cannot change once the organizer has orders: it has ${orders}, whose amounts, refunds and reports are in ${current}.`,
+    'currency',
+  );
+}
+
+/**
+ * A partial update of the organizer's settings: the one function behind the admin API's
+ * PATCH /admin/v1/organizers/{id} and the dashboard's PATCH /dashboard/v1/organizer.
+ *
+ * The currency is fixed once an order exists, and the database keeps it so
+ * (migrations/0018_organizer_contact.sql): a change locks the organizer row FOR UPDATE,
+ * which waits for every order being inserted (an order's insert holds the row FOR KEY
+ * SHARE), and then updates it only where no order exists, in a statement whose snapshot
+ * sees those orders. A sale that read the old currency before the change and inserts
+ * after it fails in the database (40001, answered 503 and retried with the new one).
+ */
+export async function updateOrganizerSettings(
+  db: Executor,
+  id: string,
+  input: OrganizerSettings,
+): Promise<OrganizerSettingsRow> {
   if (Object.keys(input).length === 0) throw invalid('empty_update', 'Send at least one field to update.');
   checkSettings(input);
-  const row = await updateOrganizer(db, id, input);
-  if (!row) throw notFound('Organizer');
-  return row;
+  if (input.currency === undefined) {
+    const row = await updateOrganizer(db, id, input);
+    if (!row) throw notFound('Organizer');
+    return row;
+  }
+  const currency = input.currency;
+  return withTransaction(db, async (trx) => {
+    const current = await findOrganizerSettings(trx, id);
+    if (!current) throw notFound('Organizer');
+    // Orders are never deleted: one seen now refuses without taking the lock.
+    if (current.currency !== currency && current.currency_locked)
+      throw currencyLocked(current.currency, await countOrdersOfOrganizer(trx, id));
+    const locked = await lockOrganizerRow(trx, id);
+    if (!locked) throw notFound('Organizer');
+    const row = await updateOrganizer(trx, id, input);
+    if (!row) throw currencyLocked(locked.currency, await countOrdersOfOrganizer(trx, id));
+    return row;
+  });
 }
 
 /** GET /admin/v1/organizers: newest first (docs/operations.md, "Admin lists"). */

@@ -1,9 +1,10 @@
 /** The public shapes of organizers and their API keys (schemas Organizer, CreatedApiKey, ListedApiKey, RevokedApiKey). */
 import type { ListedApiKeyRow } from '../../db/repositories/api-keys.ts';
-import type { OrganizerRow } from '../../db/repositories/organizers.ts';
+import type { OrganizerSettingsRow } from '../../db/repositories/organizers.ts';
 import type { CreatedApiKey, Scope } from '../../domain/auth/api-keys.ts';
 
-export function presentOrganizer(row: OrganizerRow) {
+/** The organizer and its settings (the admin API's Organizer, the dashboard's OrganizerSettings). */
+export function presentOrganizer(row: OrganizerSettingsRow) {
   return {
     id: row.id,
     object: 'organizer' as const,
@@ -12,6 +13,9 @@ export function presentOrganizer(row: OrganizerRow) {
     currency: row.currency,
     box_office_fee_minor: row.box_office_fee_minor,
     tax_rate_bps: row.tax_rate_bps,
+    contact_email: row.contact_email,
+    sender_email: row.sender_email,
+    currency_locked: row.currency_locked,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

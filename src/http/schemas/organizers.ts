@@ -9,13 +9,26 @@ export const Organizer = Type.Object({
   currency: Type.String(),
   box_office_fee_minor: Type.Integer({ description: 'box-office fee per ticket, minor units' }),
   tax_rate_bps: Type.Integer({ description: 'tax on items and fees, basis points' }),
+  contact_email: Nullable(Type.String({ description: 'where buyers reach the organizer' })),
+  sender_email: Nullable(
+    Type.String({
+      description:
+        'the Reply-To of the receipts and e-tickets (else contact_email); the From stays the platform address, with the organizer name',
+    }),
+  ),
+  currency_locked: Type.Boolean({ description: 'true once the organizer has an order: the currency is then fixed' }),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
 
+/** The dashboard's organizer settings: the admin API's organizer object (docs/dashboard.md, "Organizer settings"). */
+export const OrganizerSettings = Organizer;
+
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const TimeZone = Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone id' });
 const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code' });
+/** An address of the organizer's; null clears it. */
+const OrganizerEmail = Type.String({ format: 'email', minLength: 3, maxLength: 254, description: 'an e-mail address' });
 
 export const CreateOrganizer = Type.Object(
   { name: Name, timezone: Type.Optional(TimeZone), currency: Type.Optional(Currency) },
@@ -29,6 +42,8 @@ export const UpdateOrganizer = Type.Object(
     currency: Type.Optional(Currency),
     box_office_fee_minor: Type.Optional(Type.Integer({ minimum: 0, maximum: 100000000 })),
     tax_rate_bps: Type.Optional(Type.Integer({ minimum: 0, maximum: 10000 })),
+    contact_email: Type.Optional(Nullable(OrganizerEmail)),
+    sender_email: Type.Optional(Nullable(OrganizerEmail)),
   },
   { additionalProperties: false },
 );

@@ -14,10 +14,11 @@ export const updateOrganizerRoute: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['admin'],
         operationId: 'adminUpdateOrganizer',
         summary: 'Update organizer settings (fee, tax, defaults)',
-        description: 'A partial update of the organizer’s settings: name, currency, timezone, fees and tax.',
+        description:
+          'A partial update of the organizer’s settings: name, currency, timezone, fees, tax, contact and sender e-mail (null clears them). The currency is fixed once the organizer has an order: changing it then answers 409 `invalid_state`.',
         params: IdParams,
         body: UpdateOrganizer,
-        response: { 200: success(Organizer), ...errorResponses(400, 401, 404, 413, 415) },
+        response: { 200: success(Organizer), ...errorResponses(400, 401, 404, 409, 413, 415) },
       },
     },
     async (request) => {
