@@ -33,10 +33,11 @@ type KeysetOptions = {
    */
   cursorSortValue?: Date;
   /**
-   * A list of one parent's rows (an event's performances, an endpoint's deliveries): the
+   * A list of one parent's rows (an event's performances, an endpoint's deliveries, a
+   * performance's holds): the
    * cursor must be a row of that parent too, not only of the organizer.
    */
-  parent?: { column: 'event_id' | 'endpoint_id'; id: string };
+  parent?: { column: 'event_id' | 'endpoint_id' | 'performance_id'; id: string };
 } & (
   | {
       /** The listed table; the query must select from it unaliased. */

@@ -21,5 +21,6 @@ export const invalid = (code: CodeOf<'invalid'>, detail: string, param?: string)
   new DomainError(code, detail, param);
 /** A resource the caller cannot see: "<what> not found." */
 export const notFound = (what: string) => new DomainError('resource_not_found', `${what} not found.`);
-/** A request that clashes with the resource's state. */
-export const conflict = (code: CodeOf<'conflict'>, detail: string) => new DomainError(code, detail);
+/** A request that clashes with the resource's state; `param` names the field that clashes, if one does. */
+export const conflict = (code: CodeOf<'conflict'>, detail: string, param?: string) =>
+  new DomainError(code, detail, param);

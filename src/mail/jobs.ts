@@ -10,8 +10,9 @@
  *   renders them from the database as it is now, sends through the Mailer, and records
  *   status, attempts, last_error and sent_at. A failure is retried with backoff until
  *   max_attempts, then `failed`. A mail failure never touches the sale.
- * - Once the e-ticket mail is delivered: `ticket.issued`, orders.etickets_sent_at, and a
- *   `placed` order becomes `fulfilled`, all in one transaction with the job's `sent`.
+ * - Once the e-ticket mail is first delivered: `ticket.issued`, orders.etickets_sent_at,
+ *   and a `placed` order becomes `fulfilled`, all in one transaction with the job's
+ *   `sent`. A resent e-ticket mail (enqueueEticketsResend) changes none of them.
  */
 import type { Executor } from '../db/transaction.ts';
 import { withTransaction } from '../db/transaction.ts';
@@ -56,17 +57,31 @@ export async function enqueueOrderEmails(
   await insertEmailJobs(trx, orderEmailJobValues(order, kinds, now));
 }
 
-/** The `email_jobs` rows of an order's e-mails (a sale inserts them with its other records). */
+/**
+ * The e-tickets of an order once more (the dashboard's resendTickets): one `etickets`
+ * job, to the buyer or to `recipient`, sent by the same worker as the first. Its
+ * delivery does not emit `ticket.issued` again (see processJob).
+ */
+export async function enqueueEticketsResend(trx: Executor, order: OrderRow, recipient: string | undefined, now: Date) {
+  const [job] = await insertEmailJobs(trx, orderEmailJobValues(order, ['etickets'], now, recipient));
+  return job!;
+}
+
+/**
+ * The `email_jobs` rows of an order's e-mails (a sale inserts them with its other
+ * records), to the buyer unless `recipient` names another address (a resend).
+ */
 export function orderEmailJobValues(
   order: Pick<OrderRow, 'id' | 'organizer_id' | 'order_no' | 'buyer_email'>,
   kinds: OrderEmailKind[],
   now: Date,
+  recipient: string = order.buyer_email,
 ) {
   return kinds.map((kind, i) => ({
     organizer_id: order.organizer_id,
     order_id: order.id,
     kind,
-    recipient: order.buyer_email,
+    recipient,
     subject: emailSubject(kind, order.order_no),
     max_attempts: EMAIL_MAX_ATTEMPTS,
     next_attempt_at: now,
@@ -174,7 +189,9 @@ async function processJob(deps: EmailJobDeps, job: EmailJobRow): Promise<void> {
       updated_at: sentAt,
     });
     if (!done || rendered.etickets === undefined) return;
+    // The tickets are issued once: a resent e-ticket mail emits no second ticket.issued.
     const order = await markEticketsSent(trx, rendered.etickets.orderId, sentAt);
+    if (!order) return;
     const { ticketIds } = rendered.etickets;
     await emitDomainEvent(trx, {
       organizerId: rendered.etickets.organizerId,

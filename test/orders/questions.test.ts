@@ -97,7 +97,7 @@ describe('registration questions and answers', () => {
     const dup = await ask(event.event.id, { key: 'company', label: 'Firm', type: 'text' });
     assert.deepEqual(
       dup.json(),
-      problemOf(409, 'This event already has a question with the key "company".', 'resource_exists'),
+      problemOf(409, 'This event already has a question with the key "company".', 'resource_exists', 'key'),
     );
     const patched = await t.admin('PATCH', `/admin/v1/questions/${q.id}`, { label: 'Company name', required: true });
     assert.equal(patched.statusCode, 200);

@@ -227,6 +227,59 @@ export function publishDraftPerformances(db: Executor, eventId: string, now: Dat
     .execute();
 }
 
+/**
+ * What an addition to an event counts against (docs/catalog.md, "Adding to an event"): its
+ * performances and ticket types, the next ticket type's sort_order, and the ticket type
+ * names taken (lower-cased). Read under the event's row lock, so additions count one
+ * after the other.
+ */
+export async function eventContents(db: Executor, eventId: string) {
+  const [performances, ticketTypes] = await Promise.all([
+    db
+      .selectFrom('performances')
+      .select('id')
+      .where('event_id', '=', eventId)
+      .orderBy('starts_at')
+      .orderBy('id')
+      .execute(),
+    db
+      .selectFrom('ticket_types')
+      .select(['id', 'name', 'sort_order'])
+      .where('event_id', '=', eventId)
+      .orderBy('sort_order')
+      .orderBy('id')
+      .execute(),
+  ]);
+  return {
+    performanceIds: performances.map((p) => p.id),
+    ticketTypes,
+    nextSortOrder: ticketTypes.reduce((max, tt) => Math.max(max, tt.sort_order + 1), 0),
+  };
+}
+
+/**
+ * Each ticket type of the event with the price and cap a new performance gets: those of
+ * its first price (create and the additions give a type the same price on every
+ * performance). A type without any price is left out.
+ */
+export function ticketTypePrices(db: Executor, eventId: string) {
+  return db
+    .selectFrom('ticket_types as tt')
+    .innerJoin('prices as pr', 'pr.ticket_type_id', 'tt.id')
+    .distinctOn('tt.id')
+    .select(['tt.id', 'pr.price_minor', 'pr.limited_quantity'])
+    .where('tt.event_id', '=', eventId)
+    .orderBy('tt.id')
+    .orderBy('pr.created_at')
+    .orderBy('pr.id')
+    .execute();
+}
+
+/** The event's updated_at moves: its detail changed. */
+export function touchEvent(db: Executor, id: string, now: Date) {
+  return db.updateTable('events').set({ updated_at: now }).where('id', '=', id).execute();
+}
+
 // ---------------------------------------------------------------- ticket types, prices
 
 export function insertTicketTypes(db: Executor, rows: Insertable<TicketTypesTable>[]) {
@@ -306,12 +359,28 @@ export function insertHold(db: Executor, values: Insertable<HoldsTable>) {
   return db.insertInto('holds').values(values).returningAll().executeTakeFirstOrThrow();
 }
 
-/** Sets released_at unless already set (a second release keeps the first time). */
-export function releaseHoldRow(db: Executor, id: string, now: Date) {
-  return db
+/**
+ * Sets released_at unless already set (a second release keeps the first time); with an
+ * organizer, only a hold of that organizer.
+ */
+export function releaseHoldRow(db: Executor, id: string, now: Date, organizerId?: string) {
+  let q = db
     .updateTable('holds')
     .set((eb) => ({ released_at: eb.fn.coalesce('released_at', eb.val(now)) }))
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
+    .where('id', '=', id);
+  if (organizerId !== undefined) q = q.where('organizer_id', '=', organizerId);
+  return q.returningAll().executeTakeFirst();
+}
+
+/**
+ * The holds of a performance, for keysetPage (newest first): by default those still
+ * holding seats (not released, and a cart hold not past its expiry), else every hold.
+ */
+export function holdsQuery(db: Executor, performanceId: string, activeAt: Date | undefined) {
+  let q = db.selectFrom('holds').selectAll().where('performance_id', '=', performanceId);
+  if (activeAt !== undefined)
+    q = q
+      .where('released_at', 'is', null)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', activeAt)]));
+  return q;
 }

@@ -358,7 +358,11 @@ export async function touchOrder(db: Executor, id: string, now: Date): Promise<v
   await db.updateTable('orders').set({ updated_at: now }).where('id', '=', id).execute();
 }
 
-/** The e-tickets went out: stamps the order, and a `placed` order becomes `fulfilled`. */
+/**
+ * The e-tickets went out for the first time: stamps the order, and a `placed` order
+ * becomes `fulfilled`. Undefined when they had gone out before (a resend): the order keeps
+ * its first time. Conditional on the stamp, so of two deliveries at once one is the first.
+ */
 export function markEticketsSent(db: Executor, id: string, sentAt: Date) {
   return db
     .updateTable('orders')
@@ -373,6 +377,7 @@ export function markEticketsSent(db: Executor, id: string, sentAt: Date) {
       updated_at: sentAt,
     }))
     .where('id', '=', id)
+    .where('etickets_sent_at', 'is', null)
     .returning(['id', 'order_no'])
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
 }

@@ -1,10 +1,12 @@
 /**
- * Holds (admin API): a storefront cart hold expires (default 15 minutes), an organizer's
- * hold allocation does not; both reduce availability while active. A hold is created
+ * Holds (admin API and the dashboard, which passes its organizer: another organizer's
+ * performance or hold is not found): a storefront cart hold expires (default 15
+ * minutes), an organizer's hold allocation does not; both reduce availability while active. A hold is created
  * under the same performance lock a sale takes (lockPerformances), after the same count
  * (getAvailability), so holds and sales serialize and neither can oversell the other.
  */
-import { findPerformanceAny, insertHold, releaseHoldRow } from '../../db/repositories/catalog.ts';
+import { findPerformanceAny, holdsQuery, insertHold, releaseHoldRow } from '../../db/repositories/catalog.ts';
+import { keysetPage, type PageRequest } from '../../db/pagination.ts';
 import { withTransaction, type Executor } from '../../db/transaction.ts';
 import { invalid, notFound } from '../../errors/domain-error.ts';
 import { getAvailability, lockPerformances } from '../inventory/inventory.ts';
@@ -18,7 +20,14 @@ interface CreateHoldInput {
   expires_at?: string | null;
 }
 
-export async function createHold(db: Executor, performanceId: string, input: CreateHoldInput, now: Date) {
+export async function createHold(
+  db: Executor,
+  performanceId: string,
+  input: CreateHoldInput,
+  now: Date,
+  /** The dashboard's organizer: another organizer's performance is not found. The admin API passes none. */
+  organizerId?: string,
+) {
   let expiresAt: Date | null = null;
   if (input.kind === 'allocation') {
     if (input.expires_at != null)
@@ -36,7 +45,8 @@ export async function createHold(db: Executor, performanceId: string, input: Cre
 
   return withTransaction(db, async (trx) => {
     const performance = await findPerformanceAny(trx, performanceId);
-    if (!performance) throw notFound('Performance');
+    if (!performance || (organizerId !== undefined && performance.organizer_id !== organizerId))
+      throw notFound('Performance');
     await lockPerformances(trx, [performanceId]);
     const available = (await getAvailability(trx, performanceId, now))!;
 
@@ -73,8 +83,37 @@ export async function createHold(db: Executor, performanceId: string, input: Cre
 }
 
 /** Releases a hold; releasing it again answers the same hold (first released_at kept). */
-export async function releaseHold(db: Executor, id: string, now: Date) {
-  const row = await releaseHoldRow(db, id, now);
+export async function releaseHold(
+  db: Executor,
+  id: string,
+  now: Date,
+  /** The dashboard's organizer: another organizer's hold is not found. The admin API passes none. */
+  organizerId?: string,
+) {
+  const row = await releaseHoldRow(db, id, now, organizerId);
   if (!row) throw notFound('Hold');
   return row;
+}
+
+/**
+ * The holds of a performance, newest first: those still holding seats at `now` (not
+ * released, a cart hold not expired), or with `includeReleased` every hold. An unknown
+ * performance, or with an organizer another organizer's, is not found.
+ */
+export async function listHolds(
+  db: Executor,
+  performanceId: string,
+  page: PageRequest,
+  opts: { includeReleased: boolean; now: Date; organizerId?: string | undefined },
+) {
+  const performance = await findPerformanceAny(db, performanceId);
+  if (!performance || (opts.organizerId !== undefined && performance.organizer_id !== opts.organizerId))
+    throw notFound('Performance');
+  return keysetPage(db, holdsQuery(db, performanceId, opts.includeReleased ? undefined : opts.now), page, {
+    table: 'holds',
+    sortColumn: 'created_at',
+    direction: 'desc',
+    organizerId: performance.organizer_id,
+    parent: { column: 'performance_id', id: performanceId },
+  });
 }

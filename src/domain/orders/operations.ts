@@ -42,7 +42,7 @@ async function lockOrderById(trx: Executor, id: string): Promise<OrderRow> {
 }
 
 /** The order, locked for a change; with an organizer (the dashboard), only one of its orders. */
-async function lockOrderFor(trx: Executor, id: string, organizerId: string | undefined) {
+export async function lockOrderFor(trx: Executor, id: string, organizerId: string | undefined) {
   const order = await lockOrderById(trx, id);
   if (organizerId !== undefined && order.organizer_id !== organizerId) throw notFound('Order');
   return order;
@@ -201,10 +201,17 @@ export async function refundOrder(
   });
 }
 
-export async function settleRefund(db: Executor, id: string, status: 'refunded' | 'failed', now: Date) {
+export async function settleRefund(
+  db: Executor,
+  id: string,
+  status: 'refunded' | 'failed',
+  now: Date,
+  /** The dashboard's organizer: another organizer's refund is not found. The admin API passes none. */
+  organizerId?: string,
+) {
   return withTransaction(db, async (trx) => {
     const refund = await lockRefund(trx, id);
-    if (!refund) throw notFound('Refund');
+    if (!refund || (organizerId !== undefined && refund.organizer_id !== organizerId)) throw notFound('Refund');
     if (refund.status !== 'pending')
       throw conflict(
         'invalid_state',

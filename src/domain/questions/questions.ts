@@ -61,9 +61,16 @@ function checkOptions(type: QuestionType, options: QuestionOption[] | undefined)
   return [];
 }
 
-export async function createQuestion(db: Executor, eventId: string, input: CreateQuestionInput, now: Date) {
+export async function createQuestion(
+  db: Executor,
+  eventId: string,
+  input: CreateQuestionInput,
+  now: Date,
+  /** The dashboard's organizer: another organizer's event is not found. The admin API passes none. */
+  organizerId?: string,
+) {
   const event = await findEventOrganizer(db, eventId);
-  if (!event) throw notFound('Event');
+  if (!event || (organizerId !== undefined && event.organizer_id !== organizerId)) throw notFound('Event');
   if (input.label.trim() === '') throw invalid('parameter_invalid', '`label` must not be blank.', 'label');
   const options = checkOptions(input.type, input.options);
   const row = await insertQuestion(db, {
@@ -78,7 +85,7 @@ export async function createQuestion(db: Executor, eventId: string, input: Creat
     created_at: now,
     updated_at: now,
   });
-  if (!row) throw conflict('resource_exists', `This event already has a question with the key "${input.key}".`);
+  if (!row) throw conflict('resource_exists', `This event already has a question with the key "${input.key}".`, 'key');
   return row;
 }
 
@@ -105,11 +112,18 @@ interface UpdateQuestionInput {
   options?: QuestionOption[];
 }
 
-export async function patchQuestion(db: Executor, id: string, input: UpdateQuestionInput, now: Date) {
+export async function patchQuestion(
+  db: Executor,
+  id: string,
+  input: UpdateQuestionInput,
+  now: Date,
+  /** The dashboard's organizer: another organizer's question is not found. The admin API passes none. */
+  organizerId?: string,
+) {
   if (Object.keys(input).length === 0)
     throw invalid('empty_update', 'Send at least one of `label`, `required`, `options`.');
   const question = await findQuestion(db, id);
-  if (!question) throw notFound('Question');
+  if (!question || (organizerId !== undefined && question.organizer_id !== organizerId)) throw notFound('Question');
   if (input.label !== undefined && input.label.trim() === '')
     throw invalid('parameter_invalid', '`label` must not be blank.', 'label');
   const values: Parameters<typeof updateQuestion>[2] = { updated_at: now };

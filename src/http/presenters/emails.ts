@@ -18,3 +18,15 @@ export function presentEmail(row: EmailJobRow) {
     updated_at: row.updated_at,
   };
 }
+
+/** A mail just queued (the dashboard's resendTickets answers it with 202). */
+export function presentQueuedEmail(row: EmailJobRow) {
+  return {
+    object: 'email' as const,
+    id: row.id,
+    kind: 'etickets' as const,
+    recipient: row.recipient,
+    status: 'pending' as const,
+    created_at: row.created_at,
+  };
+}

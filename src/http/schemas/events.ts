@@ -81,7 +81,8 @@ export const EventDetail = Type.Object(
 const Title = Type.String({ minLength: TITLE_MIN, maxLength: TITLE_MAX });
 const Description = Nullable(Type.String({ maxLength: DESCRIPTION_MAX, description: 'HTML; sanitized server-side' }));
 
-const CreatePerformance = Type.Object(
+/** A performance item of POST /v1/events, and of the dashboard's addPerformances. */
+export const CreatePerformance = Type.Object(
   {
     starts_at: TimestampInput,
     ends_at: Type.Optional(Nullable(TimestampInput)),
@@ -91,7 +92,8 @@ const CreatePerformance = Type.Object(
   { additionalProperties: false },
 );
 
-const CreateTicketType = Type.Object(
+/** A ticket type item of POST /v1/events, and of the dashboard's addTicketTypes. */
+export const CreateTicketType = Type.Object(
   {
     name: Type.String({ minLength: 2, maxLength: 64 }),
     description: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),

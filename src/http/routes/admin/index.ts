@@ -20,6 +20,7 @@ import { listOrganizersRoute } from './organizers/list-organizers.ts';
 import { updateOrganizerRoute } from './organizers/update-organizer.ts';
 import { publishEventRoute } from './events/publish-event.ts';
 import { createHoldRoute } from './holds/create-hold.ts';
+import { listHoldsRoute } from './holds/list-holds.ts';
 import { releaseHoldRoute } from './holds/release-hold.ts';
 import { createUserRoute } from './users/create-user.ts';
 
@@ -38,6 +39,7 @@ export const adminRoutes: FastifyPluginAsync = async (app) => {
   await app.register(listApiKeysRoute);
   await app.register(revokeApiKeyRoute);
   await app.register(publishEventRoute);
+  await app.register(listHoldsRoute);
   await app.register(createHoldRoute);
   await app.register(releaseHoldRoute);
   await app.register(testWebhookEndpointRoute);
