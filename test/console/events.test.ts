@@ -131,7 +131,9 @@ describe('the events screens', { skip: BROWSER_SKIP }, () => {
     const saved = (await service.t.api(service.org.key, 'GET', `/v1/events/${event.id}`)).json();
     assert.deepEqual([saved.title, saved.contact_email], ['Sunday Matinee: strings', 'boxoffice@example.com']);
 
+    // Archiving is asked once (docs/console.md, "Asking before a destructive change").
     await page.getByRole('button', { name: 'Archive event' }).click();
+    await page.getByRole('button', { name: 'Yes, archive Sunday Matinee: strings' }).click();
     await page.getByRole('button', { name: 'Restore from archive' }).waitFor();
     assert.equal((await service.t.api(service.org.key, 'GET', `/v1/events/${event.id}`)).json().is_archived, true);
 

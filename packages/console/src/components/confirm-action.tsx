@@ -3,7 +3,7 @@
  * the first click shows what the action will do, in words, with "Yes, …" and "Cancel";
  * only the second click runs it. The sentence is announced (role="alert") and the "Yes"
  * button takes the focus, so the keyboard user confirms with Enter or backs out with
- * Escape or the Cancel button.
+ * Escape or the Cancel button (the focus then returns to the first button).
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -31,14 +31,23 @@ export function ConfirmAction({
 }) {
   const [asking, setAsking] = useState(false);
   const yes = useRef<HTMLButtonElement>(null);
+  const first = useRef<HTMLButtonElement>(null);
+  const backedOut = useRef(false);
   useEffect(() => {
     if (asking) yes.current?.focus();
+    else if (backedOut.current) first.current?.focus();
+    backedOut.current = false;
   }, [asking]);
+  const backOut = () => {
+    backedOut.current = true;
+    setAsking(false);
+  };
   if (!asking)
     return (
       <button
         type="button"
         class="secondary"
+        ref={first}
         disabled={disabled || busy}
         {...(ariaLabel !== undefined ? { 'aria-label': ariaLabel } : {})}
         onClick={() => setAsking(true)}
@@ -50,7 +59,7 @@ export function ConfirmAction({
     <span
       class="confirm"
       onKeyDown={(e) => {
-        if (e.key === 'Escape') setAsking(false);
+        if (e.key === 'Escape') backOut();
       }}
     >
       <span role="alert" class="consequence">
@@ -68,7 +77,7 @@ export function ConfirmAction({
       >
         {confirmLabel}
       </button>{' '}
-      <button type="button" class="secondary" onClick={() => setAsking(false)}>
+      <button type="button" class="secondary" onClick={backOut}>
         Cancel
       </button>
     </span>

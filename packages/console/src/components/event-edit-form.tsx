@@ -1,7 +1,8 @@
 /**
  * Editing an event: title, description and contact e-mail (PATCH /v1/events/{id} with
- * the fields that changed; an emptied description or e-mail is cleared), and archiving or
- * restoring it. The API's refusals are shown beside their field.
+ * the fields that changed; an emptied description or e-mail is cleared). The API's
+ * refusals are shown beside their field. Archiving and restoring are in the screen's header
+ * (./event-actions.tsx), asked once.
  */
 import { useRef, useState } from 'preact/hooks';
 import type { EventDetail, UpdateEventRequest } from '@marquee/sdk';
@@ -77,19 +78,6 @@ export function EventEditForm({ event, onSaved }: { event: EventDetail; onSaved:
         <div class="actions">
           <button type="submit" disabled={busy}>
             Save changes
-          </button>
-          <button
-            type="button"
-            class="secondary"
-            disabled={busy}
-            onClick={() =>
-              void send(
-                { is_archived: !event.is_archived },
-                event.is_archived ? 'Restored from the archive.' : 'Archived.',
-              )
-            }
-          >
-            {event.is_archived ? 'Restore from archive' : 'Archive event'}
           </button>
         </div>
         <p role="status">{saved}</p>

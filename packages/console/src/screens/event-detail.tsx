@@ -1,12 +1,18 @@
 /**
  * One event: its facts, its performances with what remains per ticket type (refreshed
- * every 5 s while the page is visible), and, for a key that may write, the edit form
- * (title, description, contact e-mail) and archive.
+ * every 5 s while the page is visible), and, for a role with `catalog`, publish, archive
+ * and restore in the header (../components/event-actions.tsx) and the edit form (title,
+ * description, contact e-mail).
  */
 import { useState } from 'preact/hooks';
 import type { EventDetail, Performance } from '@marquee/sdk';
+import { AddPerformances } from '../components/add-performances.tsx';
+import { AddTicketTypes } from '../components/add-ticket-types.tsx';
 import { ErrorNotice } from '../components/error-notice.tsx';
+import { EventActions } from '../components/event-actions.tsx';
 import { EventEditForm } from '../components/event-edit-form.tsx';
+import { HoldsPanel } from '../components/holds-panel.tsx';
+import { QuestionEditor } from '../components/question-editor.tsx';
 import { useAvailability } from '../lib/availability.ts';
 import { dateTime, money } from '../lib/format.ts';
 import { useSession } from '../lib/session.ts';
@@ -26,6 +32,11 @@ export function EventDetailScreen({ id }: { id: string }) {
   const [event, setEvent] = useState<EventDetail | undefined>();
   const current = event?.id === id ? event : loaded.data?.event;
   useTitle(current?.title ?? 'Event');
+  // Performances or ticket types added: the event as answered, and its schedule read again.
+  const catalogChanged = (changed: EventDetail) => {
+    setEvent(changed);
+    loaded.reload();
+  };
 
   if (loaded.error !== undefined) return <ErrorNotice error={loaded.error} />;
   if (current === undefined || loaded.data === undefined) return <p class="loading">Loading the event…</p>;
@@ -36,6 +47,14 @@ export function EventDetailScreen({ id }: { id: string }) {
         {/* A draft's performances are drafts until it is published (docs/catalog.md). */}
         <EventState event={current} draft={loaded.data.performances.every((p) => p.status === 'draft')} />
       </div>
+      <EventActions
+        event={current}
+        performances={loaded.data.performances}
+        onChanged={(changed) => {
+          setEvent(changed);
+          loaded.reload();
+        }}
+      />
       <dl class="facts">
         <dt>Time zone</dt>
         <dd>{current.timezone} (times on this page are in this zone)</dd>
@@ -52,8 +71,18 @@ export function EventDetailScreen({ id }: { id: string }) {
         // Sanitized by the API with an allow-list (docs/catalog.md); the page's CSP runs no inline script either.
         <div class="description" dangerouslySetInnerHTML={{ __html: current.description }} />
       )}
-      <Schedule event={current} performances={loaded.data.performances} currency={organizer.currency} />
+      <Schedule
+        // New ticket types: the schedule and its availability are read anew.
+        key={current.ticket_types.map((t) => t.id).join()}
+        event={current}
+        performances={loaded.data.performances}
+        currency={organizer.currency}
+      />
       {can('catalog') && <EventEditForm event={current} onSaved={setEvent} />}
+      {can('catalog') && <AddPerformances event={current} onAdded={catalogChanged} />}
+      {can('catalog') && <AddTicketTypes event={current} currency={organizer.currency} onAdded={catalogChanged} />}
+      <QuestionEditor event={current} />
+      <HoldsPanel event={current} performances={loaded.data.performances} />
     </>
   );
 }

@@ -1,14 +1,15 @@
 /**
- * Webhooks: the endpoints (create one, its secret shown once), one endpoint (edit, rotate
- * its secret, delete; its deliveries with status and answer; recover failures since a
+ * Webhooks: the endpoints (create one, its secret shown once), one endpoint (the test
+ * button, edit, rotate its secret, delete; its deliveries with status and answer; recover failures since a
  * time), and one delivery (the payload, every attempt with the endpoint's answer;
  * redeliver). docs/webhooks.md has the rules.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import type { WebhookDelivery, WebhookEndpoint, WebhookRecovery } from '@marquee/sdk';
 import { EndpointForm } from '../components/endpoint-form.tsx';
 import { ErrorNotice } from '../components/error-notice.tsx';
+import { answer, dashboard } from '../lib/dashboard.ts';
 import { Field } from '../components/field.tsx';
 import { SecretNotice } from '../components/secret-notice.tsx';
 import { dateTime, zonedInputToIso } from '../lib/format.ts';
@@ -99,6 +100,8 @@ export function WebhookEndpointScreen({ id }: { id: string }) {
   const [saved, setSaved] = useState('');
   const [actionError, setActionError] = useState<unknown>();
   const [confirmDelete, setConfirmDelete] = useState(false);
+  // Test pings sent from this page: the deliveries below are read again after each.
+  const [sent, setSent] = useState(0);
   const current = endpoint?.id === id ? endpoint : loaded.data;
   useTitle(current === undefined ? 'Webhook endpoint' : `Endpoint ${current.url}`);
   if (loaded.error !== undefined) return <ErrorNotice error={loaded.error} />;
@@ -144,6 +147,9 @@ export function WebhookEndpointScreen({ id }: { id: string }) {
           </>
         )}
       </dl>
+      {canWrite && (
+        <TestPing endpointId={id} disabled={current.status !== 'enabled'} onSent={() => setSent((n) => n + 1)} />
+      )}
       {secret !== undefined && <SecretNotice secret={secret} />}
       <ErrorNotice error={actionError} />
       {canWrite && (
@@ -188,12 +194,63 @@ export function WebhookEndpointScreen({ id }: { id: string }) {
           </div>
         </>
       )}
-      <Deliveries endpointId={id} />
+      <Deliveries endpointId={id} refresh={sent} />
     </>
   );
 }
 
-function Deliveries({ endpointId }: { endpointId: string }) {
+/**
+ * The test button (POST /dashboard/v1/webhook_endpoints/{id}/test): one `test.ping` to this
+ * endpoint only, even a disabled one, and the delivery it made, linked to its screen.
+ */
+function TestPing({ endpointId, disabled, onSent }: { endpointId: string; disabled: boolean; onSent: () => void }) {
+  const [busy, setBusy] = useState(false);
+  const [result, setResult] = useState<{ n: number; delivery?: WebhookDelivery; error?: unknown }>({ n: 0 });
+  const outcome = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (result.n > 0) outcome.current?.focus();
+  }, [result]);
+  const send = async () => {
+    if (busy) return;
+    setBusy(true);
+    setResult((r) => ({ n: r.n }));
+    try {
+      const delivery = await answer(
+        dashboard.POST('/dashboard/v1/webhook_endpoints/{id}/test', { params: { path: { id: endpointId } } }),
+      );
+      setResult((r) => ({ n: r.n + 1, delivery }));
+      onSent();
+    } catch (error) {
+      setResult((r) => ({ n: r.n + 1, error }));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="test-ping">
+      <div class="actions">
+        <button type="button" class="secondary" disabled={busy} onClick={() => void send()}>
+          Send test.ping
+        </button>
+      </div>
+      <p class="hint">
+        One test.ping to this endpoint only{disabled ? ', sent even though it is disabled' : ''}; no other endpoint
+        receives it.
+      </p>
+      <div ref={outcome} tabIndex={-1} class="outcome">
+        {result.delivery !== undefined && (
+          <p class="notice ok" role="status">
+            test.ping queued for this endpoint (delivery {result.delivery.status}).{' '}
+            <a href={`/app/webhooks/deliveries/${result.delivery.id}`}>Open the test delivery</a>
+          </p>
+        )}
+        <ErrorNotice error={result.error} />
+      </div>
+    </div>
+  );
+}
+
+function Deliveries({ endpointId, refresh }: { endpointId: string; refresh: number }) {
   const { client, can, organizer } = useSession();
   const canWrite = can('webhooks');
   const [status, setStatus] = useState('');
@@ -205,7 +262,7 @@ function Deliveries({ endpointId }: { endpointId: string }) {
           ...(status !== '' ? { status: [status as WebhookDelivery['status']] } : {}),
         })
       ).data,
-    [client, endpointId, status],
+    [client, endpointId, status, refresh],
   );
   const zone = organizer.timezone;
   return (
