@@ -125,6 +125,7 @@ describe('editing an event: questions, performances, ticket types, holds', { ski
     await page.getByRole('button', { name: 'Change question diet' }).click();
     const change = page.getByRole('form', { name: 'Change the question diet' });
     await change.getByText('Answers already given keep the label they were given').waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'f-question-change-label');
     assert.equal(await change.getByLabel('Option 2 label').inputValue(), 'No preference');
     await change.getByLabel('Label', { exact: true }).fill('Dietary requirements');
     const patched = page.waitForRequest((r) => r.url().includes('/dashboard/v1/questions/') && r.method() === 'PATCH');
@@ -400,6 +401,8 @@ describe('editing an event: questions, performances, ticket types, holds', { ski
     assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Yes, release 5 seats');
     await page.keyboard.press('Enter');
     await page.getByRole('status').filter({ hasText: 'Released 5 seats: back on sale.' }).waitFor();
+    // The row is gone; the focus is on the sentence that says so, still in the panel.
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Released 5 seats: back on sale.');
     await page.waitForFunction(() => document.querySelector('[data-testid="holds-remaining"]')?.textContent === '100');
     await page.getByText('No active holds.').waitFor();
     assert.equal(await remainingOf(performanceId), 100);

@@ -1,6 +1,6 @@
 /**
  * Adding performances to an existing event (POST /dashboard/v1/events/{id}/performances,
- * docs/dashboard.md, "Catalog and holds"): start, optional end, capacity and title of each,
+ * docs/dashboard.md, "Box office and catalog operations"): start, optional end, capacity and title of each,
  * the times typed in the event's time zone and sent as instants. Each new performance is
  * priced with every ticket type's price; on a published event it goes on sale at once.
  * The answer is the event again, which the screen shows; a refusal's detail is shown

@@ -1,6 +1,6 @@
 /**
  * Adding ticket types to an existing event (POST /dashboard/v1/events/{id}/ticket_types,
- * docs/dashboard.md, "Catalog and holds"): name, optional description, the price typed in
+ * docs/dashboard.md, "Box office and catalog operations"): name, optional description, the price typed in
  * the organizer's currency and sent in minor units, and an optional cap per performance.
  * Each new type is priced on every performance. The answer is the event again, which the
  * screen shows; a refusal's detail is shown beside the field its `param` names.

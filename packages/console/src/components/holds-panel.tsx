@@ -1,5 +1,5 @@
 /**
- * Hold allocations per performance (docs/dashboard.md, "Catalog and holds"): seats kept off
+ * Hold allocations per performance (docs/dashboard.md, "Box office and catalog operations"): seats kept off
  * sale (guests, press, a group) until released. Each performance is a disclosure; opened,
  * it lists the active holds (GET /dashboard/v1/performances/{id}/holds) beside the
  * performance's availability, both read again after every change and every few seconds
@@ -62,6 +62,8 @@ function PerformanceHolds({ event, performance }: { event: EventDetail; performa
   const [status, setStatus] = useState('');
   const [releasing, setReleasing] = useState<string | undefined>();
   const [releaseError, setReleaseError] = useState<unknown>();
+  // After a release its row is gone: the keyboard focus goes to the sentence that says so.
+  const statusLine = useRef<HTMLParagraphElement>(null);
   // Only the newest read is shown: a poll sent before a change may answer after it.
   const generation = useRef(0);
   const refresh = useCallback(() => {
@@ -94,6 +96,7 @@ function PerformanceHolds({ event, performance }: { event: EventDetail; performa
     try {
       await releaseHold(hold.id);
       setStatus(`Released ${seats(hold.quantity)}: back on sale.`);
+      statusLine.current?.focus();
     } catch (err) {
       setReleaseError(err);
     } finally {
@@ -178,7 +181,9 @@ function PerformanceHolds({ event, performance }: { event: EventDetail; performa
         </>
       )}
       <ErrorNotice error={releaseError} />
-      <p role="status">{status}</p>
+      <p role="status" ref={statusLine} tabIndex={-1}>
+        {status}
+      </p>
       {editable && (
         <NewHoldForm
           event={event}

@@ -3,12 +3,12 @@
  * everyone who may read the event (GET /dashboard/v1/events/{id}/questions), and with
  * `catalog` a form to add one of each type (POST /dashboard/v1/events/{id}/questions) and
  * one to change a question's label, "required online" and options
- * (PATCH /dashboard/v1/questions/{id}; docs/dashboard.md, "Catalog and holds"). Key, type
+ * (PATCH /dashboard/v1/questions/{id}; docs/dashboard.md, "Box office and catalog operations"). Key, type
  * and per attendee / per order stay as created. An answer keeps the label it was given:
  * a new label is what sales ask from then on. Refusals are shown beside their field (a
  * key the event already has: beside the key).
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { MarqueeApiError, type EventDetail, type RegistrationQuestion } from '@marquee/sdk';
 import { ErrorNotice } from './error-notice.tsx';
 import { Field } from './field.tsx';
@@ -331,6 +331,8 @@ function QuestionChangeForm({
   const [note, setNote] = useState('');
   const requestKey = useRequestKey();
   const errors = useFormErrors((param) => (QUESTION_PARAMS.test(param) ? `${CHANGE}.${param}` : undefined));
+  // Opened from its row's button: the keyboard goes on in the form.
+  useEffect(() => document.getElementById(fieldId(`${CHANGE}.label`))?.focus(), []);
 
   const submit = async (e: Event) => {
     e.preventDefault();

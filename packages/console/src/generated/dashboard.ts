@@ -501,6 +501,262 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/dashboard/v1/events/{id}/performances': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List an event's performances, soonest first
+     * @description The event’s schedule, soonest first, paginated. An unknown or another organizer’s event answers 404, never an empty list.
+     */
+    get: operations['listEventPerformances'];
+    put?: never;
+    /**
+     * Add performances to an event, priced with every ticket type
+     * @description Each item is a performance item of `POST /v1/events`. Each new performance gets a price of every ticket type of the event, at the type’s price and per-performance cap. On a published event the new performances go live at once, one `event.published` each; on a draft they stay drafts until the event is published. One `event.updated` per call. An event has at most 50 performances in all: more answers 400 `limit_reached` (param `performances`) saying how many can still be added. An archived event answers 409 `invalid_state`. A refusal adds nothing.
+     */
+    post: operations['addPerformances'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/dashboard/v1/events/{id}/ticket_types': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Add ticket types to an event, priced on every performance
+     * @description Each item is a ticket type item of `POST /v1/events`; a name the event already has (in any case) answers 400. Each new type gets a price on every performance of the event: `price_minor`, with `quantity` as its per-performance cap. One `event.updated` per call. An event has at most 20 ticket types in all: more answers 400 `limit_reached` (param `ticket_types`) saying how many can still be added. An archived event answers 409 `invalid_state`. A refusal adds nothing.
+     */
+    post: operations['addTicketTypes'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/dashboard/v1/events/{id}/questions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List an event's registration questions
+     * @description What a sale of the event asks, in the order the questions were added: each question’s key (the `field_key` of an answer), type, options, whether it is required and whether it is asked per attendee (docs/orders.md, "Registration answers"). An unknown or another organizer’s event answers 404, never an empty list.
+     */
+    get: operations['listEventQuestions'];
+    put?: never;
+    /**
+     * Add a registration question to an event
+     * @description A question buyers answer at the box office, once per order or, with `per_attendee`, once per ticket. A key the event already has answers 409 `resource_exists` (param `key`) and nothing changes. Emits no webhook.
+     */
+    post: operations['createQuestion'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/dashboard/v1/questions/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change a registration question’s label, required flag or options
+     * @description A partial update; answers given later snapshot the new label, earlier ones keep theirs. An empty body answers 400 `empty_update`. Emits no webhook.
+     */
+    patch: operations['updateQuestion'];
+    trace?: never;
+  };
+  '/dashboard/v1/performances/{id}/holds': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The holds of a performance, newest first
+     * @description By default the holds that still hold seats (not released, and a cart hold not past `expires_at`); with `include_released=true` every hold.
+     */
+    get: operations['listHolds'];
+    put?: never;
+    /**
+     * Hold seats: a hold allocation (no expiry) or a cart hold (expires)
+     * @description A hold allocation holds seats until released; a cart hold expires (15 minutes by default). Both count against availability, under the lock a sale takes: more than remain answers 400 `insufficient_inventory`. Emits no webhook.
+     */
+    post: operations['createHold'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/dashboard/v1/holds/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Release a hold: its seats return to sale
+     * @description Sets `released_at`; releasing a released hold answers 200 with its first `released_at`. Emits no webhook.
+     */
+    delete: operations['releaseHold'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/dashboard/v1/orders/{id}/resend_tickets': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send an order’s e-tickets again, to the buyer or another address
+     * @description Queues the e-ticket mail once more (the mail log shows it); the mail worker sends it as it sent the first. `email` sends it elsewhere; the buyer’s address stays. Only an order with a purchased or checked-in ticket: an unpaid, cancelled or wholly refunded order answers 409 `invalid_state`. Emits no webhook: `ticket.issued` is emitted once per order, on the first delivery.
+     */
+    post: operations['resendTickets'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/dashboard/v1/refunds/{id}/settle': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Record the gateway outcome of a pending card refund
+     * @description A pending card refund becomes `refunded` or `failed` and emits the settlement’s `order.refunded` (`order_id`, `refund_id`, `status`). A refund that is not pending answers 409 `invalid_state`.
+     */
+    post: operations['settleRefund'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/dashboard/v1/organizer': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The organizer’s settings
+     * @description The session’s organizer: name, default time zone, currency (with `currency_locked`, true once it has an order), box-office fee, tax, contact and sender e-mail.
+     */
+    get: operations['getOrganizerSettings'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change the organizer’s settings
+     * @description A partial update: name, timezone (IANA), currency (ISO 4217), box_office_fee_minor, tax_rate_bps, contact_email and sender_email (null clears them). Fees and tax apply to sales made from now on. The currency is fixed once the organizer has an order: changing it then answers 409 `invalid_state` with param `currency`.
+     */
+    patch: operations['updateOrganizerSettings'];
+    trace?: never;
+  };
+  '/dashboard/v1/reports/events/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An event’s sales: sold, remaining, money, sales over time
+     * @description Per event, performance and ticket type: sold, remaining (as the availability endpoint counts it), checked in, held; the money by tender, fees, taxes, refunds and net; and sales over time in buckets of `interval` (hour or day, default day) cut in the event’s time zone. Every figure is defined in docs/dashboard.md, "Reports".
+     */
+    get: operations['getEventReport'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/dashboard/v1/audit_log': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The audit log, newest first
+     * @description Every dashboard action, API-key write and operator change of the organizer: who (a user, an API key or the operator), what (the operationId), to what, the fields that changed, when, from where. Newest first and paginated. Filter by `actor_type` (`user`, `api_key`, `operator`), `actor_id`, `action` (an operationId), `target_type`, `target_id`, and by time: `occurred_gte` (inclusive), `occurred_lt` (exclusive; an empty range answers 400 naming it). Entries are kept for AUDIT_LOG_RETENTION_DAYS (a year by default) and never change.
+     */
+    get: operations['listAuditLog'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/dashboard/v1/audit_log/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The audit log as CSV
+     * @description Every entry matching the filters as CSV, newest first, one row per entry; `changes` is the entry's JSON. Filter by `actor_type` (`user`, `api_key`, `operator`), `actor_id`, `action` (an operationId), `target_type`, `target_id`, and by time: `occurred_gte` (inclusive), `occurred_lt` (exclusive; an empty range answers 400 naming it). `bom=true` starts the file with a byte order mark for spreadsheet programs. Streamed in batches (docs/exports.md).
+     */
+    get: operations['exportAuditLog'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/dashboard/v1/events': {
     parameters: {
       query?: never;
@@ -547,46 +803,6 @@ export interface paths {
      * @description A partial update: absent fields are untouched, null clears a nullable field, and at least one field is required. `description` updates the default-locale translation. Emits `event.updated`.
      */
     patch: operations['updateEvent'];
-    trace?: never;
-  };
-  '/dashboard/v1/events/{id}/performances': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List an event's performances, soonest first
-     * @description The event’s schedule, soonest first, paginated. An unknown or another organizer’s event answers 404, never an empty list.
-     */
-    get: operations['listEventPerformances'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/dashboard/v1/events/{id}/questions': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List an event's registration questions
-     * @description What a sale of the event asks, in the order the questions were added: each question’s key (the `field_key` of an answer), type, options, whether it is required and whether it is asked per attendee (docs/orders.md, "Registration answers"). An unknown or another organizer’s event answers 404, never an empty list.
-     */
-    get: operations['listEventQuestions'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
     trace?: never;
   };
   '/dashboard/v1/performances/{id}': {
@@ -5628,6 +5844,1876 @@ export interface operations {
       };
     };
   };
+  listEventPerformances: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description id of the last item of the previous page */
+        starting_after?: string;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of Performance, in the list's order */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PerformanceList'];
+        };
+      };
+      /** @description The request is malformed or a field is invalid (`param` names it) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource for this organizer (a malformed id included) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  addPerformances: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes retries safe: the first request with a key executes and its response (any status) is stored for 24 hours; a retry with the same key and payload replays it with `idempotent-replayed: true`. A different payload or API key, or a retry while the first is in flight, answers 409. Scoped to the organizer. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description as in POST /v1/events; the event may have at most 50 performances in all */
+          performances: {
+            /** Format: date-time */
+            starts_at: string;
+            ends_at?: string | null;
+            capacity: number;
+            title?: string | null;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description An event with its ticket types and prices */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EventDetail'];
+        };
+      };
+      /** @description The request is malformed or a field is invalid (`param` names it) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource for this organizer (a malformed id included) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The request conflicts with the resource’s state, or an Idempotency-Key is in use or was used differently */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body is larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  addTicketTypes: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes retries safe: the first request with a key executes and its response (any status) is stored for 24 hours; a retry with the same key and payload replays it with `idempotent-replayed: true`. A different payload or API key, or a retry while the first is in flight, answers 409. Scoped to the organizer. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description as in POST /v1/events; the event may have at most 20 ticket types in all */
+          ticket_types: {
+            name: string;
+            description?: string | null;
+            price_minor: number;
+            quantity?: number | null;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description An event with its ticket types and prices */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EventDetail'];
+        };
+      };
+      /** @description The request is malformed or a field is invalid (`param` names it) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource for this organizer (a malformed id included) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The request conflicts with the resource’s state, or an Idempotency-Key is in use or was used differently */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body is larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listEventQuestions: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description id of the last item of the previous page */
+        starting_after?: string;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of RegistrationQuestion, in the list's order */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RegistrationQuestionList'];
+        };
+      };
+      /** @description The request is malformed or a field is invalid (`param` names it) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource for this organizer (a malformed id included) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createQuestion: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes retries safe: the first request with a key executes and its response (any status) is stored for 24 hours; a retry with the same key and payload replays it with `idempotent-replayed: true`. A different payload or API key, or a retry while the first is in flight, answers 409. Scoped to the organizer. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description lower-case slug */
+          key: string;
+          label: string;
+          /** @enum {string} */
+          type: 'text' | 'number' | 'date' | 'email' | 'phone' | 'select' | 'multi_select';
+          options?: {
+            /** @description lower-case slug */
+            key: string;
+            label: string;
+          }[];
+          /** @default false */
+          required?: boolean;
+          /** @default false */
+          per_attendee?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description A question a sale of the event asks (docs/orders.md, "Registration answers") */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RegistrationQuestion'];
+        };
+      };
+      /** @description The request is malformed or a field is invalid (`param` names it) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource for this organizer (a malformed id included) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The request conflicts with the resource’s state, or an Idempotency-Key is in use or was used differently */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body is larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateQuestion: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes retries safe: the first request with a key executes and its response (any status) is stored for 24 hours; a retry with the same key and payload replays it with `idempotent-replayed: true`. A different payload or API key, or a retry while the first is in flight, answers 409. Scoped to the organizer. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          label?: string;
+          required?: boolean;
+          options?: {
+            /** @description lower-case slug */
+            key: string;
+            label: string;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description A question a sale of the event asks (docs/orders.md, "Registration answers") */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RegistrationQuestion'];
+        };
+      };
+      /** @description The request is malformed or a field is invalid (`param` names it) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource for this organizer (a malformed id included) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body is larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listHolds: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description id of the last item of the previous page */
+        starting_after?: string;
+        /** @description false (default): only holds that still hold seats (not released, a cart hold not expired); true: every hold */
+        include_released?: boolean;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            object: 'list';
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** @enum {string} */
+              object: 'hold';
+              /** Format: uuid */
+              performance_id: string;
+              ticket_type_id: string | null;
+              /** @enum {string} */
+              kind: 'cart' | 'allocation';
+              quantity: number;
+              expires_at: string | null;
+              released_at: string | null;
+              /** Format: date-time */
+              created_at: string;
+            }[];
+            /** @description true when a next page exists: pass the last id as starting_after */
+            has_more: boolean;
+          };
+        };
+      };
+      /** @description The request is malformed or a field is invalid (`param` names it) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource for this organizer (a malformed id included) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createHold: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes retries safe: the first request with a key executes and its response (any status) is stored for 24 hours; a retry with the same key and payload replays it with `idempotent-replayed: true`. A different payload or API key, or a retry while the first is in flight, answers 409. Scoped to the organizer. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @enum {string} */
+          kind: 'cart' | 'allocation';
+          quantity: number;
+          ticket_type_id?: string | null;
+          expires_at?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: 'hold';
+            /** Format: uuid */
+            performance_id: string;
+            ticket_type_id: string | null;
+            /** @enum {string} */
+            kind: 'cart' | 'allocation';
+            quantity: number;
+            expires_at: string | null;
+            released_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+          };
+        };
+      };
+      /** @description The request is malformed or a field is invalid (`param` names it) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource for this organizer (a malformed id included) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body is larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  releaseHold: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: 'hold';
+            /** Format: uuid */
+            performance_id: string;
+            ticket_type_id: string | null;
+            /** @enum {string} */
+            kind: 'cart' | 'allocation';
+            quantity: number;
+            expires_at: string | null;
+            released_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+          };
+        };
+      };
+      /** @description The request is malformed or a field is invalid (`param` names it) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource for this organizer (a malformed id included) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  resendTickets: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes retries safe: the first request with a key executes and its response (any status) is stored for 24 hours; a retry with the same key and payload replays it with `idempotent-replayed: true`. A different payload or API key, or a retry while the first is in flight, answers 409. Scoped to the organizer. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * Format: email
+           * @description where to send them; default: the buyer’s e-mail address
+           */
+          email?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description An e-mail queued for the mail worker; the mail log shows how it went */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            object: 'email';
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: 'etickets';
+            recipient: string;
+            /** @enum {string} */
+            status: 'pending';
+            /** Format: date-time */
+            created_at: string;
+          };
+        };
+      };
+      /** @description The request is malformed or a field is invalid (`param` names it) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource for this organizer (a malformed id included) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The request conflicts with the resource’s state, or an Idempotency-Key is in use or was used differently */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body is larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  settleRefund: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes retries safe: the first request with a key executes and its response (any status) is stored for 24 hours; a retry with the same key and payload replays it with `idempotent-replayed: true`. A different payload or API key, or a retry while the first is in flight, answers 409. Scoped to the organizer. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @enum {string} */
+          status: 'refunded' | 'failed';
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: 'refund';
+            /** Format: uuid */
+            order_id: string;
+            mode: string;
+            status: string;
+            amount_minor: number;
+            currency: string;
+            ticket_ids: string[];
+            settled_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+          };
+        };
+      };
+      /** @description The request is malformed or a field is invalid (`param` names it) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource for this organizer (a malformed id included) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The request conflicts with the resource’s state, or an Idempotency-Key is in use or was used differently */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body is larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getOrganizerSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: 'organizer';
+            name: string;
+            timezone: string;
+            currency: string;
+            /** @description box-office fee per ticket, minor units */
+            box_office_fee_minor: number;
+            /** @description tax on items and fees, basis points */
+            tax_rate_bps: number;
+            contact_email: string | null;
+            sender_email: string | null;
+            /** @description true once the organizer has an order: the currency is then fixed */
+            currency_locked: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+          };
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateOrganizerSettings: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes retries safe: the first request with a key executes and its response (any status) is stored for 24 hours; a retry with the same key and payload replays it with `idempotent-replayed: true`. A different payload or API key, or a retry while the first is in flight, answers 409. Scoped to the organizer. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name?: string;
+          /** @description IANA time zone id */
+          timezone?: string;
+          /** @description ISO 4217 code */
+          currency?: string;
+          box_office_fee_minor?: number;
+          tax_rate_bps?: number;
+          contact_email?: string | null;
+          sender_email?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: 'organizer';
+            name: string;
+            timezone: string;
+            currency: string;
+            /** @description box-office fee per ticket, minor units */
+            box_office_fee_minor: number;
+            /** @description tax on items and fees, basis points */
+            tax_rate_bps: number;
+            contact_email: string | null;
+            sender_email: string | null;
+            /** @description true once the organizer has an order: the currency is then fixed */
+            currency_locked: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+          };
+        };
+      };
+      /** @description The request is malformed or a field is invalid (`param` names it) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The request conflicts with the resource’s state, or an Idempotency-Key is in use or was used differently */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body is larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getEventReport: {
+    parameters: {
+      query?: {
+        /** @description the size of a sales_over_time bucket, cut in the event’s time zone */
+        interval?: 'hour' | 'day';
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            object: 'event_report';
+            /** Format: uuid */
+            event_id: string;
+            /** @description ISO 4217: the organizer’s, every amount’s */
+            currency: string;
+            /** @description the event’s IANA zone, which the buckets are cut in */
+            timezone: string;
+            /** @description the size of a sales_over_time bucket, cut in the event’s time zone */
+            interval: 'hour' | 'day';
+            /** Format: date-time */
+            generated_at: string;
+            totals: {
+              /** @description seats of every performance */
+              capacity: number;
+              /** @description tickets purchased or checked in */
+              sold: number;
+              /** @description the performances’ remaining, added up */
+              remaining: number;
+              /** @description tickets checked in */
+              checked_in: number;
+              /** @description tickets refunded */
+              refunded: number;
+              /** @description tickets cancelled */
+              cancelled: number;
+              /** @description active holds */
+              held: number;
+              /** @description orders with a ticket of the event, cancelled ones aside */
+              orders: number;
+              /** @description paid for the event’s tickets (payments; a free order pays 0), fees and tax included, minor units */
+              gross_minor: number;
+              /** @description box-office fees in net_minor, minor units */
+              fees_minor: number;
+              /** @description tax in net_minor, minor units */
+              taxes_minor: number;
+              /** @description returned or being returned by refunds (refunded or pending; a failed one returned nothing), minor units */
+              refunded_minor: number;
+              /** @description gross_minor − refunded_minor, minor units */
+              net_minor: number;
+            };
+            /** @description the gross by how it was paid; amounts add up to gross_minor */
+            by_tender: {
+              tender: 'cash' | 'card' | 'bank_transfer' | 'free';
+              /** @description orders paid this way */
+              orders: number;
+              /** @description what they paid for the event’s tickets, minor units */
+              amount_minor: number;
+            }[];
+            performances: {
+              /** Format: uuid */
+              performance_id: string;
+              /** Format: date-time */
+              starts_at: string;
+              title: string | null;
+              /** @description seats of the performance */
+              capacity: number;
+              /** @description tickets purchased or checked in */
+              sold: number;
+              /** @description what GET /performances/{id}/availability says */
+              remaining: number;
+              /** @description tickets checked in */
+              checked_in: number;
+              /** @description active holds, with or without a ticket type */
+              held: number;
+              ticket_types: {
+                /** Format: uuid */
+                ticket_type_id: string;
+                name: string;
+                /** @description the price on this performance, minor units */
+                price_minor: number;
+                cap: number | null;
+                /** @description tickets purchased or checked in */
+                sold: number;
+                /** @description what GET /performances/{id}/availability says of the type; 0 when it is not on sale */
+                remaining: number;
+                /** @description tickets checked in */
+                checked_in: number;
+                /** @description active holds of this type */
+                held: number;
+                /** @description tickets refunded */
+                refunded: number;
+                /** @description tickets cancelled */
+                cancelled: number;
+                /** @description what the type’s tickets brought in: paid, less refunds returned or pending, minor units */
+                revenue_minor: number;
+              }[];
+            }[];
+            /** @description periods with activity only, oldest first; they add up to the totals */
+            sales_over_time: {
+              /** Format: date-time */
+              period_start: string;
+              /** @description orders placed in the period (cancelled ones aside) */
+              orders: number;
+              /** @description their tickets that count as sold */
+              tickets: number;
+              /** @description money in (payments) less money out (refunds) in the period, minor units */
+              revenue_minor: number;
+            }[];
+          };
+        };
+      };
+      /** @description The request is malformed or a field is invalid (`param` names it) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource for this organizer (a malformed id included) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listAuditLog: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description id of the last item of the previous page */
+        starting_after?: string;
+        /** @description only entries of this kind of actor */
+        actor_type?: 'user' | 'api_key' | 'operator';
+        /** @description only entries of this user or API key */
+        actor_id?: string;
+        /** @description only this action (an operationId, e.g. `settleOrder`) */
+        action?: string;
+        /** @description only targets of this type (e.g. `order`, `event`) */
+        target_type?: string;
+        /** @description only entries about this resource */
+        target_id?: string;
+        /**
+         * @description only entries that occurred at or after this instant (inclusive); RFC 3339 (docs/validation.md)
+         * @example 2026-11-24T22:23:08.685Z
+         */
+        occurred_gte?: string;
+        /**
+         * @description only entries that occurred before this instant (exclusive); RFC 3339 (docs/validation.md)
+         * @example 2026-11-24T22:23:08.685Z
+         */
+        occurred_lt?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            object: 'list';
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** @enum {string} */
+              object: 'audit_entry';
+              /** Format: date-time */
+              occurred_at: string;
+              /** Format: uuid */
+              organizer_id: string;
+              /** @description who did it: a signed-in user, an API key, or the platform operator */
+              actor: {
+                /** @enum {string} */
+                type: 'user' | 'api_key' | 'operator';
+                id: string | null;
+                /** @description the user's e-mail, the API key's name and preview, or `operator` */
+                label: string;
+              };
+              /** @description the operationId of the request, e.g. `settleOrder`, `createApiKey` */
+              action: string;
+              /** @description what it was done to */
+              target: {
+                /** @description e.g. `order`, `event`, `member` */
+                type: string;
+                id: string | null;
+              };
+              /** @description the fields of the target that changed, `{field: {before, after}}`; a creation has `before: null`; secrets show as `"[redacted]"`; `{}` when nothing to show */
+              changes: {
+                [key: string]: {
+                  before: unknown;
+                  after: unknown;
+                };
+              };
+              ip: string | null;
+              user_agent: string | null;
+              request_id: string | null;
+            }[];
+            /** @description true when a next page exists: pass the last id as starting_after */
+            has_more: boolean;
+          };
+        };
+      };
+      /** @description The request is malformed or a field is invalid (`param` names it) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  exportAuditLog: {
+    parameters: {
+      query?: {
+        /** @description only entries of this kind of actor */
+        actor_type?: 'user' | 'api_key' | 'operator';
+        /** @description only entries of this user or API key */
+        actor_id?: string;
+        /** @description only this action (an operationId, e.g. `settleOrder`) */
+        action?: string;
+        /** @description only targets of this type (e.g. `order`, `event`) */
+        target_type?: string;
+        /** @description only entries about this resource */
+        target_id?: string;
+        /**
+         * @description only entries that occurred at or after this instant (inclusive); RFC 3339 (docs/validation.md)
+         * @example 2026-11-24T22:23:08.685Z
+         */
+        occurred_gte?: string;
+        /**
+         * @description only entries that occurred before this instant (exclusive); RFC 3339 (docs/validation.md)
+         * @example 2026-11-24T22:23:08.685Z
+         */
+        occurred_lt?: string;
+        /** @description start the file with a UTF-8 byte order mark, so spreadsheet programs read it as UTF-8 */
+        bom?: boolean;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The matching entries as CSV, newest first (docs/exports.md for the format) */
+      200: {
+        headers: {
+          /** @description `attachment; filename=audit-log.csv` */
+          'content-disposition'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': string;
+        };
+      };
+      /** @description The request is malformed or a field is invalid (`param` names it) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   listEvents: {
     parameters: {
       query?: {
@@ -5971,174 +8057,6 @@ export interface operations {
       };
       /** @description The body is not application/json */
       415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Rate limited: retry after `retry-after` seconds */
-      429: {
-        headers: {
-          /** @description seconds to wait before retrying */
-          'retry-after'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
-      503: {
-        headers: {
-          /** @description seconds to wait before retrying */
-          'retry-after'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  listEventPerformances: {
-    parameters: {
-      query?: {
-        limit?: number;
-        /** @description id of the last item of the previous page */
-        starting_after?: string;
-      };
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description A page of Performance, in the list's order */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['PerformanceList'];
-        };
-      };
-      /** @description The request is malformed or a field is invalid (`param` names it) */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description No API key, or an unknown or revoked one */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description The key lacks the scope this operation needs */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description No such resource for this organizer (a malformed id included) */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Rate limited: retry after `retry-after` seconds */
-      429: {
-        headers: {
-          /** @description seconds to wait before retrying */
-          'retry-after'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
-      503: {
-        headers: {
-          /** @description seconds to wait before retrying */
-          'retry-after'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  listEventQuestions: {
-    parameters: {
-      query?: {
-        limit?: number;
-        /** @description id of the last item of the previous page */
-        starting_after?: string;
-      };
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description A page of RegistrationQuestion, in the list's order */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['RegistrationQuestionList'];
-        };
-      };
-      /** @description The request is malformed or a field is invalid (`param` names it) */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description No API key, or an unknown or revoked one */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description The key lacks the scope this operation needs */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description No such resource for this organizer (a malformed id included) */
-      404: {
         headers: {
           [name: string]: unknown;
         };

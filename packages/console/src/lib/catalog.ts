@@ -1,118 +1,87 @@
 /**
- * The dashboard's catalog operations (docs/dashboard.md, "Catalog and holds"): adding
+ * The dashboard's catalog operations (docs/dashboard.md, "Box office and catalog operations"): adding
  * performances and ticket types to an existing event, registration questions and hold
  * allocations. They have no /v1 counterpart, so they go through the dashboard's own
  * client (./dashboard.ts), with the session's CSRF token; POST and PATCH carry the form's
  * Idempotency-Key, so a double click replays the first answer (docs/idempotency.md).
  */
 import { useRef } from 'preact/hooks';
-import type { EventDetail, RegistrationQuestion } from '@marquee/sdk';
-import { answer, currentCsrfToken, sessionFetch } from './dashboard.ts';
+import type { RegistrationQuestion } from '@marquee/sdk';
+import type { operations } from '../generated/dashboard.ts';
+import { answer, dashboard } from './dashboard.ts';
+
+/** The JSON body an operation takes, as the generated types say it. */
+type BodyOf<O extends keyof operations> = operations[O] extends {
+  requestBody: { content: { 'application/json': infer B } };
+}
+  ? B
+  : never;
+/** The JSON body of an operation's answer with `status`. */
+type AnswerOf<O extends keyof operations, S extends number> = operations[O] extends {
+  responses: { [K in S]: { content: { 'application/json': infer B } } };
+}
+  ? B
+  : never;
 
 /** One performance of `POST /events/{id}/performances`, as `POST /v1/events` takes it. */
-export interface PerformanceItem {
-  starts_at: string;
-  ends_at?: string;
-  capacity: number;
-  title?: string;
-}
-
+export type PerformanceItem = BodyOf<'addPerformances'>['performances'][number];
 /** One ticket type of `POST /events/{id}/ticket_types`: priced at `price_minor` on every performance. */
-export interface TicketTypeItem {
-  name: string;
-  description?: string;
-  price_minor: number;
-  quantity?: number | null;
-}
-
+export type TicketTypeItem = BodyOf<'addTicketTypes'>['ticket_types'][number];
+export type CreateQuestionBody = BodyOf<'createQuestion'>;
+export type UpdateQuestionBody = BodyOf<'updateQuestion'>;
 export type QuestionType = RegistrationQuestion['type'];
 export type QuestionOption = RegistrationQuestion['options'][number];
+/** A hold: an allocation keeps seats off sale until released (docs/dashboard.md). */
+export type Hold = AnswerOf<'createHold', 201>;
 
-export interface CreateQuestionBody {
-  key: string;
-  label: string;
-  type: QuestionType;
-  options?: QuestionOption[];
-  required?: boolean;
-  per_attendee?: boolean;
-}
-
-export interface UpdateQuestionBody {
-  label?: string;
-  required?: boolean;
-  options?: QuestionOption[];
-}
-
-/** A hold allocation: seats kept off sale until released (docs/dashboard.md). */
-export interface Hold {
-  id: string;
-  object: 'hold';
-  performance_id: string;
-  ticket_type_id: string | null;
-  kind: 'cart' | 'allocation';
-  quantity: number;
-  expires_at: string | null;
-  released_at: string | null;
-  created_at: string;
-}
-
-interface HoldList {
-  object: 'list';
-  data: Hold[];
-  has_more: boolean;
-}
-
-/** A call of the dashboard API: the answer's body, or the refusal thrown as MarqueeApiError. */
-function call<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown, idempotencyKey?: string) {
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const token = currentCsrfToken();
-  if (method !== 'GET' && token !== undefined) headers['x-csrf-token'] = token;
-  if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
-  return answer<T>(
-    (async () => {
-      const response = await sessionFetch(`${window.location.origin}${path}`, {
-        method,
-        headers,
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
-      const text = await response.text();
-      let json: unknown = text;
-      try {
-        json = text === '' ? undefined : JSON.parse(text);
-      } catch {
-        // not JSON: answer() shows the text as it is
-      }
-      return response.ok ? { data: json as T, response } : { error: json, response };
-    })(),
-  );
-}
-
-const at = (path: string, id: string) => `/dashboard/v1${path.replace('{id}', encodeURIComponent(id))}`;
+const path = (id: string) => ({ params: { path: { id } } });
+const keyed = (id: string, idempotencyKey: string) => ({
+  params: { path: { id }, header: { 'idempotency-key': idempotencyKey } },
+});
 
 export const addPerformances = (eventId: string, performances: PerformanceItem[], idempotencyKey: string) =>
-  call<EventDetail>('POST', at('/events/{id}/performances', eventId), { performances }, idempotencyKey);
+  answer(
+    dashboard.POST('/dashboard/v1/events/{id}/performances', {
+      ...keyed(eventId, idempotencyKey),
+      body: { performances },
+    }),
+  );
 
 export const addTicketTypes = (eventId: string, ticketTypes: TicketTypeItem[], idempotencyKey: string) =>
-  call<EventDetail>('POST', at('/events/{id}/ticket_types', eventId), { ticket_types: ticketTypes }, idempotencyKey);
+  answer(
+    dashboard.POST('/dashboard/v1/events/{id}/ticket_types', {
+      ...keyed(eventId, idempotencyKey),
+      body: { ticket_types: ticketTypes },
+    }),
+  );
 
 export const createQuestion = (eventId: string, question: CreateQuestionBody, idempotencyKey: string) =>
-  call<RegistrationQuestion>('POST', at('/events/{id}/questions', eventId), question, idempotencyKey);
+  answer(dashboard.POST('/dashboard/v1/events/{id}/questions', { ...keyed(eventId, idempotencyKey), body: question }));
 
 export const updateQuestion = (id: string, change: UpdateQuestionBody, idempotencyKey: string) =>
-  call<RegistrationQuestion>('PATCH', at('/questions/{id}', id), change, idempotencyKey);
+  answer(dashboard.PATCH('/dashboard/v1/questions/{id}', { ...keyed(id, idempotencyKey), body: change }));
 
 /** The performance's active holds, newest first (an organizer keeps a handful: the first 100). */
 export const listHolds = (performanceId: string) =>
-  call<HoldList>('GET', `${at('/performances/{id}/holds', performanceId)}?limit=100`);
+  answer(
+    dashboard.GET('/dashboard/v1/performances/{id}/holds', {
+      params: { path: { id: performanceId }, query: { limit: 100 } },
+    }),
+  );
 
 export const createHold = (
   performanceId: string,
   hold: { quantity: number; ticket_type_id?: string },
   idempotencyKey: string,
-) => call<Hold>('POST', at('/performances/{id}/holds', performanceId), { kind: 'allocation', ...hold }, idempotencyKey);
+) =>
+  answer(
+    dashboard.POST('/dashboard/v1/performances/{id}/holds', {
+      ...keyed(performanceId, idempotencyKey),
+      body: { kind: 'allocation', ...hold },
+    }),
+  );
 
-export const releaseHold = (id: string) => call<Hold>('DELETE', at('/holds/{id}', id));
+export const releaseHold = (id: string) => answer(dashboard.DELETE('/dashboard/v1/holds/{id}', path(id)));
 
 /**
  * The Idempotency-Key of a form: the same body sent again (a double click, a resend after
