@@ -136,6 +136,11 @@ describe('the webhooks screens', { skip: BROWSER_SKIP }, () => {
     // Rotate: a new secret, shown once; the next delivery is signed with it.
     await page.getByRole('link', { name: 'Back to the endpoint' }).click();
     await page.getByRole('button', { name: 'Rotate secret' }).click();
+    assert.equal(
+      await page.locator('.confirm [role="alert"]').textContent(),
+      'Rotate: the current secret stops verifying at once. The new one is shown here once; deploy it to your receiver right away.',
+    );
+    await page.getByRole('button', { name: 'Yes, rotate the secret' }).click();
     const rotated = page.getByTestId('secret');
     await rotated.waitFor();
     const newSecret = (await rotated.textContent())!;
@@ -159,7 +164,11 @@ describe('the webhooks screens', { skip: BROWSER_SKIP }, () => {
     assert.equal(received[3]!.headers['webhook-id'], received[2]!.headers['webhook-id']);
 
     await page.getByRole('button', { name: 'Delete endpoint' }).click();
-    await page.getByRole('button', { name: 'Delete for good (the delivery log goes too)' }).click();
+    assert.equal(
+      await page.locator('.confirm [role="alert"]').textContent(),
+      'Delete: the endpoint receives nothing more, and its delivery log goes with it. This cannot be undone.',
+    );
+    await page.getByRole('button', { name: 'Yes, delete this endpoint' }).click();
     await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
     await page.getByText('No endpoints yet.').waitFor();
     assert.deepEqual((await service.t.api(service.org.key, 'GET', '/v1/webhook_endpoints')).json().data, []);

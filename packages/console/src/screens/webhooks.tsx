@@ -7,6 +7,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import type { WebhookDelivery, WebhookEndpoint, WebhookRecovery } from '@marquee/sdk';
+import { ConfirmAction } from '../components/confirm-action.tsx';
 import { EndpointForm } from '../components/endpoint-form.tsx';
 import { ErrorNotice } from '../components/error-notice.tsx';
 import { answer, dashboard } from '../lib/dashboard.ts';
@@ -99,7 +100,6 @@ export function WebhookEndpointScreen({ id }: { id: string }) {
   const [secret, setSecret] = useState<string | undefined>();
   const [saved, setSaved] = useState('');
   const [actionError, setActionError] = useState<unknown>();
-  const [confirmDelete, setConfirmDelete] = useState(false);
   // Test pings sent from this page: the deliveries below are read again after each.
   const [sent, setSent] = useState(0);
   const current = endpoint?.id === id ? endpoint : loaded.data;
@@ -174,23 +174,18 @@ export function WebhookEndpointScreen({ id }: { id: string }) {
           />
           <p role="status">{saved}</p>
           <div class="actions">
-            <button type="button" class="secondary" onClick={() => void rotate()}>
-              Rotate secret
-            </button>
-            {confirmDelete ? (
-              <>
-                <button type="button" class="danger" onClick={() => void remove()}>
-                  Delete for good (the delivery log goes too)
-                </button>
-                <button type="button" class="secondary" onClick={() => setConfirmDelete(false)}>
-                  Keep it
-                </button>
-              </>
-            ) : (
-              <button type="button" class="secondary" onClick={() => setConfirmDelete(true)}>
-                Delete endpoint
-              </button>
-            )}
+            <ConfirmAction
+              label="Rotate secret"
+              confirmLabel="Yes, rotate the secret"
+              consequence="Rotate: the current secret stops verifying at once. The new one is shown here once; deploy it to your receiver right away."
+              onConfirm={rotate}
+            />
+            <ConfirmAction
+              label="Delete endpoint"
+              confirmLabel="Yes, delete this endpoint"
+              consequence="Delete: the endpoint receives nothing more, and its delivery log goes with it. This cannot be undone."
+              onConfirm={remove}
+            />
           </div>
         </>
       )}
