@@ -490,3 +490,29 @@ export interface Database {
   user_sessions: UserSessionsTable;
   one_time_links: OneTimeLinksTable;
 }
+
+// The audit log (migrations/0017_audit_log.sql; docs/dashboard.md, "Audit log"). Append-only.
+export type AuditActorType = 'user' | 'api_key' | 'operator';
+
+/** {field: {before, after}}: the fields of the target that changed. */
+export type AuditChanges = Record<string, { before: unknown; after: unknown }>;
+
+export interface AuditLogTable {
+  id: Generated<string>;
+  organizer_id: string;
+  occurred_at: Timestamp;
+  actor_type: AuditActorType;
+  actor_id: string | null;
+  actor_label: string;
+  action: string;
+  target_type: string;
+  target_id: string | null;
+  changes: Json<AuditChanges>;
+  ip: string | null;
+  user_agent: string | null;
+  request_id: string | null;
+}
+
+export interface Database {
+  audit_log: AuditLogTable;
+}

@@ -1,6 +1,7 @@
 /** The admin API (tag `admin` of the OpenAPI document), mounted at /admin/v1 behind the admin token. */
 import type { FastifyPluginAsync } from 'fastify';
 import { adminAuth } from '../../plugins/admin-auth.ts';
+import { registerAudit } from '../../plugins/audit.ts';
 import { listEmailsRoute } from './emails/list-emails.ts';
 import { cancelOrderRoute } from './orders/cancel-order.ts';
 import { refundOrderRoute } from './orders/refund-order.ts';
@@ -26,6 +27,8 @@ import { createUserRoute } from './users/create-user.ts';
 
 export const adminRoutes: FastifyPluginAsync = async (app) => {
   app.addHook('onRequest', adminAuth);
+  // The operator's writes go to the audit log of the organizer they touch.
+  registerAudit(app, 'admin');
   // Document every admin route as secured by the admin token, not an API key.
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, security: [{ adminToken: [] }] };

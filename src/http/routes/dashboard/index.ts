@@ -17,6 +17,7 @@ import {
 } from '../../plugins/session-auth.ts';
 import { callerRateLimit } from '../../plugins/rate-limit.ts';
 import { registerIdempotency } from '../../plugins/idempotency.ts';
+import { registerAudit } from '../../plugins/audit.ts';
 import { sharedOperations } from '../v1/index.ts';
 import { apiKeyRoutes } from './api-keys.ts';
 import { auditLogRoutes } from './audit-log.ts';
@@ -33,6 +34,8 @@ export const dashboardRoutes: FastifyPluginAsync = async (app) => {
   await app.register(cookie);
   app.decorateRequest('session', undefined);
   app.addHook('onRequest', refuseCrossSiteWrites);
+  // Every successful write of a person, and each sign-in, goes to the audit log.
+  registerAudit(app, 'dashboard');
   app.get('/openapi.json', { schema: { hide: true }, config: { dashboardAccess: 'public' } }, async () =>
     app.dashboardSwagger(),
   );

@@ -14,6 +14,7 @@ import { getTicketRoute } from './tickets/get-ticket.ts';
 import { listTicketsRoute } from './tickets/list-tickets.ts';
 import { callerRateLimit } from '../../plugins/rate-limit.ts';
 import { registerIdempotency } from '../../plugins/idempotency.ts';
+import { registerAudit } from '../../plugins/audit.ts';
 import { createWebhookEndpointRoute } from './webhook-endpoints/create-webhook-endpoint.ts';
 import { deleteWebhookEndpointRoute } from './webhook-endpoints/delete-webhook-endpoint.ts';
 import { getWebhookEndpointRoute } from './webhook-endpoints/get-webhook-endpoint.ts';
@@ -42,6 +43,8 @@ export const v1Routes: FastifyPluginAsync = async (app) => {
   app.addHook('onRequest', callerRateLimit);
   // Idempotency-Key on every POST and PATCH of this scope (docs/idempotency.md).
   registerIdempotency(app);
+  // Every successful write goes to the organizer's audit log (docs/dashboard.md, "Audit log").
+  registerAudit(app, 'v1');
   // The calling key itself: its scopes and organizer.
   await app.register(getCurrentApiKeyRoute);
   await app.register(sharedOperations);

@@ -1,0 +1,121 @@
+/**
+ * The organizer's audit log (docs/dashboard.md, "Audit log"): recording an entry, reading
+ * the log (a page, or every entry for the CSV export) and the retention purge. What is
+ * recorded, and when, is decided by the HTTP layer's hook (src/http/plugins/audit.ts);
+ * the entry's changes are computed by the database from the target's rows
+ * (migrations/0017_audit_log.sql), never from a request body, so no secret a caller sent
+ * can reach the log.
+ */
+import {
+  auditListQuery,
+  insertAuditEntry,
+  purgeAuditEntriesBefore,
+  snapshotTarget,
+  type AuditEntryRow,
+  type AuditFilters,
+  type NewAuditEntry,
+} from '../../db/repositories/audit.ts';
+import { keysetPage, type Page, type PageRequest } from '../../db/pagination.ts';
+import type { Db } from '../../db/client.ts';
+import type { Executor } from '../../db/transaction.ts';
+import { invalid } from '../../errors/domain-error.ts';
+import type { Clock } from '../../lib/clock.ts';
+
+export type { AuditEntryRow, AuditFilters, NewAuditEntry };
+
+/**
+ * The types of target whose fields an entry compares (audit_row() of the migration);
+ * another type is recorded with `changes: {}`.
+ */
+export const SNAPSHOT_TYPES: ReadonlySet<string> = new Set([
+  'order',
+  'event',
+  'performance',
+  'ticket',
+  'refund',
+  'hold',
+  'question',
+  'webhook_endpoint',
+  'webhook_delivery',
+  'member',
+  'api_key',
+  'organizer',
+  'user',
+]);
+
+/** The target's state before a write (its row as JSON text), or null. */
+export function snapshotBefore(db: Executor, type: string, id: string): Promise<string | null> {
+  return snapshotTarget(db, type, id);
+}
+
+/** Appends an entry; false when it belongs to no organizer (nothing recorded). */
+export function recordAuditEntry(db: Executor, entry: NewAuditEntry): Promise<boolean> {
+  return insertAuditEntry(db, entry);
+}
+
+function checkRange(filters: AuditFilters): void {
+  const { occurredGte: gte, occurredLt: lt } = filters;
+  if (gte !== undefined && lt !== undefined && lt <= gte)
+    throw invalid(
+      'parameter_invalid',
+      `occurred_lt (${lt.toISOString()}) must be later than occurred_gte (${gte.toISOString()}).`,
+      'occurred_lt',
+    );
+}
+
+/** One page of the organizer's log, newest first. */
+export async function listAuditLog(
+  db: Executor,
+  organizerId: string,
+  filters: AuditFilters,
+  page: PageRequest,
+): Promise<Page<AuditEntryRow>> {
+  checkRange(filters);
+  return keysetPage(db, auditListQuery(db, organizerId, filters), page, {
+    table: 'audit_log',
+    sortColumn: 'occurred_at',
+    direction: 'desc',
+    organizerId,
+  });
+}
+
+/**
+ * Validates the filters before an export starts streaming (a 400 must come before the
+ * first byte), then hands back its batches: every matching entry, newest first.
+ */
+export function auditLogBatches(
+  db: Executor,
+  organizerId: string,
+  filters: AuditFilters,
+  batchSize: number,
+): AsyncIterable<AuditEntryRow[]> {
+  checkRange(filters);
+  return (async function* () {
+    let after: string | undefined;
+    for (;;) {
+      const page = await keysetPage(
+        db,
+        auditListQuery(db, organizerId, filters),
+        { limit: batchSize, starting_after: after },
+        { table: 'audit_log', sortColumn: 'occurred_at', direction: 'desc', organizerId },
+      );
+      yield page.data;
+      if (!page.has_more) return;
+      after = page.data.at(-1)!.id;
+    }
+  })();
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const PURGE_BATCH = 5000;
+
+/** Deletes the entries older than the retention (AUDIT_LOG_RETENTION_DAYS), in batches; returns how many. */
+export async function purgeExpiredAuditEntries(deps: { db: Db; clock: Clock; retentionDays: number }): Promise<number> {
+  const cutoff = new Date(deps.clock.now().getTime() - deps.retentionDays * DAY_MS);
+  let total = 0;
+  for (;;) {
+    const n = await purgeAuditEntriesBefore(deps.db, cutoff, PURGE_BATCH);
+    total += n;
+    if (n < PURGE_BATCH) return total;
+  }
+}
