@@ -1,7 +1,8 @@
 /**
  * A bar chart drawn as SVG in the page (no chart library; the CSP allows no inline
  * script or style either way): one bar per value, the largest reaching the top of a
- * rounded scale. It is one image to assistive technology (`role="img"`, named by its
+ * rounded scale; a negative value (a period whose refunds exceed its sales) hangs below
+ * the zero line. It is one image to assistive technology (`role="img"`, named by its
  * `<title>`, described by its `<desc>`), each bar carries its own `<title>` (shown on
  * hover), and the screen shows the same numbers in a table beside it.
  */
@@ -46,13 +47,16 @@ export function BarChart({
   /** A value of the scale in words (the axis labels): the same unit as `valueLabel`. */
   formatValue: (value: number) => string;
 }) {
-  const top = niceCeiling(Math.max(0, ...bars.map((b) => b.value)));
+  const highest = Math.max(0, ...bars.map((b) => b.value));
+  const lowest = Math.min(0, ...bars.map((b) => b.value));
+  const top = highest > 0 || lowest === 0 ? niceCeiling(highest) : 0;
+  const bottom = lowest < 0 ? -niceCeiling(-lowest) : 0;
   const plotWidth = WIDTH - LEFT - RIGHT;
   const plotHeight = HEIGHT - TOP - BOTTOM;
   const slot = plotWidth / Math.max(1, bars.length);
   const barWidth = Math.max(1, Math.min(48, slot * 0.8));
-  const y = (value: number) => TOP + plotHeight - (value / top) * plotHeight;
-  const ticks = [0, top / 2, top];
+  const y = (value: number) => TOP + ((top - value) / (top - bottom)) * plotHeight;
+  const ticks = [...new Set(bottom < 0 ? [bottom, 0, top] : [0, top / 2, top])];
   const first = bars[0];
   const last = bars.at(-1);
   return (
@@ -76,13 +80,13 @@ export function BarChart({
         ))}
         <g class="bars">
           {bars.map((bar, i) => {
-            const height = bar.value <= 0 ? 0 : Math.max(1, (bar.value / top) * plotHeight);
+            const height = bar.value === 0 ? 0 : Math.max(1, Math.abs(y(bar.value) - y(0)));
             return (
               <rect
                 key={bar.key}
                 data-key={bar.key}
                 x={LEFT + i * slot + (slot - barWidth) / 2}
-                y={TOP + plotHeight - height}
+                y={bar.value >= 0 ? y(0) - height : y(0)}
                 width={barWidth}
                 height={height}
               >

@@ -37,8 +37,10 @@ export interface ReportTicketType {
   price_minor: number;
   cap: number | null;
   sold: number;
-  remaining: number | null;
+  remaining: number;
   checked_in: number;
+  /** Active holds of this type (a hold may name no type: the performance's `held` counts those too). */
+  held?: number;
   refunded: number;
   cancelled: number;
   revenue_minor: number;
@@ -60,6 +62,7 @@ export interface SalesPeriod {
   period_start: string;
   orders: number;
   tickets: number;
+  /** Money in (payments) less money out (refunds) in the period. */
   revenue_minor: number;
 }
 
@@ -84,8 +87,10 @@ export interface EventReport {
     refunded_minor: number;
     net_minor: number;
   };
+  /** The gross by how it was paid. */
   by_tender: { tender: string; orders: number; amount_minor: number }[];
   performances: ReportPerformance[];
+  /** Periods with activity only, oldest first. */
   sales_over_time: SalesPeriod[];
 }
 

@@ -35,18 +35,17 @@ export function periodLabel(iso: string, interval: ReportInterval, timeZone: str
   ).format(new Date(iso));
 }
 
-const count = (n: number | null) => (n === null ? '—' : String(n));
-
 export function EventReportScreen({ id }: { id: string }) {
   const { client } = useSession();
   const { query, path, route } = useLocation();
   const interval: ReportInterval = query.interval === 'hour' ? 'hour' : 'day';
   const event = useAsync(() => client.events.get(id), [client, id]);
-  const report = useAsync(() => getEventReport(id, interval), [id, interval]);
+  // The answer keeps the id and interval it was asked for: while another loads, the last one stays shown as what it is.
+  const report = useAsync(async () => ({ id, interval, report: await getEventReport(id, interval) }), [id, interval]);
   const title = event.data?.title;
   useTitle(title === undefined ? 'Report' : `Report: ${title}`);
 
-  const data = report.data?.event_id === id ? report.data : undefined;
+  const loaded = report.data?.id === id ? report.data : undefined;
   return (
     <>
       <div class="screen-head">
@@ -54,12 +53,13 @@ export function EventReportScreen({ id }: { id: string }) {
         <a href={`/app/events/${id}`}>Back to the event</a>
       </div>
       <ErrorNotice error={report.error ?? event.error} />
-      {data === undefined ? (
+      {loaded === undefined ? (
         report.error === undefined && <p class="loading">Loading the report…</p>
       ) : (
         <ReportBody
-          report={data}
-          interval={interval}
+          report={loaded.report}
+          interval={loaded.interval}
+          chosen={interval}
           onInterval={(next) => route(next === 'day' ? path : `${path}?interval=${next}`, true)}
           refreshing={report.loading}
         />
@@ -71,11 +71,15 @@ export function EventReportScreen({ id }: { id: string }) {
 function ReportBody({
   report,
   interval,
+  chosen,
   onInterval,
   refreshing,
 }: {
   report: EventReport;
+  /** The interval of `report`. */
   interval: ReportInterval;
+  /** The interval asked for (the switch), which `report` is until the next one arrives. */
+  chosen: ReportInterval;
   onInterval: (interval: ReportInterval) => void;
   refreshing: boolean;
 }) {
@@ -116,10 +120,10 @@ function ReportBody({
               {(
                 [
                   ['Gross', totals.gross_minor],
-                  ['Fees', totals.fees_minor],
-                  ['Taxes', totals.taxes_minor],
                   ['Refunds', totals.refunded_minor],
                   ['Net', totals.net_minor],
+                  ['Fees in net', totals.fees_minor],
+                  ['Taxes in net', totals.taxes_minor],
                 ] as const
               ).map(([label, value]) => (
                 <tr key={label}>
@@ -162,7 +166,13 @@ function ReportBody({
         )}
       </section>
 
-      <SalesOverTime report={report} interval={interval} onInterval={onInterval} refreshing={refreshing} />
+      <SalesOverTime
+        report={report}
+        interval={interval}
+        chosen={chosen}
+        onInterval={onInterval}
+        refreshing={refreshing}
+      />
 
       <section aria-labelledby="performances-heading">
         <h2 id="performances-heading">Performances</h2>
@@ -177,11 +187,13 @@ function ReportBody({
 function SalesOverTime({
   report,
   interval,
+  chosen,
   onInterval,
   refreshing,
 }: {
   report: EventReport;
   interval: ReportInterval;
+  chosen: ReportInterval;
   onInterval: (interval: ReportInterval) => void;
   refreshing: boolean;
 }) {
@@ -206,7 +218,7 @@ function SalesOverTime({
               type="radio"
               name="interval"
               value={value}
-              checked={interval === value}
+              checked={chosen === value}
               onChange={() => onInterval(value)}
             />{' '}
             {value === 'day' ? 'Day' : 'Hour'}
@@ -314,10 +326,9 @@ function PerformanceTable({
             <th scope="row">{t.name}</th>
             <td class="num">{money(t.price_minor, currency)}</td>
             <td class="num">{t.sold}</td>
-            <td class="num">{count(t.remaining)}</td>
+            <td class="num">{t.remaining}</td>
             <td class="num">{t.checked_in}</td>
-            {/* The report counts holds per performance (a hold may name no ticket type): in the total row. */}
-            <td class="num">—</td>
+            <td class="num">{t.held ?? '—'}</td>
             <td class="num">{t.refunded}</td>
             <td class="num">{t.cancelled}</td>
             <td class="num">{money(t.revenue_minor, currency)}</td>
@@ -326,6 +337,7 @@ function PerformanceTable({
       </tbody>
       <tfoot>
         <tr>
+          {/* The performance's holds include those that name no ticket type. */}
           <th scope="row">All ticket types</th>
           <td class="num" />
           <td class="num">{p.sold}</td>
