@@ -84,6 +84,8 @@ export interface Config {
   metricsHost: string;
   /** CONSOLE_ENABLED: serve the organizer console at /app/ (docs/console.md). */
   consoleEnabled: boolean;
+  /** AUDIT_LOG_RETENTION_DAYS: how long audit log entries are kept (docs/dashboard.md, "Audit log"). */
+  auditLogRetentionDays: number;
 }
 
 export interface SessionSettings {
@@ -372,6 +374,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     metricsPort: metricsPort(read, port, role),
     metricsHost: read.text('METRICS_HOST', '127.0.0.1'),
     consoleEnabled: read.boolean('CONSOLE_ENABLED', true),
+    auditLogRetentionDays: read.integer('AUDIT_LOG_RETENTION_DAYS', 365, 1, 36_500),
   };
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return Object.freeze(config);

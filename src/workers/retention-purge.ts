@@ -3,7 +3,8 @@
  * webhook deliveries (with their attempt log) and domain events older than 30 days, in
  * bounded batches so no statement holds locks for long. Runs at start and then every
  * PURGE_INTERVAL_MS; several workers running it at once only repeat each other's
- * deletes. Ended dashboard sessions and old one-time links go too (./people-purge.ts).
+ * deletes. Ended dashboard sessions and old one-time links go too (./people-purge.ts), and
+ * audit log entries older than AUDIT_LOG_RETENTION_DAYS (docs/dashboard.md, "Audit log").
  * (Idempotency keys are purged by the idempotency layer, not here.)
  */
 import { purgeDeliveriesBefore, purgeDomainEventsBefore } from '../db/repositories/webhooks.ts';
@@ -11,6 +12,7 @@ import type { Db } from '../db/client.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { JobFactory } from '../background-job.ts';
 import { purgeEndedPeopleRecords } from './people-purge.ts';
+import { purgeExpiredAuditEntries } from '../domain/audit/audit-log.ts';
 
 const RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 const PURGE_INTERVAL_MS = 60 * 60 * 1000;
@@ -45,10 +47,11 @@ export const retentionPurgeJob: JobFactory = (deps) => {
     running = Promise.all([
       purgeExpired(deps),
       purgeEndedPeopleRecords({ ...deps, sessions: deps.config.sessions }),
+      purgeExpiredAuditEntries({ ...deps, retentionDays: deps.config.auditLogRetentionDays }),
     ]).then(
-      ([result, people]) => {
-        if (result.deliveries + result.domainEvents + people.sessions + people.links > 0)
-          deps.logger.info({ ...result, ...people }, 'retention purge');
+      ([result, people, auditEntries]) => {
+        if (result.deliveries + result.domainEvents + people.sessions + people.links + auditEntries > 0)
+          deps.logger.info({ ...result, ...people, auditEntries }, 'retention purge');
       },
       (err: unknown) => deps.logger.error({ err }, 'retention purge failed'),
     );

@@ -50,6 +50,7 @@ describe('configuration', () => {
       metricsPort: undefined,
       metricsHost: '127.0.0.1',
       consoleEnabled: true,
+      auditLogRetentionDays: 365,
     });
     assert.ok(Object.isFrozen(config));
   });
