@@ -237,6 +237,21 @@ describe('editing an event: questions, performances, ticket types, holds', { ski
     await page.getByRole('heading', { level: 2, name: 'Add performances' }).waitFor();
 
     await page.getByLabel('New performance 1 starts').fill('2027-06-02T20:00');
+    // The API refuses capacity 0 and names the field: its detail beside it, which takes the focus.
+    await page.getByLabel('Capacity', { exact: true }).fill('0');
+    const refused = page.waitForResponse(
+      (r) => r.url().endsWith(`/dashboard/v1/events/${id}/performances`) && r.request().method() === 'POST',
+    );
+    await page.getByLabel('Capacity', { exact: true }).press('Enter');
+    const refusal = await refused;
+    assert.equal(refusal.status(), 400);
+    const problem = await refusal.json();
+    assert.equal(problem.param, 'performances.0.capacity');
+    const capacityError = page.locator('#f-performances-0-capacity-error');
+    await capacityError.waitFor();
+    assert.equal(await capacityError.textContent(), problem.detail);
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'f-performances-0-capacity');
+    await browser.screenshot(page, 'console', 'performance-refused');
     await page.getByLabel('Capacity', { exact: true }).fill('80');
     await page.getByLabel('Performance title (optional)').fill('Late show');
     const sent = page.waitForRequest(
