@@ -456,6 +456,7 @@ describe('orders and tickets after the sale', () => {
         409,
         `Ticket ${c.ticket_no} is checked in and cannot be refunded.`,
         'invalid_state',
+        'ticket_ids',
       );
       const before = await soldCount(sale.performanceId);
       const res = await t.admin('POST', `/admin/v1/orders/${order.id}/refund`, {

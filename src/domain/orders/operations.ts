@@ -125,6 +125,7 @@ function refundableTickets(order: OrderRow, tickets: TicketRow[], ticketIds: str
       throw conflict(
         'invalid_state',
         `Ticket ${ticket.ticket_no} is ${ticket.status.replace('_', ' ')} and cannot be refunded.`,
+        'ticket_ids',
       );
     return ticket;
   });
