@@ -133,6 +133,7 @@ describe('editing an event: questions, performances, ticket types, holds', { ski
     assert.deepEqual((await patched).postDataJSON(), { label: 'Dietary requirements' });
     await page.getByRole('status').filter({ hasText: 'The question “diet” was saved.' }).waitFor();
     await row.getByRole('cell', { name: 'Dietary requirements' }).waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Change question diet');
     assert.equal(await change.count(), 0);
     assert.deepEqual(await questionsOf(id), [{ ...diet, label: 'Dietary requirements' }]);
 

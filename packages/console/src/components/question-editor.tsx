@@ -63,6 +63,13 @@ export function QuestionEditor({ event }: { event: EventDetail }) {
   const list = questions.data ?? [];
   const current = list.find((q) => q.id === editing);
   const editable = can('catalog');
+  // The change form closed: the keyboard goes back to the row's button that opened it.
+  const closeChange = (key: string) => {
+    setEditing(undefined);
+    requestAnimationFrame(() =>
+      document.querySelector<HTMLButtonElement>(`tr[data-question="${CSS.escape(key)}"] button`)?.focus(),
+    );
+  };
 
   return (
     <section aria-labelledby="questions-heading">
@@ -128,9 +135,9 @@ export function QuestionEditor({ event }: { event: EventDetail }) {
         <QuestionChangeForm
           key={current.id}
           question={current}
-          onCancel={() => setEditing(undefined)}
+          onCancel={() => closeChange(current.key)}
           onSaved={(q) => {
-            setEditing(undefined);
+            closeChange(q.key);
             setStatus(`The question “${q.key}” was saved.`);
             questions.reload();
           }}
