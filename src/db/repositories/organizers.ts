@@ -3,7 +3,7 @@ import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Executor } from '../transaction.ts';
 import type { OrganizersTable } from '../schema.ts';
 
-export type OrganizerRow = Awaited<ReturnType<typeof findOrganizer>> & {};
+type OrganizerRow = Awaited<ReturnType<typeof findOrganizer>> & {};
 /** An organizer with `currency_locked`: whether it has an order (its currency is then fixed). */
 export type OrganizerSettingsRow = OrganizerRow & { currency_locked: boolean };
 

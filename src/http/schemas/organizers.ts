@@ -21,9 +21,6 @@ export const Organizer = Type.Object({
   updated_at: Timestamp,
 });
 
-/** The dashboard's organizer settings: the admin API's organizer object (docs/dashboard.md, "Organizer settings"). */
-export const OrganizerSettings = Organizer;
-
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const TimeZone = Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone id' });
 const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code' });
