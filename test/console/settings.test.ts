@@ -122,6 +122,14 @@ describe('organizer settings in the console', { skip: BROWSER_SKIP }, () => {
 
   test('once an order exists the currency is locked, and the select says why', async () => {
     const { t, org } = service;
+    // The page opens while the organizer has no order: the currency may still change.
+    const page = await browser.newPage();
+    await signIn(page, service.baseUrl, service.owner, '/app/settings');
+    const open = page.getByLabel('Currency');
+    await open.waitFor();
+    assert.equal(await open.isDisabled(), false);
+
+    // Meanwhile an order is placed over the API.
     const event = await createEvent(t, org.key);
     const order = await t.api(org.key, 'POST', '/v1/orders', {
       items: [
@@ -137,8 +145,23 @@ describe('organizer settings in the console', { skip: BROWSER_SKIP }, () => {
     assert.equal(order.statusCode, 201, order.body);
     assert.equal((await settingsOverApi()).currency_locked, true);
 
-    const page = await browser.newPage();
-    await signIn(page, service.baseUrl, service.owner, '/app/settings');
+    // The change the page still offers is refused by the API (409, param `currency`), beside the field.
+    await open.selectOption('USD');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    const refusal = page.locator('#f-currency-error');
+    await refusal.waitFor();
+    assert.equal(
+      await refusal.textContent(),
+      'The currency cannot change once the organizer has orders: it has 1, whose amounts, refunds and reports are in EUR.',
+    );
+    assert.equal(await open.getAttribute('aria-invalid'), 'true');
+    await page.waitForFunction(() => document.activeElement?.id === 'f-currency');
+    assert.equal((await settingsOverApi()).currency, 'EUR');
+    assert.deepEqual(await browser.seriousViolations(page), []);
+    await browser.screenshot(page, 'console', 'settings-currency-refused');
+
+    // Read again, the settings say the currency is locked: the select is disabled, the reason beside it.
+    await page.reload();
     const currency = page.getByLabel('Currency');
     await currency.waitFor();
     assert.equal(await currency.isDisabled(), true);

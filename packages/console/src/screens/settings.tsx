@@ -219,7 +219,7 @@ function SettingsForm({ settings: initial }: { settings: OrganizerSettings }) {
         <Field
           id={fieldId('contact_email')}
           label="Contact e-mail (optional)"
-          hint="Where buyers can reach the organizer."
+          hint="Where buyers can reach the organizer; replies to its mails come here unless a sender address is set."
           error={errors.of('contact_email')}
         >
           {(a) => (
@@ -229,7 +229,7 @@ function SettingsForm({ settings: initial }: { settings: OrganizerSettings }) {
         <Field
           id={fieldId('sender_email')}
           label="Sender e-mail (optional)"
-          hint="The From address of the mails sent for the organizer. Empty: Marquee's own."
+          hint="Replies to receipts and e-tickets go here. The mails come from Marquee's address, in the organizer's name."
           error={errors.of('sender_email')}
         >
           {(a) => (
