@@ -496,3 +496,47 @@ describe('the event report', () => {
     assert.deepEqual([res.statusCode, res.json().code, res.json().param], [403, 'role_forbidden', 'read']);
   });
 });
+
+describe('buckets where the clock goes back, and in a zone offset by half an hour', () => {
+  // New York goes back from 02:00 EDT to 01:00 EST at 06:00Z on 2027-11-07.
+  const clock = new ManualClock('2027-11-07T05:30:00.000Z');
+  const t = useTestApp({ clock });
+
+  test('two local 01:30s are two hours; a day starts at local midnight', async () => {
+    const org = await t.createOrganizer();
+    const owner = await t.createUser({ organizerId: org.id, role: 'viewer', email: 'buckets@example.com' });
+    const session = await t.signIn(owner.email, owner.password);
+    const ny = await createEvent(t, org.key, { timezone: 'America/New_York' });
+    const kolkata = await createEvent(t, org.key, { timezone: 'Asia/Kolkata' });
+    const sell = async (event: CreatedEvent) => {
+      const res = await t.api(org.key, 'POST', '/v1/orders', {
+        items: [{ performance_id: performanceIdsOf(event)[0], ticket_type_id: event.ticket_types[0]!.id, quantity: 1 }],
+        buyer: BUYER,
+        tender: 'cash',
+      });
+      assert.equal(res.statusCode, 201, res.body);
+    };
+    await sell(ny); // 01:30 EDT
+    await sell(kolkata); // 11:00 IST
+    clock.set(new Date('2027-11-07T06:30:00.000Z'));
+    await sell(ny); // 01:30 EST
+    await sell(kolkata); // 12:00 IST
+    const buckets = async (event: CreatedEvent, interval: string) => {
+      const res = await t.dash(session, 'GET', `/dashboard/v1/reports/events/${event.id}?interval=${interval}`);
+      assert.equal(res.statusCode, 200, res.body);
+      return res
+        .json()
+        .sales_over_time.map((b: { period_start: string; orders: number }) => [b.period_start, b.orders]);
+    };
+    assert.deepEqual(await buckets(ny, 'hour'), [
+      ['2027-11-07T05:00:00.000Z', 1],
+      ['2027-11-07T06:00:00.000Z', 1],
+    ]);
+    assert.deepEqual(await buckets(ny, 'day'), [['2027-11-07T04:00:00.000Z', 2]]);
+    assert.deepEqual(await buckets(kolkata, 'hour'), [
+      ['2027-11-07T05:30:00.000Z', 1],
+      ['2027-11-07T06:30:00.000Z', 1],
+    ]);
+    assert.deepEqual(await buckets(kolkata, 'day'), [['2027-11-06T18:30:00.000Z', 2]]);
+  });
+});
