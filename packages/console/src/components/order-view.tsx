@@ -2,8 +2,9 @@
  * An order as the box office reads it: number, status, buyer, the totals of each
  * transaction (items, service fees, surcharges, taxes) in the order's currency, the
  * answers, and the tickets, printable with their QR codes. The sale's result and the order
- * detail screen both show it.
+ * detail screen both show it; the screen puts its actions after the facts.
  */
+import type { ComponentChildren } from 'preact';
 import type { EventDetail, Marquee, OrderDetail, Performance } from '@marquee/sdk';
 import { dateTime, money } from '../lib/format.ts';
 import { PrintableTickets } from './tickets.tsx';
@@ -14,7 +15,16 @@ export interface OrderContext {
   performances: Record<string, Performance>;
 }
 
-export function OrderView({ order, context }: { order: OrderDetail; context: OrderContext }) {
+export function OrderView({
+  order,
+  context,
+  children,
+}: {
+  order: OrderDetail;
+  context: OrderContext;
+  /** Shown after the order's facts: the order screen's actions (./order-actions.tsx). */
+  children?: ComponentChildren;
+}) {
   const currency = order.currency;
   const zoneOf = (performanceId: string) => context.events[performanceId]?.timezone ?? 'UTC';
   const tickets = order.transactions.flatMap((t) => t.items ?? []);
@@ -35,6 +45,7 @@ export function OrderView({ order, context }: { order: OrderDetail; context: Ord
         <dt>Total</dt>
         <dd class="order-total">{money(order.total_minor, currency)}</dd>
       </dl>
+      {children}
       <h2>Transactions</h2>
       <table>
         <thead>

@@ -1,12 +1,14 @@
 /**
  * Orders: search by buyer e-mail (exact, any case), status, event and performance (the
  * API's filters, docs/orders.md), newest first, 50 a page; and one order with its
- * transactions, tickets and answers.
+ * transactions, tickets and answers, and what the role may do to it (settle, resend,
+ * refund, cancel, transfer: ../components/order-actions.tsx).
  */
-import { useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { Event as CatalogEvent, ListOrdersParams, Order, Performance } from '@marquee/sdk';
 import { ErrorNotice } from '../components/error-notice.tsx';
 import { LoadMore } from '../components/load-more.tsx';
+import { OrderActions } from '../components/order-actions.tsx';
 import { loadOrderContext, OrderView } from '../components/order-view.tsx';
 import { dateTime, money } from '../lib/format.ts';
 import { useSession } from '../lib/session.ts';
@@ -164,17 +166,56 @@ export function OrdersList() {
 
 export function OrderDetailScreen({ id }: { id: string }) {
   const { client } = useSession();
-  const loaded = useAsync(async () => {
+  const load = useCallback(async () => {
     const order = await client.orders.get(id, { expand: ['items'] });
     return { order, context: await loadOrderContext(client, order) };
   }, [client, id]);
-  useTitle(loaded.data === undefined ? 'Order' : `Order ${loaded.data.order.order_no}`);
+  const loaded = useAsync(load, [load]);
+  // The order as it is after an action (read again before the action's line is shown).
+  const [fresh, setFresh] = useState<Awaited<ReturnType<typeof load>> | undefined>();
+  // What the last action did, or why it was refused; `n` counts the outcomes (each moves the
+  // focus), `succeeded` the actions done (each starts the actions' choices and keys afresh).
+  const [result, setResult] = useState<{ n: number; succeeded: number; done?: string; error?: unknown }>({
+    n: 0,
+    succeeded: 0,
+  });
+  const outcome = useRef<HTMLDivElement>(null);
+  const current = fresh?.order.id === id ? fresh : loaded.data;
+  useTitle(current === undefined ? 'Order' : `Order ${current.order.order_no}`);
+  // The keyboard's focus goes to what the action did, or to why it was refused.
+  useEffect(() => {
+    if (result.n > 0) outcome.current?.focus();
+  }, [result]);
   if (loaded.error !== undefined) return <ErrorNotice error={loaded.error} />;
-  if (loaded.data === undefined) return <p class="loading">Loading the order…</p>;
+  if (current === undefined) return <p class="loading">Loading the order…</p>;
   return (
     <>
-      <h1>Order {loaded.data.order.order_no}</h1>
-      <OrderView order={loaded.data.order} context={loaded.data.context} />
+      <h1>Order {current.order.order_no}</h1>
+      <div ref={outcome} tabIndex={-1} class="outcome">
+        {result.done !== undefined && (
+          <p class="notice ok" role="status">
+            {result.done}
+          </p>
+        )}
+        <ErrorNotice error={result.error} />
+      </div>
+      <OrderView order={current.order} context={current.context}>
+        <OrderActions
+          // A new state of the order starts the actions afresh (choices, keys).
+          key={`${current.order.id} ${result.succeeded}`}
+          order={current.order}
+          context={current.context}
+          onDone={async (message) => {
+            setFresh(await load());
+            setResult((r) => ({ n: r.n + 1, succeeded: r.succeeded + 1, done: message }));
+          }}
+          onError={(error) =>
+            setResult((r) =>
+              error === undefined ? { n: r.n, succeeded: r.succeeded } : { n: r.n + 1, succeeded: r.succeeded, error },
+            )
+          }
+        />
+      </OrderView>
     </>
   );
 }
