@@ -24,7 +24,7 @@ interface Entry {
   ip: string | null;
 }
 
-/** An instant as the console shows it in the organizer's zone (lib/format.ts dateTime, en-US). */
+/** An instant as the log shows it, to the second, in the organizer's zone (en-US). */
 const shownAt = (iso: string) =>
   new Intl.DateTimeFormat('en-US', {
     year: 'numeric',
@@ -32,6 +32,7 @@ const shownAt = (iso: string) =>
     day: 'numeric',
     hour: '2-digit',
     minute: '2-digit',
+    second: '2-digit',
     timeZone: ZONE,
     timeZoneName: 'short',
   }).format(new Date(iso));
@@ -130,7 +131,9 @@ describe('the audit log in the console', { skip: BROWSER_SKIP }, () => {
       expected(keyEntry, rows[0]![5]!),
       expected(renameEntry, 'name: Lighthouse Jazz Club → Lighthouse Jazz Hall'),
     ]);
-    assert.ok(rows[0]![5]!.split('\n').includes('name: — → Audit sync'), String(rows[0]![5]));
+    const keyChanges = rows[0]![5]!.split('\n');
+    assert.ok(keyChanges.includes('name: — → Audit sync'), String(rows[0]![5]));
+    assert.ok(keyChanges.includes('scopes: — → read'), String(rows[0]![5]));
     assert.equal(rows[0]![5]!.includes('key_hash'), false, 'no hash is shown');
     assert.equal(rows[2]![0], signInEntry.id);
     assert.ok(

@@ -1,7 +1,7 @@
 /**
  * `/app/audit` (permission `team`: owners): the organizer's audit log (docs/dashboard.md,
- * "Audit log"), newest first, 50 a page with "Load more": when (in the organizer's time
- * zone), who (a person, an API key or an operator), the action (the operation's id),
+ * "Audit log"), newest first, 50 a page with "Load more": when (to the second, in the
+ * organizer's time zone), who (a person, an API key or an operator), the action (the operation's id),
  * its target, what changed ("title: A → B") and the IP address. The filters (actor type,
  * action, target type and id, a range of days in the organizer's zone) are the page's
  * address (`/app/audit?actor_type=user&from=2026-11-01`), so a filtered view can be
@@ -11,7 +11,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { ErrorNotice } from '../components/error-notice.tsx';
 import { LoadMore } from '../components/load-more.tsx';
-import { dateTime, zonedInputToIso } from '../lib/format.ts';
+import { zonedInputToIso } from '../lib/format.ts';
 import {
   auditExportHref,
   listAuditLog,
@@ -89,12 +89,28 @@ function addressOf(f: UrlFilters): string {
   return text === '' ? '/app/audit' : `/app/audit?${text}`;
 }
 
-/** A value of a change as a person reads it. */
+/** A value of a change as a person reads it: a list of plain values comma-separated, a structure as JSON. */
 function shown(value: unknown): string {
   if (value === null || value === undefined || value === '') return '—';
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string' || typeof v === 'number'))
+    return value.length === 0 ? '—' : value.join(', ');
   return JSON.stringify(value);
+}
+
+/** When an entry happened, to the second (entries a moment apart are told apart), in the organizer's zone. */
+export function occurredAt(iso: string, timeZone: string, locale?: string): string {
+  return new Intl.DateTimeFormat(locale, {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    timeZone,
+    timeZoneName: 'short',
+  }).format(new Date(iso));
 }
 
 /** `{title: {before: "A", after: "B"}}` → `["title: A → B"]`. */
@@ -282,7 +298,7 @@ function AuditTable({ entries, timeZone }: { entries: AuditEntry[]; timeZone: st
           return (
             <tr key={entry.id} data-entry={entry.id}>
               <td>
-                <time dateTime={entry.occurred_at}>{dateTime(entry.occurred_at, timeZone)}</time>
+                <time dateTime={entry.occurred_at}>{occurredAt(entry.occurred_at, timeZone)}</time>
               </td>
               <td>
                 {entry.actor.label} <span class="badge">{actorTypeLabel(entry.actor.type)}</span>
