@@ -53,6 +53,9 @@ const TARGETS: Readonly<Record<string, TargetRule>> = {
   createHold: { from: 'body' },
   adminCreateHold: { from: 'body' },
   adminCreateApiKey: { from: 'body' },
+  // A refund is a resource of its own (settled later by its id): the entry shows what it holds.
+  refundOrder: { from: 'body' },
+  adminRefundOrder: { from: 'body' },
   // The order whose e-tickets went out again, not the e-mail.
   resendTickets: { from: 'params', type: 'order' },
   // The person and the session.
