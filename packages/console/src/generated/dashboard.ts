@@ -7333,7 +7333,10 @@ export interface operations {
             currency: string;
             /** @description the event’s IANA zone, which the buckets are cut in */
             timezone: string;
-            /** @description the size of a sales_over_time bucket, cut in the event’s time zone */
+            /**
+             * @description the size of a sales_over_time bucket, cut in the event’s time zone
+             * @enum {string}
+             */
             interval: 'hour' | 'day';
             /** Format: date-time */
             generated_at: string;
@@ -7367,6 +7370,7 @@ export interface operations {
             };
             /** @description the gross by how it was paid; amounts add up to gross_minor */
             by_tender: {
+              /** @enum {string} */
               tender: 'cash' | 'card' | 'bank_transfer' | 'free';
               /** @description orders paid this way */
               orders: number;
