@@ -302,8 +302,23 @@ describe('the box office on an order and an event', { skip: BROWSER_SKIP }, () =
     await page.getByRole('status').filter({ hasText: 'settled' }).waitFor();
     assert.equal((await api('GET', `/v1/orders/${unpaid.id}`)).json().status, 'placed');
     assert.deepEqual(await mainButtons(page), ['Resend e-tickets', 'Print tickets']);
+    // To another address, for a buyer whose mail did not arrive.
+    await page.getByLabel('Send to (optional)').fill('bo.lovelace@example.org');
     await page.getByRole('button', { name: 'Resend e-tickets' }).click();
-    await page.getByRole('status').filter({ hasText: 'on their way' }).waitFor();
+    const resent = page.getByRole('status').filter({ hasText: 'on their way' });
+    await resent.waitFor();
+    assert.equal(
+      await resent.textContent(),
+      `The e-tickets of order ${unpaid.order_no} are on their way to bo.lovelace@example.org.`,
+    );
+    const jobs = await service.t.database.db
+      .selectFrom('email_jobs')
+      .select(['recipient', 'status'])
+      .where('order_id', '=', unpaid.id)
+      .where('kind', '=', 'etickets')
+      .where('recipient', '=', 'bo.lovelace@example.org')
+      .execute();
+    assert.deepEqual(jobs, [{ recipient: 'bo.lovelace@example.org', status: 'pending' }]);
 
     await openOrder(page, placed);
     await page.getByRole('heading', { level: 2, name: 'Actions', exact: true }).waitFor();

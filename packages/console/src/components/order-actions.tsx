@@ -157,17 +157,36 @@ function SettleAction({
 }
 
 function ResendAction({ order, busy, run }: ActionProps & { order: OrderDetail }) {
+  const [to, setTo] = useState('');
   const resend = () =>
     run(async () => {
+      const address = to.trim();
       const email = await answer(
-        dashboard.POST('/dashboard/v1/orders/{id}/resend_tickets', { params: { path: { id: order.id } }, body: {} }),
+        dashboard.POST('/dashboard/v1/orders/{id}/resend_tickets', {
+          params: { path: { id: order.id } },
+          body: address === '' ? {} : { email: address },
+        }),
       );
       return `The e-tickets of order ${order.order_no} are on their way to ${email.recipient}.`;
     });
   return (
     <div class="action" role="group" aria-labelledby="resend-heading">
       <h3 id="resend-heading">E-tickets</h3>
-      <p class="hint">Sends the e-tickets again to {order.buyer.email}.</p>
+      <div class="field">
+        <label for="resend-to">Send to (optional)</label>
+        <input
+          id="resend-to"
+          type="email"
+          autocomplete="off"
+          maxLength={254}
+          value={to}
+          aria-describedby="resend-to-hint"
+          onInput={(e) => setTo(e.currentTarget.value)}
+        />
+        <p class="hint" id="resend-to-hint">
+          Empty: the buyer's address, {order.buyer.email}.
+        </p>
+      </div>
       <button type="button" class="secondary" disabled={busy} onClick={() => void resend()}>
         Resend e-tickets
       </button>
