@@ -98,15 +98,11 @@ export async function selectEventReport(
         AND h.released_at IS NULL AND (h.expires_at IS NULL OR h.expires_at > ${now}::timestamptz)
       GROUP BY h.performance_id, h.ticket_type_id
     ),
-    tk AS (
-      SELECT t.performance_id, t.ticket_type_id, t.status, t.order_id, t.refund_id,
-             t.total_minor, t.fee_minor, t.tax_minor,
-             o.status AS order_status, o.created_at AS ordered_at,
-             pay.tender AS paid_with, pay.paid_at,
-             coalesce(r.status IN ('refunded', 'pending'), false) AS money_back,
-             r.created_at AS refunded_at
-      FROM tickets t
-      JOIN orders o ON o.id = t.order_id
+    -- The orders of the event's tickets, each with how it was paid: its payment (one at
+    -- most: a cash sale's, or a pay-later order's settlement), or free; none: unpaid.
+    ord AS (
+      SELECT o.id, o.status, o.created_at, pay.tender, pay.paid_at
+      FROM orders o
       LEFT JOIN LATERAL (
         SELECT p.tender, p.created_at AS paid_at FROM payments p WHERE p.order_id = o.id
         UNION ALL
@@ -114,6 +110,18 @@ export async function selectEventReport(
         ORDER BY 2
         LIMIT 1
       ) pay ON true
+      WHERE o.id IN (SELECT t.order_id FROM tickets t
+                     WHERE t.organizer_id = ${organizerId}::uuid AND t.performance_id IN (SELECT id FROM perf))
+    ),
+    tk AS (
+      SELECT t.performance_id, t.ticket_type_id, t.status, t.order_id, t.refund_id,
+             t.total_minor, t.fee_minor, t.tax_minor,
+             ord.status AS order_status, ord.created_at AS ordered_at,
+             ord.tender AS paid_with, ord.paid_at,
+             coalesce(r.status IN ('refunded', 'pending'), false) AS money_back,
+             r.created_at AS refunded_at
+      FROM tickets t
+      JOIN ord ON ord.id = t.order_id
       LEFT JOIN refunds r ON r.id = t.refund_id
       WHERE t.organizer_id = ${organizerId}::uuid AND t.performance_id IN (SELECT id FROM perf)
     ),
