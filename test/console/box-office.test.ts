@@ -172,6 +172,25 @@ describe('the box office on an order and an event', { skip: BROWSER_SKIP }, () =
     );
     assert.deepEqual(await browser.seriousViolations(page), []);
     await browser.screenshot(page, 'console', 'order-refunded');
+
+    // The third to the card: recorded as pending until the card refund is settled.
+    await page.getByLabel('Money back').selectOption({ label: 'To the card (settled later)' });
+    await page.getByRole('button', { name: 'Refund 1 ticket' }).click();
+    assert.equal(
+      await page.getByRole('group', { name: 'Refund', exact: true }).getByRole('alert').textContent(),
+      'Refund 1 ticket, €20.00 back to the card (pending until the card refund is settled). Their seats return to sale; the tickets no longer admit.',
+    );
+    await page.getByRole('button', { name: 'Yes, refund 1 ticket' }).click();
+    const card = page.getByRole('status').filter({ hasText: 'to the card' });
+    await card.waitFor();
+    assert.equal(
+      await card.textContent(),
+      `Refunded 1 ticket of order ${order.order_no}: €20.00 to the card, pending until it is settled.`,
+    );
+    assert.deepEqual(await ticketStates(page), ['Refunded', 'Refunded', 'Refunded']);
+    // Nothing is left to refund.
+    assert.equal(await page.getByRole('group', { name: 'Refund', exact: true }).count(), 0);
+    assert.equal(await remaining(), before + 3);
     assert.deepEqual(browser.errorsOf(page), []);
   });
 

@@ -254,7 +254,7 @@ function RefundAction({
         </div>
       </div>
       <ConfirmAction
-        label={picked.length === tickets.length ? `Refund all ${count}` : `Refund ${count}`}
+        label={picked.length === tickets.length && picked.length > 1 ? `Refund all ${count}` : `Refund ${count}`}
         confirmLabel={`Yes, refund ${count}`}
         consequence={`Refund ${count}, ${back} ${how}. Their seats return to sale; the tickets no longer admit.`}
         disabled={picked.length === 0}
