@@ -146,7 +146,7 @@ describe('the audit log in the console', { skip: BROWSER_SKIP }, () => {
 
     // Filter: a person's entries only, in the address.
     await filter(page, async (form) => {
-      await form.getByLabel('Actor').selectOption({ label: 'Person' });
+      await form.getByLabel('Actor type').selectOption({ label: 'Person' });
     });
     await page.waitForURL((url) => url.search === '?actor_type=user');
     await page.waitForFunction(() => document.querySelectorAll('table.audit-log tr[data-entry]').length === 3);
@@ -175,7 +175,7 @@ describe('the audit log in the console', { skip: BROWSER_SKIP }, () => {
     // The address is the filter: a reload keeps it, and the form shows it.
     await page.reload();
     await page.waitForFunction(() => document.querySelectorAll('table.audit-log tr[data-entry]').length === 1);
-    assert.equal(await page.getByLabel('Actor').inputValue(), 'user');
+    assert.equal(await page.getByLabel('Actor type').inputValue(), 'user');
     assert.equal(await page.getByLabel('Action').inputValue(), 'createApiKey');
 
     // Days in the organizer's zone: today keeps the entry, and the CSV's range is those days' instants.
@@ -207,6 +207,16 @@ describe('the audit log in the console', { skip: BROWSER_SKIP }, () => {
     await page.getByRole('link', { name: 'Clear filters' }).click();
     await page.waitForURL((url) => url.pathname === '/app/audit' && url.search === '');
     await page.waitForFunction(() => document.querySelectorAll('table.audit-log tr[data-entry]').length > 3);
+
+    // An actor's name filters by that actor: the person's three entries.
+    await page.locator(`tr[data-entry="${keyEntry.id}"]`).getByRole('link', { name: service.owner.email }).click();
+    await page.waitForURL((url) => url.search === `?actor_id=${keyEntry.actor.id}`);
+    await page.waitForFunction(() => document.querySelectorAll('table.audit-log tr[data-entry]').length === 3);
+    assert.deepEqual(
+      (await rowsOf(page)).map((r) => r[0]),
+      mine.map((e) => e.id),
+    );
+    assert.equal(await page.getByLabel('Actor id').inputValue(), keyEntry.actor.id);
     assert.deepEqual(browser.errorsOf(page), []);
   });
 

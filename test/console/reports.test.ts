@@ -251,6 +251,13 @@ describe('an event report in the console', { skip: BROWSER_SKIP }, () => {
     assert.deepEqual(await browser.seriousViolations(page), []);
     await browser.screenshot(page, 'console', 'report-hourly');
 
+    // The switch is a radio group: the arrow key goes back to days.
+    await page.keyboard.press('ArrowLeft');
+    await page.waitForURL((url) => url.search === '');
+    await page.getByRole('img', { name: 'Revenue per day' }).waitFor();
+    assert.equal(await page.getByRole('radio', { name: 'Day' }).isChecked(), true);
+    assert.equal(await page.locator('table.report-sales tbody tr').count(), 2);
+
     // A viewer reads the same report, from its address.
     const viewer = await t.createUser({ organizerId: org.id, role: 'viewer', name: 'Vera Viewer' });
     const other = await browser.newPage();

@@ -2,8 +2,8 @@
  * `/app/audit` (permission `team`: owners): the organizer's audit log (docs/dashboard.md,
  * "Audit log"), newest first, 50 a page with "Load more": when (to the second, in the
  * organizer's time zone), who (a person, an API key or an operator), the action (the operation's id),
- * its target, what changed ("title: A → B") and the IP address. The filters (actor type,
- * action, target type and id, a range of days in the organizer's zone) are the page's
+ * its target, what changed ("title: A → B") and the IP address. The filters (actor type
+ * and id, action, target type and id, a range of days in the organizer's zone) are the page's
  * address (`/app/audit?actor_type=user&from=2026-11-01`), so a filtered view can be
  * reloaded and shared; "Download CSV" links to the export with the same filters.
  */
@@ -53,6 +53,15 @@ interface UrlFilters {
 }
 
 const URL_KEYS = ['actor_type', 'actor_id', 'action', 'target_type', 'target_id', 'from', 'to'] as const;
+const NO_FILTERS: UrlFilters = {
+  actor_type: '',
+  actor_id: '',
+  action: '',
+  target_type: '',
+  target_id: '',
+  from: '',
+  to: '',
+};
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 function urlFiltersOf(query: Record<string, string | undefined>): UrlFilters {
@@ -198,7 +207,7 @@ function FilterForm({ applied, onApply }: { applied: UrlFilters; onApply: (filte
     >
       <div class="row">
         <div class="field">
-          <label for="audit-actor-type">Actor</label>
+          <label for="audit-actor-type">Actor type</label>
           <select id="audit-actor-type" value={draft.actor_type} onChange={set('actor_type')}>
             <option value="">Anyone</option>
             {ACTOR_TYPES.map(({ type, label }) => (
@@ -207,6 +216,20 @@ function FilterForm({ applied, onApply }: { applied: UrlFilters; onApply: (filte
               </option>
             ))}
           </select>
+        </div>
+        <div class="field">
+          <label for="audit-actor-id">Actor id</label>
+          <input
+            id="audit-actor-id"
+            type="text"
+            autoComplete="off"
+            aria-describedby="audit-actor-id-hint"
+            value={draft.actor_id}
+            onInput={set('actor_id')}
+          />
+          <p class="hint" id="audit-actor-id-hint">
+            A person's or an API key's: choose an actor in the log to fill it.
+          </p>
         </div>
         <div class="field">
           <label for="audit-action">Action</label>
@@ -301,7 +324,14 @@ function AuditTable({ entries, timeZone }: { entries: AuditEntry[]; timeZone: st
                 <time dateTime={entry.occurred_at}>{occurredAt(entry.occurred_at, timeZone)}</time>
               </td>
               <td>
-                {entry.actor.label} <span class="badge">{actorTypeLabel(entry.actor.type)}</span>
+                {entry.actor.id === null ? (
+                  entry.actor.label
+                ) : (
+                  <a href={addressOf({ ...NO_FILTERS, actor_id: entry.actor.id })} title="Only this actor's entries">
+                    {entry.actor.label}
+                  </a>
+                )}{' '}
+                <span class="badge">{actorTypeLabel(entry.actor.type)}</span>
               </td>
               <td>
                 <code>{entry.action}</code>
