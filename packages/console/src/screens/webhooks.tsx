@@ -102,6 +102,11 @@ export function WebhookEndpointScreen({ id }: { id: string }) {
   const [actionError, setActionError] = useState<unknown>();
   // Test pings sent from this page: the deliveries below are read again after each.
   const [sent, setSent] = useState(0);
+  // A refused rotation or deletion takes the keyboard's focus, as its sentence is read out.
+  const refusal = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (actionError !== undefined) refusal.current?.focus();
+  }, [actionError]);
   const current = endpoint?.id === id ? endpoint : loaded.data;
   useTitle(current === undefined ? 'Webhook endpoint' : `Endpoint ${current.url}`);
   if (loaded.error !== undefined) return <ErrorNotice error={loaded.error} />;
@@ -151,7 +156,9 @@ export function WebhookEndpointScreen({ id }: { id: string }) {
         <TestPing endpointId={id} disabled={current.status !== 'enabled'} onSent={() => setSent((n) => n + 1)} />
       )}
       {secret !== undefined && <SecretNotice secret={secret} />}
-      <ErrorNotice error={actionError} />
+      <div ref={refusal} tabIndex={-1} class="outcome">
+        <ErrorNotice error={actionError} />
+      </div>
       {canWrite && (
         <>
           <h2>Settings</h2>
