@@ -7,7 +7,7 @@
  * address (`/app/audit?actor_type=user&from=2026-11-01`), so a filtered view can be
  * reloaded and shared; "Download CSV" links to the export with the same filters.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { ErrorNotice } from '../components/error-notice.tsx';
 import { LoadMore } from '../components/load-more.tsx';
@@ -147,14 +147,19 @@ export function AuditLog() {
   }, [key, organizer.timezone]);
   const entries = [...(first.data ?? []), ...more];
 
+  // A page that arrives after the filters changed belongs to the old list: it is dropped.
+  const current = useRef(key);
+  current.current = key;
   const loadMore = async () => {
     setMoreError(undefined);
+    const asked = key;
     try {
       const page = await listAuditLog(filters, { limit: PAGE, starting_after: entries.at(-1)!.id });
+      if (current.current !== asked) return;
       setMore([...more, ...page.data]);
       setHasMore(page.has_more);
     } catch (err) {
-      setMoreError(err);
+      if (current.current === asked) setMoreError(err);
     }
   };
 
