@@ -267,4 +267,34 @@ describe('an event report in the console', { skip: BROWSER_SKIP }, () => {
     assert.deepEqual(browser.errorsOf(page), []);
     assert.deepEqual(browser.errorsOf(other), []);
   });
+  test('an event with no sale, and an unknown event', async () => {
+    const { t, org } = service;
+    const event = await createEvent(t, org.key, { title: 'Quiet Night' });
+    const page = await browser.newPage();
+    await signIn(page, service.baseUrl, service.owner, `/app/events/${event.id}/report`);
+    await page.getByRole('heading', { level: 1, name: 'Report: Quiet Night' }).waitFor();
+    await page.getByText('Nothing sold yet.').waitFor();
+    await page.getByText('No orders yet.').waitFor();
+    assert.equal(await page.getByRole('img').count(), 0);
+    assert.deepEqual((await cellsOf(page, 'table.report-tickets')).slice(0, 3), [
+      ['Capacity', '100'],
+      ['Sold', '0'],
+      ['Remaining', '100'],
+    ]);
+    assert.deepEqual(await cellsOf(page, 'table.report-money'), [
+      ['Gross', '€0.00'],
+      ['Refunds', '€0.00'],
+      ['Net', '€0.00'],
+      ['Fees in net', '€0.00'],
+      ['Taxes in net', '€0.00'],
+    ]);
+    assert.deepEqual(await browser.seriousViolations(page), []);
+
+    // An id that is no event of this organizer: the API's words.
+    await page.goto(`${service.baseUrl}/app/events/00000000-0000-4000-8000-000000000000/report`);
+    const refusal = page.getByRole('alert');
+    await refusal.waitFor();
+    assert.match(await refusal.innerText(), /^Event not found\.\n\nRequest id: \S+$/);
+    assert.deepEqual(browser.errorsOf(page), []);
+  });
 });
