@@ -88,8 +88,8 @@ describe('early refusal', () => {
     assert.equal(fits.res.statusCode, 201);
     assert.equal(
       fits.statements,
-      4,
-      "catalog, BEGIN, the sale's rows with order.created, take_inventory_or_refuse() with the COMMIT",
+      5,
+      "catalog, BEGIN, the sale's rows with order.created, take_inventory_or_refuse() with the COMMIT, the audit log entry",
     );
   });
 

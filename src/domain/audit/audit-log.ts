@@ -21,7 +21,7 @@ import type { Executor } from '../../db/transaction.ts';
 import { invalid } from '../../errors/domain-error.ts';
 import type { Clock } from '../../lib/clock.ts';
 
-export type { AuditEntryRow, AuditFilters, NewAuditEntry };
+export type { AuditEntryRow, AuditFilters };
 
 /**
  * The types of target whose fields an entry compares (audit_row() of the migration);

@@ -146,29 +146,39 @@ function recorded(request: FastifyRequest, surface: Surface, rule: TargetRule): 
 
 /** Adds the recording hooks to a scope (call it before the scope's routes are registered). */
 export function registerAudit(app: FastifyInstance, surface: Surface): void {
-  app.addHook('preHandler', async (request) => {
-    const rule = ruleOf(request);
-    if (!recorded(request, surface, rule)) return;
-    const { type, id } = knownTarget(request, rule);
-    const before =
-      comparesFields(rule) && type !== undefined && id !== undefined && SNAPSHOT_TYPES.has(type)
-        ? await snapshotBefore(request.db, type, id)
-        : null;
-    planned.set(request, { rule, type, id, before, body: undefined });
+  // Callback-style hooks: a read (most requests) passes each with one check, no promise.
+  app.addHook('preHandler', (request, _reply, done) => {
+    if (!WRITE_METHODS.has(request.method)) return done();
+    plan(request, surface).then(() => done(), done);
   });
-  app.addHook('preSerialization', async (request, _reply, payload) => {
-    const plan = planned.get(request);
-    if (plan !== undefined) plan.body = payload;
-    return payload;
+  app.addHook('preSerialization', (request, _reply, payload, done) => {
+    const planning = planned.get(request);
+    if (planning !== undefined) planning.body = payload;
+    done(null, payload);
   });
-  app.addHook('onSend', async (request, reply, payload) => {
-    const plan = planned.get(request);
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const planning = planned.get(request);
+    if (planning === undefined) return done(null, payload);
     planned.delete(request);
-    if (plan === undefined || reply.statusCode < 200 || reply.statusCode >= 300) return payload;
-    if (reply.getHeader('idempotent-replayed') === 'true') return payload;
-    await record(request, reply, surface, plan);
-    return payload;
+    if (reply.statusCode < 200 || reply.statusCode >= 300 || reply.getHeader('idempotent-replayed') === 'true')
+      return done(null, payload);
+    record(request, reply, surface, planning).then(
+      () => done(null, payload),
+      (err: Error) => done(err),
+    );
   });
+}
+
+/** Before the handler: whether the write is recorded, its target if known, and that target's row. */
+async function plan(request: FastifyRequest, surface: Surface): Promise<void> {
+  const rule = ruleOf(request);
+  if (!recorded(request, surface, rule)) return;
+  const { type, id } = knownTarget(request, rule);
+  const before =
+    comparesFields(rule) && type !== undefined && id !== undefined && SNAPSHOT_TYPES.has(type)
+      ? await snapshotBefore(request.db, type, id)
+      : null;
+  planned.set(request, { rule, type, id, before, body: undefined });
 }
 
 interface Actor {
