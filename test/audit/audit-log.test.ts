@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { useOrganizer, useTestApp, type DashboardSession, type TestApp } from '../helpers/app.ts';
-import { createEvent } from '../helpers/catalog.ts';
+import { createEvent, performanceIdsOf } from '../helpers/catalog.ts';
 import { BUYER, placeOrder, setupSale } from '../helpers/orders.ts';
 import { mailOf, post, UNTHROTTLED, UUID } from '../helpers/people.ts';
 
@@ -455,6 +455,68 @@ describe('the audit log: what each write records', () => {
         actor: { type: 'user', id: joiner, label: 'joiner@example.test' },
         action: 'acceptInvitation',
         target: { type: 'user', id: joiner },
+      }),
+    ]);
+  });
+
+  test('routes the hook was never told about: holds, questions, the e-ticket resend', async () => {
+    const owner = await ownerOf(t, org.id);
+    const user = { type: 'user', id: owner.id, label: owner.email };
+    const sale = await setupSale(t, { org });
+    const [performanceId] = performanceIdsOf(sale.event);
+    tick(t);
+    const hold = await t.dash(owner.session, 'POST', `/dashboard/v1/performances/${performanceId}/holds`, {
+      kind: 'allocation',
+      quantity: 5,
+    });
+    assert.equal(hold.statusCode, 201, hold.body);
+    const holdId = hold.json().id as string;
+    const held = expected(t, hold, {
+      organizerId: org.id,
+      actor: user,
+      action: 'createHold',
+      target: { type: 'hold', id: holdId },
+      changes: {
+        performance_id: { before: null, after: performanceId },
+        kind: { before: null, after: 'allocation' },
+        quantity: { before: null, after: 5 },
+      },
+    });
+    tick(t);
+    const released = await t.dash(owner.session, 'DELETE', `/dashboard/v1/holds/${holdId}`);
+    assert.equal(released.statusCode, 200, released.body);
+    assert.deepEqual(await logOf(t, owner, `target_type=hold&target_id=${holdId}`), [
+      expected(t, released, {
+        organizerId: org.id,
+        actor: user,
+        action: 'releaseHold',
+        target: { type: 'hold', id: holdId },
+        changes: { released_at: { before: null, after: t.clock.now().toISOString() } },
+      }),
+      { ...held, occurred_at: new Date(t.clock.now().getTime() - 1000).toISOString() },
+    ]);
+
+    tick(t);
+    const question = await t.dash(owner.session, 'POST', `/dashboard/v1/events/${sale.event.id}/questions`, {
+      key: 'company',
+      label: 'Company',
+      type: 'text',
+    });
+    assert.equal(question.statusCode, 201, question.body);
+    const [entry] = await logOf(t, owner, 'action=createQuestion&limit=1');
+    assert.deepEqual(entry!.target, { type: 'question', id: question.json().id });
+    assert.deepEqual((entry!.changes as Record<string, { after: unknown }>).label, { before: null, after: 'Company' });
+
+    const order = await placeOrder(t, sale);
+    tick(t);
+    const resent = await t.dash(owner.session, 'POST', `/dashboard/v1/orders/${order.id}/resend_tickets`);
+    assert.equal(resent.statusCode, 202, resent.body);
+    assert.deepEqual(await logOf(t, owner, 'action=resendTickets'), [
+      expected(t, resent, {
+        organizerId: org.id,
+        actor: user,
+        action: 'resendTickets',
+        target: { type: 'order', id: order.id },
       }),
     ]);
   });
