@@ -57,7 +57,7 @@ export function validPerformances(performances: PerformanceItem[]) {
   });
 }
 
-export type ValidPerformance = ReturnType<typeof validPerformances>[number];
+type ValidPerformance = ReturnType<typeof validPerformances>[number];
 
 /**
  * Names trimmed, at least 2 characters, unique regardless of case among the items and
@@ -88,7 +88,7 @@ export function validTicketTypes(ticketTypes: TicketTypeItem[], taken: ReadonlyS
   });
 }
 
-export type ValidTicketType = ReturnType<typeof validTicketTypes>[number];
+type ValidTicketType = ReturnType<typeof validTicketTypes>[number];
 
 export interface RowContext {
   organizerId: string;
@@ -140,7 +140,7 @@ export function ticketTypeRows(
 }
 
 /** A ticket type as its prices need it: its id, its price and its per-performance cap. */
-export interface PricedType {
+interface PricedType {
   id: string;
   priceMinor: number;
   quantity: number | null;

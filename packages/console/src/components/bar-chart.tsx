@@ -8,7 +8,7 @@
  */
 import './bar-chart.css';
 
-export interface Bar {
+interface Bar {
   /** Unique among the bars (the period's start, say). */
   key: string;
   /** What the bar stands for: "Dec 5, 2026". */
@@ -26,7 +26,7 @@ const TOP = 12;
 const BOTTOM = 36;
 
 /** The smallest 1, 2 or 5 × 10^n at or above `max` (at least 1): the top of the scale. */
-export function niceCeiling(max: number): number {
+function niceCeiling(max: number): number {
   if (max <= 1) return 1;
   const magnitude = 10 ** Math.floor(Math.log10(max));
   for (const step of [1, 2, 5, 10]) if (step * magnitude >= max) return step * magnitude;

@@ -15,7 +15,7 @@ const STATUS_LABELS: Readonly<Record<Ticket['status'], string>> = {
 };
 
 /** A ticket's status in words: "Valid", "Checked in", "Refunded", "Cancelled". */
-export const ticketStatusLabel = (status: Ticket['status']): string => STATUS_LABELS[status];
+const ticketStatusLabel = (status: Ticket['status']): string => STATUS_LABELS[status];
 
 export function PrintableTickets({
   tickets,

@@ -16,7 +16,6 @@ export type SettingsChange = Json<NonNullable<paths['/dashboard/v1/organizer']['
 export type EventReport = Json<paths['/dashboard/v1/reports/events/{id}']['get']['responses'][200]>;
 export type ReportInterval = EventReport['interval'];
 export type ReportPerformance = EventReport['performances'][number];
-export type SalesPeriod = EventReport['sales_over_time'][number];
 
 type AuditQuery = NonNullable<paths['/dashboard/v1/audit_log']['get']['parameters']['query']>;
 export type AuditEntry = Json<paths['/dashboard/v1/audit_log']['get']['responses'][200]>['data'][number];

@@ -109,7 +109,7 @@ function shown(value: unknown): string {
 }
 
 /** When an entry happened, to the second (entries a moment apart are told apart), in the organizer's zone. */
-export function occurredAt(iso: string, timeZone: string, locale?: string): string {
+function occurredAt(iso: string, timeZone: string, locale?: string): string {
   return new Intl.DateTimeFormat(locale, {
     year: 'numeric',
     month: 'short',
@@ -123,7 +123,7 @@ export function occurredAt(iso: string, timeZone: string, locale?: string): stri
 }
 
 /** `{title: {before: "A", after: "B"}}` → `["title: A → B"]`. */
-export function changeLines(changes: AuditEntry['changes']): string[] {
+function changeLines(changes: AuditEntry['changes']): string[] {
   return Object.entries(changes).map(([field, { before, after }]) => `${field}: ${shown(before)} → ${shown(after)}`);
 }
 

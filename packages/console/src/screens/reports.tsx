@@ -26,7 +26,7 @@ const TENDERS: Readonly<Record<string, string>> = {
 const tenderLabel = (tender: string) => TENDERS[tender] ?? tender;
 
 /** The start of a period as a person reads it, in the event's zone: "Dec 5, 2026" or "Dec 5, 08:00 PM". */
-export function periodLabel(iso: string, interval: ReportInterval, timeZone: string, locale?: string): string {
+function periodLabel(iso: string, interval: ReportInterval, timeZone: string, locale?: string): string {
   return new Intl.DateTimeFormat(
     locale,
     interval === 'day'

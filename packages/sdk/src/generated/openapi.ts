@@ -491,7 +491,7 @@ export interface paths {
         head?: never;
         /**
          * Update organizer settings (fee, tax, defaults)
-         * @description A partial update of the organizer’s settings: name, currency, timezone, fees and tax.
+         * @description A partial update of the organizer’s settings: name, currency, timezone, fees, tax, contact and sender e-mail (null clears them). The currency is fixed once the organizer has an order: changing it then answers 409 `invalid_state`.
          */
         patch: operations["adminUpdateOrganizer"];
         trace?: never;
@@ -587,7 +587,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The holds of a performance, newest first
+         * @description By default the holds that still hold seats (not released, and a cart hold not past `expires_at`); with `include_released=true` every hold.
+         */
+        get: operations["adminListHolds"];
         put?: never;
         /**
          * Hold seats on a performance: a cart hold (expires, default 15 minutes) or a hold allocation (no expiry)
@@ -4926,6 +4930,10 @@ export interface operations {
                             box_office_fee_minor: number;
                             /** @description tax on items and fees, basis points */
                             tax_rate_bps: number;
+                            contact_email: string | null;
+                            sender_email: string | null;
+                            /** @description true once the organizer has an order: the currency is then fixed */
+                            currency_locked: boolean;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -5015,6 +5023,10 @@ export interface operations {
                         box_office_fee_minor: number;
                         /** @description tax on items and fees, basis points */
                         tax_rate_bps: number;
+                        contact_email: string | null;
+                        sender_email: string | null;
+                        /** @description true once the organizer has an order: the currency is then fixed */
+                        currency_locked: boolean;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -5111,6 +5123,10 @@ export interface operations {
                         box_office_fee_minor: number;
                         /** @description tax on items and fees, basis points */
                         tax_rate_bps: number;
+                        contact_email: string | null;
+                        sender_email: string | null;
+                        /** @description true once the organizer has an order: the currency is then fixed */
+                        currency_locked: boolean;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -5188,6 +5204,8 @@ export interface operations {
                     currency?: string;
                     box_office_fee_minor?: number;
                     tax_rate_bps?: number;
+                    contact_email?: string | null;
+                    sender_email?: string | null;
                 };
             };
         };
@@ -5210,6 +5228,10 @@ export interface operations {
                         box_office_fee_minor: number;
                         /** @description tax on items and fees, basis points */
                         tax_rate_bps: number;
+                        contact_email: string | null;
+                        sender_email: string | null;
+                        /** @description true once the organizer has an order: the currency is then fixed */
+                        currency_locked: boolean;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -5237,6 +5259,15 @@ export interface operations {
             };
             /** @description No such resource for this organizer (a malformed id included) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the resource’s state, or an Idempotency-Key is in use or was used differently */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5788,6 +5819,104 @@ export interface operations {
             };
             /** @description The body is not application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: retry after `retry-after` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminListHolds: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description id of the last item of the previous page */
+                starting_after?: string;
+                /** @description false (default): only holds that still hold seats (not released, a cart hold not expired); true: every hold */
+                include_released?: boolean;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "list";
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            object: "hold";
+                            /** Format: uuid */
+                            performance_id: string;
+                            ticket_type_id: string | null;
+                            /** @enum {string} */
+                            kind: "cart" | "allocation";
+                            quantity: number;
+                            expires_at: string | null;
+                            released_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        /** @description true when a next page exists: pass the last id as starting_after */
+                        has_more: boolean;
+                    };
+                };
+            };
+            /** @description The request is malformed or a field is invalid (`param` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No API key, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource for this organizer (a malformed id included) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
