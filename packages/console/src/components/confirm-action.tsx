@@ -6,7 +6,7 @@
  * Escape or the Cancel button (the focus then returns to the first button).
  */
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 
 export function ConfirmAction({
   label,
@@ -33,7 +33,9 @@ export function ConfirmAction({
   const yes = useRef<HTMLButtonElement>(null);
   const first = useRef<HTMLButtonElement>(null);
   const backedOut = useRef(false);
-  useEffect(() => {
+  // A layout effect: the focus moves in the same task as the render that replaced the
+  // focused button, so a key pressed next never lands on the page body.
+  useLayoutEffect(() => {
     if (asking) yes.current?.focus();
     else if (backedOut.current) first.current?.focus();
     backedOut.current = false;
