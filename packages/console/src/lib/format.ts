@@ -38,14 +38,18 @@ export function parseMoney(text: string, currency: string): number | undefined {
   return Number(whole) * 10 ** digits + Number(fraction.padEnd(digits, '0') || '0');
 }
 
-/** "Dec 5, 2026, 08:00 PM GMT+1": the instant in `timeZone`, the zone named. */
-export function dateTime(iso: string, timeZone: string, locale?: string): string {
+/**
+ * "Dec 5, 2026, 08:00 PM GMT+1": the instant in `timeZone`, the zone named; `seconds`
+ * adds them (the audit log tells apart entries a moment apart).
+ */
+export function dateTime(iso: string, timeZone: string, locale?: string, { seconds = false } = {}): string {
   return new Intl.DateTimeFormat(locale, {
     year: 'numeric',
     month: 'short',
     day: 'numeric',
     hour: '2-digit',
     minute: '2-digit',
+    ...(seconds ? { second: '2-digit' } : {}),
     timeZone,
     timeZoneName: 'short',
   }).format(new Date(iso));

@@ -11,7 +11,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { ErrorNotice } from '../components/error-notice.tsx';
 import { LoadMore } from '../components/load-more.tsx';
-import { zonedInputToIso } from '../lib/format.ts';
+import { dateTime, zonedInputToIso } from '../lib/format.ts';
 import {
   auditExportHref,
   listAuditLog,
@@ -106,20 +106,6 @@ function shown(value: unknown): string {
   if (Array.isArray(value) && value.every((v) => typeof v === 'string' || typeof v === 'number'))
     return value.length === 0 ? '—' : value.join(', ');
   return JSON.stringify(value);
-}
-
-/** When an entry happened, to the second (entries a moment apart are told apart), in the organizer's zone. */
-function occurredAt(iso: string, timeZone: string, locale?: string): string {
-  return new Intl.DateTimeFormat(locale, {
-    year: 'numeric',
-    month: 'short',
-    day: 'numeric',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    timeZone,
-    timeZoneName: 'short',
-  }).format(new Date(iso));
 }
 
 /** `{title: {before: "A", after: "B"}}` → `["title: A → B"]`. */
@@ -326,7 +312,9 @@ function AuditTable({ entries, timeZone }: { entries: AuditEntry[]; timeZone: st
           return (
             <tr key={entry.id} data-entry={entry.id}>
               <td>
-                <time dateTime={entry.occurred_at}>{occurredAt(entry.occurred_at, timeZone)}</time>
+                <time dateTime={entry.occurred_at}>
+                  {dateTime(entry.occurred_at, timeZone, undefined, { seconds: true })}
+                </time>
               </td>
               <td>
                 {entry.actor.id === null ? (

@@ -6,6 +6,7 @@
  * status; an active key is revoked after a confirming second click.
  */
 import { useState } from 'preact/hooks';
+import { ConfirmAction } from '../components/confirm-action.tsx';
 import { ErrorNotice } from '../components/error-notice.tsx';
 import { Field } from '../components/field.tsx';
 import { SubmitActions } from '../components/form-actions.tsx';
@@ -194,7 +195,6 @@ function CreateForm({ onCreated }: { onCreated: (key: string) => void }) {
 
 function KeyTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke: (key: ApiKey) => void }) {
   const { organizer } = useSession();
-  const [confirming, setConfirming] = useState<string>();
   const when = (iso: string | null) => (iso === null ? 'Never' : dateTime(iso, organizer.timezone));
   const now = Date.now();
   return (
@@ -233,32 +233,14 @@ function KeyTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke: (key: ApiKey) 
                 <span class={status === 'Active' ? 'badge good' : 'badge bad'}>{status}</span>
               </td>
               <td>
-                {status !== 'Active' ? null : confirming === k.id ? (
-                  <span class="confirm">
-                    <span>Revoke {name}? Programs using it stop working at once.</span>{' '}
-                    <button
-                      type="button"
-                      class="danger"
-                      onClick={() => {
-                        setConfirming(undefined);
-                        onRevoke(k);
-                      }}
-                    >
-                      Yes, revoke
-                    </button>{' '}
-                    <button type="button" class="secondary" onClick={() => setConfirming(undefined)}>
-                      Cancel
-                    </button>
-                  </span>
-                ) : (
-                  <button
-                    type="button"
-                    class="secondary"
-                    aria-label={`Revoke ${name}`}
-                    onClick={() => setConfirming(k.id)}
-                  >
-                    Revoke
-                  </button>
+                {status === 'Active' && (
+                  <ConfirmAction
+                    label="Revoke"
+                    ariaLabel={`Revoke ${name}`}
+                    confirmLabel="Yes, revoke"
+                    consequence={`Revoke ${name}? Programs using it stop working at once.`}
+                    onConfirm={() => onRevoke(k)}
+                  />
                 )}
               </td>
             </tr>

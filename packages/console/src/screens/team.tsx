@@ -6,6 +6,7 @@
  * at least one owner: the API's 409 `last_owner` is shown with its detail.
  */
 import { useState } from 'preact/hooks';
+import { ConfirmAction } from '../components/confirm-action.tsx';
 import { ErrorNotice } from '../components/error-notice.tsx';
 import { Field } from '../components/field.tsx';
 import { SubmitActions } from '../components/form-actions.tsx';
@@ -162,7 +163,6 @@ function MemberTable({
   onRemove: (member: Member) => void;
 }) {
   const { organizer, body } = useSession();
-  const [confirming, setConfirming] = useState<string>();
   return (
     <table class="members">
       <thead>
@@ -211,32 +211,17 @@ function MemberTable({
               </td>
               <td>{dateTime(String(m.created_at), organizer.timezone)}</td>
               <td>
-                {confirming === m.id ? (
-                  <span class="confirm">
-                    <button
-                      type="button"
-                      class="danger"
-                      onClick={() => {
-                        setConfirming(undefined);
-                        onRemove(m);
-                      }}
-                    >
-                      {onRole ? `Yes, remove ${who}` : `Yes, withdraw`}
-                    </button>{' '}
-                    <button type="button" class="secondary" onClick={() => setConfirming(undefined)}>
-                      Cancel
-                    </button>
-                  </span>
-                ) : (
-                  <button
-                    type="button"
-                    class="secondary"
-                    aria-label={onRole ? `Remove ${who}` : `Withdraw the invitation of ${m.email}`}
-                    onClick={() => setConfirming(m.id)}
-                  >
-                    {onRole ? 'Remove' : 'Withdraw'}
-                  </button>
-                )}
+                <ConfirmAction
+                  label={onRole ? 'Remove' : 'Withdraw'}
+                  ariaLabel={onRole ? `Remove ${who}` : `Withdraw the invitation of ${m.email}`}
+                  confirmLabel={onRole ? `Yes, remove ${who}` : 'Yes, withdraw'}
+                  consequence={
+                    onRole
+                      ? `Remove ${who}? They lose access to this organizer at once.`
+                      : `Withdraw the invitation of ${m.email}? Its link stops working.`
+                  }
+                  onConfirm={() => onRemove(m)}
+                />
               </td>
             </tr>
           );
