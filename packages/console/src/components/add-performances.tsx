@@ -9,33 +9,22 @@
 import { useState } from 'preact/hooks';
 import type { EventDetail } from '@marquee/sdk';
 import { ErrorNotice } from './error-notice.tsx';
-import { Field } from './field.tsx';
 import { SubmitActions } from './form-actions.tsx';
+import { blankPerformance, PERFORMANCE_PATHS, PerformanceRows, type PerformanceDraft } from './performance-rows.tsx';
 import { addPerformances, useRequestKey, type PerformanceItem } from '../lib/catalog.ts';
-import { fieldId, useFormErrors } from '../lib/form-errors.ts';
+import { useFormErrors } from '../lib/form-errors.ts';
 import { zonedInputToIso } from '../lib/format.ts';
 
-interface PerformanceDraft {
-  starts: string;
-  ends: string;
-  capacity: string;
-  title: string;
-}
-
-const blank = (): PerformanceDraft => ({ starts: '', ends: '', capacity: '', title: '' });
-
 /** The fields of this form, by the API's paths; any other `param` is shown above the button. */
-const FIELD_PATHS = /^performances(\.\d+\.(starts_at|ends_at|capacity|title))?$/;
+const FIELD_PATHS = new RegExp(`^${PERFORMANCE_PATHS}$`);
 
 export function AddPerformances({ event, onAdded }: { event: EventDetail; onAdded: (event: EventDetail) => void }) {
-  const [drafts, setDrafts] = useState<PerformanceDraft[]>([blank()]);
+  const [drafts, setDrafts] = useState<PerformanceDraft[]>([blankPerformance()]);
   const [busy, setBusy] = useState(false);
   const [status, setStatus] = useState('');
   const requestKey = useRequestKey();
   const errors = useFormErrors((param) => (FIELD_PATHS.test(param) ? param : undefined));
 
-  const change = (i: number, patch: Partial<PerformanceDraft>) =>
-    setDrafts(drafts.map((d, j) => (j === i ? { ...d, ...patch } : d)));
   // A time that is not one (an empty field) is sent as typed: the API names the field.
   const instant = (local: string) => zonedInputToIso(local, event.timezone) ?? local;
 
@@ -54,7 +43,7 @@ export function AddPerformances({ event, onAdded }: { event: EventDetail; onAdde
     try {
       const updated = await addPerformances(event.id, performances, requestKey.keyFor(performances));
       requestKey.reset();
-      setDrafts([blank()]);
+      setDrafts([blankPerformance()]);
       setStatus(
         performances.length === 1 ? 'The performance was added.' : `${performances.length} performances were added.`,
       );
@@ -74,70 +63,15 @@ export function AddPerformances({ event, onAdded }: { event: EventDetail; onAdde
         event it goes on sale at once.
       </p>
       <form onSubmit={(e) => void submit(e)} noValidate>
-        {errors.of('performances') !== undefined && <p class="field-error">{errors.of('performances')}</p>}
-        {drafts.map((d, i) => (
-          <div class="row" key={i} role="group" aria-label={`New performance ${i + 1}`}>
-            <Field
-              id={fieldId(`performances.${i}.starts_at`)}
-              label={`New performance ${i + 1} starts`}
-              error={errors.of(`performances.${i}.starts_at`)}
-            >
-              {(a) => (
-                <input
-                  {...a}
-                  type="datetime-local"
-                  value={d.starts}
-                  onInput={(e) => change(i, { starts: e.currentTarget.value })}
-                />
-              )}
-            </Field>
-            <Field
-              id={fieldId(`performances.${i}.ends_at`)}
-              label="Ends (optional)"
-              error={errors.of(`performances.${i}.ends_at`)}
-            >
-              {(a) => (
-                <input
-                  {...a}
-                  type="datetime-local"
-                  value={d.ends}
-                  onInput={(e) => change(i, { ends: e.currentTarget.value })}
-                />
-              )}
-            </Field>
-            <Field
-              id={fieldId(`performances.${i}.capacity`)}
-              label="Capacity"
-              error={errors.of(`performances.${i}.capacity`)}
-            >
-              {(a) => (
-                <input
-                  {...a}
-                  type="number"
-                  inputMode="numeric"
-                  min={1}
-                  value={d.capacity}
-                  onInput={(e) => change(i, { capacity: e.currentTarget.value })}
-                />
-              )}
-            </Field>
-            <Field
-              id={fieldId(`performances.${i}.title`)}
-              label="Performance title (optional)"
-              error={errors.of(`performances.${i}.title`)}
-            >
-              {(a) => <input {...a} value={d.title} onInput={(e) => change(i, { title: e.currentTarget.value })} />}
-            </Field>
-            {drafts.length > 1 && (
-              <button type="button" class="secondary" onClick={() => setDrafts(drafts.filter((_, j) => j !== i))}>
-                Remove new performance {i + 1}
-              </button>
-            )}
-          </div>
-        ))}
-        <button type="button" class="secondary" onClick={() => setDrafts([...drafts, blank()])}>
-          One more performance
-        </button>
+        <PerformanceRows
+          drafts={drafts}
+          onChange={setDrafts}
+          errors={errors}
+          noun="New performance"
+          titleLabel="Performance title (optional)"
+          addLabel="One more performance"
+          capacityMin={1}
+        />
         <ErrorNotice error={errors.general} />
         <SubmitActions label="Add performances" busy={busy} busyLabel="Adding…">
           <span role="status">{status}</span>

@@ -9,32 +9,31 @@ import { useLocation } from 'preact-iso';
 import type { CreateEventRequest } from '@marquee/sdk';
 import { ErrorNotice } from '../components/error-notice.tsx';
 import { Field } from '../components/field.tsx';
-import { minorDigits, parseMoney, zonedInputToIso } from '../lib/format.ts';
+import {
+  blankPerformance,
+  PERFORMANCE_PATHS,
+  PerformanceRows,
+  type PerformanceDraft,
+} from '../components/performance-rows.tsx';
+import {
+  blankTicketType,
+  TICKET_TYPE_PATHS,
+  TicketTypeRows,
+  ticketTypeItems,
+  type TicketTypeDraft,
+} from '../components/ticket-type-rows.tsx';
+import { zonedInputToIso } from '../lib/format.ts';
 import { fieldId, useFormErrors } from '../lib/form-errors.ts';
 import { useSession } from '../lib/session.ts';
 import { useTitle } from '../lib/title.ts';
 
-interface PerformanceDraft {
-  starts: string;
-  ends: string;
-  capacity: string;
-  title: string;
-}
-interface TicketTypeDraft {
-  name: string;
-  description: string;
-  price: string;
-  quantity: string;
-}
-
-const blankPerformance = (): PerformanceDraft => ({ starts: '', ends: '', capacity: '', title: '' });
-const blankTicketType = (): TicketTypeDraft => ({ name: '', description: '', price: '', quantity: '' });
 const optional = (text: string) => (text.trim() === '' ? undefined : text.trim());
 const integer = (text: string) => (text.trim() === '' ? undefined : Number(text));
 
 /** The fields of this form, by the API's paths; any other `param` is shown as a general error. */
-const FIELD_PATHS =
-  /^(title|description|timezone|venue(\.name)?|category_name|performances(\.\d+\.(starts_at|ends_at|capacity|title))?|ticket_types(\.\d+\.(name|description|price_minor|quantity))?)$/;
+const FIELD_PATHS = new RegExp(
+  `^(title|description|timezone|venue(\\.name)?|category_name|${PERFORMANCE_PATHS}|${TICKET_TYPE_PATHS})$`,
+);
 
 export function EventCreate() {
   useTitle('New event');
@@ -55,11 +54,6 @@ export function EventCreate() {
   const idempotency = useRef<{ key: string; body: string } | undefined>(undefined);
   const errors = useFormErrors((param) => (FIELD_PATHS.test(param) ? param : undefined));
 
-  const setPerformance = (i: number, change: Partial<PerformanceDraft>) =>
-    setPerformances(performances.map((p, j) => (j === i ? { ...p, ...change } : p)));
-  const setTicketType = (i: number, change: Partial<TicketTypeDraft>) =>
-    setTicketTypes(ticketTypes.map((t, j) => (j === i ? { ...t, ...change } : t)));
-
   const toIso = (local: string) => {
     try {
       return zonedInputToIso(local, timezone);
@@ -69,20 +63,8 @@ export function EventCreate() {
   };
 
   const body = (): CreateEventRequest | undefined => {
-    const prices: number[] = [];
-    for (const [i, t] of ticketTypes.entries()) {
-      const price = parseMoney(t.price, currency);
-      if (price === undefined) {
-        errors.failField(
-          `ticket_types.${i}.price_minor`,
-          minorDigits(currency) === 0
-            ? `Enter the price in ${currency} as a whole number, e.g. 1500.`
-            : `Enter the price in ${currency}, e.g. 12.50.`,
-        );
-        return undefined;
-      }
-      prices.push(price);
-    }
+    const items = ticketTypeItems(ticketTypes, currency, errors);
+    if (items === undefined) return undefined;
     return {
       title,
       ...(optional(description) !== undefined ? { description } : {}),
@@ -96,12 +78,7 @@ export function EventCreate() {
         capacity: integer(p.capacity) as number,
         ...(optional(p.title) !== undefined ? { title: p.title.trim() } : {}),
       })),
-      ticket_types: ticketTypes.map((t, i) => ({
-        name: t.name.trim(),
-        ...(optional(t.description) !== undefined ? { description: t.description.trim() } : {}),
-        price_minor: prices[i]!,
-        quantity: integer(t.quantity) ?? null,
-      })),
+      ticket_types: items,
     };
   };
 
@@ -179,151 +156,27 @@ export function EventCreate() {
 
         <fieldset>
           <legend>Performances</legend>
-          {errors.of('performances') !== undefined && <p class="field-error">{errors.of('performances')}</p>}
-          {performances.map((p, i) => (
-            <div class="row" key={i} role="group" aria-label={`Performance ${i + 1}`}>
-              <Field
-                id={fieldId(`performances.${i}.starts_at`)}
-                label={`Performance ${i + 1} starts`}
-                error={errors.of(`performances.${i}.starts_at`)}
-              >
-                {(a) => (
-                  <input
-                    {...a}
-                    type="datetime-local"
-                    value={p.starts}
-                    onInput={(e) => setPerformance(i, { starts: e.currentTarget.value })}
-                  />
-                )}
-              </Field>
-              <Field
-                id={fieldId(`performances.${i}.ends_at`)}
-                label="Ends (optional)"
-                error={errors.of(`performances.${i}.ends_at`)}
-              >
-                {(a) => (
-                  <input
-                    {...a}
-                    type="datetime-local"
-                    value={p.ends}
-                    onInput={(e) => setPerformance(i, { ends: e.currentTarget.value })}
-                  />
-                )}
-              </Field>
-              <Field
-                id={fieldId(`performances.${i}.capacity`)}
-                label="Capacity"
-                error={errors.of(`performances.${i}.capacity`)}
-              >
-                {(a) => (
-                  <input
-                    {...a}
-                    type="number"
-                    inputMode="numeric"
-                    value={p.capacity}
-                    onInput={(e) => setPerformance(i, { capacity: e.currentTarget.value })}
-                  />
-                )}
-              </Field>
-              <Field
-                id={fieldId(`performances.${i}.title`)}
-                label="Title (optional)"
-                error={errors.of(`performances.${i}.title`)}
-              >
-                {(a) => (
-                  <input {...a} value={p.title} onInput={(e) => setPerformance(i, { title: e.currentTarget.value })} />
-                )}
-              </Field>
-              {performances.length > 1 && (
-                <button
-                  type="button"
-                  class="secondary"
-                  onClick={() => setPerformances(performances.filter((_, j) => j !== i))}
-                >
-                  Remove performance {i + 1}
-                </button>
-              )}
-            </div>
-          ))}
-          <button
-            type="button"
-            class="secondary"
-            onClick={() => setPerformances([...performances, blankPerformance()])}
-          >
-            Add a performance
-          </button>
+          <PerformanceRows
+            drafts={performances}
+            onChange={setPerformances}
+            errors={errors}
+            noun="Performance"
+            titleLabel="Title (optional)"
+            addLabel="Add a performance"
+          />
         </fieldset>
 
         <fieldset>
           <legend>Ticket types (priced on every performance, in {currency})</legend>
-          {errors.of('ticket_types') !== undefined && <p class="field-error">{errors.of('ticket_types')}</p>}
-          {ticketTypes.map((t, i) => (
-            <div class="row" key={i} role="group" aria-label={`Ticket type ${i + 1}`}>
-              <Field
-                id={fieldId(`ticket_types.${i}.name`)}
-                label={`Ticket type ${i + 1} name`}
-                error={errors.of(`ticket_types.${i}.name`)}
-              >
-                {(a) => (
-                  <input {...a} value={t.name} onInput={(e) => setTicketType(i, { name: e.currentTarget.value })} />
-                )}
-              </Field>
-              <Field
-                id={fieldId(`ticket_types.${i}.price_minor`)}
-                label={`Price (${currency})`}
-                error={errors.of(`ticket_types.${i}.price_minor`)}
-              >
-                {(a) => (
-                  <input
-                    {...a}
-                    inputMode="decimal"
-                    value={t.price}
-                    onInput={(e) => setTicketType(i, { price: e.currentTarget.value })}
-                  />
-                )}
-              </Field>
-              <Field
-                id={fieldId(`ticket_types.${i}.quantity`)}
-                label="Cap per performance (optional)"
-                error={errors.of(`ticket_types.${i}.quantity`)}
-              >
-                {(a) => (
-                  <input
-                    {...a}
-                    type="number"
-                    inputMode="numeric"
-                    value={t.quantity}
-                    onInput={(e) => setTicketType(i, { quantity: e.currentTarget.value })}
-                  />
-                )}
-              </Field>
-              <Field
-                id={fieldId(`ticket_types.${i}.description`)}
-                label="Description (optional)"
-                error={errors.of(`ticket_types.${i}.description`)}
-              >
-                {(a) => (
-                  <input
-                    {...a}
-                    value={t.description}
-                    onInput={(e) => setTicketType(i, { description: e.currentTarget.value })}
-                  />
-                )}
-              </Field>
-              {ticketTypes.length > 1 && (
-                <button
-                  type="button"
-                  class="secondary"
-                  onClick={() => setTicketTypes(ticketTypes.filter((_, j) => j !== i))}
-                >
-                  Remove ticket type {i + 1}
-                </button>
-              )}
-            </div>
-          ))}
-          <button type="button" class="secondary" onClick={() => setTicketTypes([...ticketTypes, blankTicketType()])}>
-            Add a ticket type
-          </button>
+          <TicketTypeRows
+            drafts={ticketTypes}
+            onChange={setTicketTypes}
+            errors={errors}
+            currency={currency}
+            noun="Ticket type"
+            descriptionLabel="Description (optional)"
+            addLabel="Add a ticket type"
+          />
         </fieldset>
         <ErrorNotice error={errors.general} />
         <div class="actions">
