@@ -26,6 +26,7 @@ import { eventDetailChanged } from './changes.ts';
 import {
   MAX_PERFORMANCES,
   MAX_TICKET_TYPES,
+  emitPublished,
   performanceRows,
   priceRows,
   ticketTypeRows,
@@ -101,14 +102,7 @@ export async function addPerformances(
       const live = [...rows].sort(
         (a, b) => (a.starts_at as Date).getTime() - (b.starts_at as Date).getTime() || (a.id < b.id ? -1 : 1),
       );
-      for (const performance of live) {
-        await emitDomainEvent(trx, {
-          organizerId,
-          type: 'event.published',
-          data: { event_id: event.id, performance_id: performance.id },
-          at: now,
-        });
-      }
+      await emitPublished(trx, context, event.id, live);
     }
     return finish(trx, event, now);
   });

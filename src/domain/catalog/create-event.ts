@@ -22,10 +22,10 @@ import type { Translation } from '../../db/schema.ts';
 import { withTransaction, type Executor } from '../../db/transaction.ts';
 import { invalid } from '../../errors/domain-error.ts';
 import { isValidTimeZone } from '../../lib/locale.ts';
-import { emitDomainEvent } from '../../webhooks/outbox.ts';
 import { cleanTitle, DEFAULT_LOCALE, duplicateTitle, getEventDetail } from './events.ts';
 import { sanitizeDescription } from './sanitize.ts';
 import {
+  emitPublished,
   performanceRows,
   priceRows,
   ticketTypeRows,
@@ -168,16 +168,7 @@ export async function createEvent(
       ),
     );
 
-    if (publish) {
-      for (const performance of performances) {
-        await emitDomainEvent(trx, {
-          organizerId,
-          type: 'event.published',
-          data: { event_id: event.id, performance_id: performance.id },
-          at: now,
-        });
-      }
-    }
+    if (publish) await emitPublished(trx, context, event.id, performances);
     return getEventDetail(trx, organizerId, event.id);
   });
 }

@@ -8,8 +8,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Insertable } from 'kysely';
 import type { PerformancesTable, PricesTable, TicketTypesTable } from '../../db/schema.ts';
+import type { Executor } from '../../db/transaction.ts';
 import { invalid } from '../../errors/domain-error.ts';
 import { isInTimestampRange, TIMESTAMP_RANGE_TEXT } from '../../lib/timestamps.ts';
+import { emitDomainEvent } from '../../webhooks/outbox.ts';
 import { DEFAULT_LOCALE } from './events.ts';
 
 /** The seat category every price of a general-admission event is created under. */
@@ -163,4 +165,21 @@ export function priceRows(
       created_at: now,
     })),
   );
+}
+
+/** `event.published` for each performance that goes live, in the order given. */
+export async function emitPublished(
+  trx: Executor,
+  { organizerId, now }: RowContext,
+  eventId: string,
+  performances: { id: string }[],
+): Promise<void> {
+  for (const performance of performances) {
+    await emitDomainEvent(trx, {
+      organizerId,
+      type: 'event.published',
+      data: { event_id: eventId, performance_id: performance.id },
+      at: now,
+    });
+  }
 }
