@@ -3,31 +3,23 @@
  * (docs/dashboard.md, "Box office and catalog operations") that the admin API and /v1 do
  * not already define.
  */
-import { Type } from '@sinclair/typebox';
+import { Type, type TArray, type TSchema } from '@sinclair/typebox';
 import { PaginationQuery, Timestamp, Uuid } from './common.ts';
 import { CreatePerformance, CreateTicketType } from './events.ts';
 
-export const AddPerformances = Type.Object(
-  {
-    performances: Type.Array(CreatePerformance, {
-      minItems: 1,
-      maxItems: 50,
-      description: 'as in POST /v1/events; the event may have at most 50 performances in all',
-    }),
-  },
-  { additionalProperties: false },
-);
+/** The body of an addition to an event: `key`, 1 to `max` items as POST /v1/events takes them. */
+function additionBody<K extends string, T extends TSchema>(key: K, item: T, max: number, noun: string) {
+  const items = Type.Array(item, {
+    minItems: 1,
+    maxItems: max,
+    description: `as in POST /v1/events; the event may have at most ${max} ${noun} in all`,
+  });
+  return Type.Object({ [key]: items } as Record<K, TArray<T>>, { additionalProperties: false });
+}
 
-export const AddTicketTypes = Type.Object(
-  {
-    ticket_types: Type.Array(CreateTicketType, {
-      minItems: 1,
-      maxItems: 20,
-      description: 'as in POST /v1/events; the event may have at most 20 ticket types in all',
-    }),
-  },
-  { additionalProperties: false },
-);
+export const AddPerformances = additionBody('performances', CreatePerformance, 50, 'performances');
+
+export const AddTicketTypes = additionBody('ticket_types', CreateTicketType, 20, 'ticket types');
 
 export const ListHoldsQuery = Type.Object(
   {
