@@ -10,6 +10,7 @@ import {
   addQuestions,
   COMPANY_AND_DIET_QUESTIONS,
   createEvent,
+  DIET_OPTIONS,
   type CreatedEvent,
   type CreatedQuestion,
 } from '../helpers/catalog.ts';
@@ -54,10 +55,7 @@ describe('GET /v1/events/{id}/questions', () => {
       key: 'dietary',
       label: 'Dietary requirements',
       type: 'select',
-      options: [
-        { key: 'none', label: 'None' },
-        { key: 'vegan', label: 'Vegan' },
-      ],
+      options: DIET_OPTIONS,
       required: true,
       per_attendee: true,
       created_at: questions[1]!.created_at,

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { problemOf, useOrganizer, useTestApp, type DashboardSession, type TestApp } from '../helpers/app.ts';
-import { createEvent, performanceIdsOf } from '../helpers/catalog.ts';
+import { createEvent, DIET_OPTIONS, performanceIdsOf } from '../helpers/catalog.ts';
 import { UNTHROTTLED, UUID } from '../helpers/people.ts';
 
 async function sessionOf(t: TestApp, organizerId: string, role = 'manager'): Promise<DashboardSession> {
@@ -44,10 +44,7 @@ describe('questions on the dashboard', () => {
       key: 'diet',
       label: 'Dietary requirements',
       type: 'select',
-      options: [
-        { key: 'none', label: 'None' },
-        { key: 'vegan', label: 'Vegan' },
-      ],
+      options: DIET_OPTIONS,
       per_attendee: true,
     });
     assert.equal(created.statusCode, 201, created.body);
@@ -61,10 +58,7 @@ describe('questions on the dashboard', () => {
       key: 'diet',
       label: 'Dietary requirements',
       type: 'select',
-      options: [
-        { key: 'none', label: 'None' },
-        { key: 'vegan', label: 'Vegan' },
-      ],
+      options: DIET_OPTIONS,
       required: false,
       per_attendee: true,
       created_at: now,

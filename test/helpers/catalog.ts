@@ -75,6 +75,12 @@ export function performanceIdsOf(event: CreatedEvent): string[] {
 /** A question as the admin API's 201 shows it (the fields tests read). */
 export type CreatedQuestion = { id: string; created_at: string } & Record<string, unknown>;
 
+/** The options of the dietary select question the tests use. */
+export const DIET_OPTIONS = [
+  { key: 'none', label: 'None' },
+  { key: 'vegan', label: 'Vegan' },
+];
+
 /** Two registration questions: a once-per-order text and a required per-attendee select. */
 export const COMPANY_AND_DIET_QUESTIONS = [
   { key: 'company', label: 'Company', type: 'text' },
@@ -82,10 +88,7 @@ export const COMPANY_AND_DIET_QUESTIONS = [
     key: 'dietary',
     label: 'Dietary requirements',
     type: 'select',
-    options: [
-      { key: 'none', label: 'None' },
-      { key: 'vegan', label: 'Vegan' },
-    ],
+    options: DIET_OPTIONS,
     required: true,
     per_attendee: true,
   },
