@@ -19,6 +19,7 @@ import { fieldId, useFormErrors } from '../lib/form-errors.ts';
 import { dateTime } from '../lib/format.ts';
 import { useSession } from '../lib/session.ts';
 import { usePolling } from '../lib/use-async.ts';
+import { ActionsCol, NumCol } from './table-headers.tsx';
 
 /** How often an open panel reads its holds and availability again. */
 const HOLDS_REFRESH_MS = 3000;
@@ -122,9 +123,7 @@ function PerformanceHolds({ event, performance }: { event: EventDetail; performa
             <thead>
               <tr>
                 <th scope="col">Ticket type</th>
-                <th scope="col" class="num">
-                  Remaining
-                </th>
+                <NumCol>Remaining</NumCol>
               </tr>
             </thead>
             <tbody>
@@ -143,15 +142,9 @@ function PerformanceHolds({ event, performance }: { event: EventDetail; performa
               <thead>
                 <tr>
                   <th scope="col">Held since</th>
-                  <th scope="col" class="num">
-                    Seats
-                  </th>
+                  <NumCol>Seats</NumCol>
                   <th scope="col">Ticket type</th>
-                  {editable && (
-                    <th scope="col">
-                      <span class="visually-hidden">Actions</span>
-                    </th>
-                  )}
+                  {editable && <ActionsCol />}
                 </tr>
               </thead>
               <tbody>

@@ -8,6 +8,7 @@ import type { ComponentChildren } from 'preact';
 import type { EventDetail, Marquee, OrderDetail, Performance } from '@marquee/sdk';
 import { dateTime, money } from '../lib/format.ts';
 import { PrintableTickets } from './tickets.tsx';
+import { NumCol } from './table-headers.tsx';
 
 export interface OrderContext {
   /** The events of the order's transactions, by performance id. */
@@ -52,21 +53,11 @@ export function OrderView({
           <tr>
             <th scope="col">Transaction</th>
             <th scope="col">Performance</th>
-            <th scope="col" class="num">
-              Items
-            </th>
-            <th scope="col" class="num">
-              Service fees
-            </th>
-            <th scope="col" class="num">
-              Surcharges
-            </th>
-            <th scope="col" class="num">
-              Taxes
-            </th>
-            <th scope="col" class="num">
-              Total
-            </th>
+            <NumCol>Items</NumCol>
+            <NumCol>Service fees</NumCol>
+            <NumCol>Surcharges</NumCol>
+            <NumCol>Taxes</NumCol>
+            <NumCol>Total</NumCol>
           </tr>
         </thead>
         <tbody>

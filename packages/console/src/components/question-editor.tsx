@@ -25,6 +25,7 @@ import {
 import { fieldId, useFormErrors } from '../lib/form-errors.ts';
 import { useSession } from '../lib/session.ts';
 import { useAsync } from '../lib/use-async.ts';
+import { ActionsCol } from './table-headers.tsx';
 
 const TYPES: readonly { type: QuestionType; label: string }[] = [
   { type: 'text', label: 'Text' },
@@ -91,11 +92,7 @@ export function QuestionEditor({ event }: { event: EventDetail }) {
               <th scope="col">Options</th>
               <th scope="col">Required online</th>
               <th scope="col">Asked</th>
-              {editable && (
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              )}
+              {editable && <ActionsCol />}
             </tr>
           </thead>
           <tbody>

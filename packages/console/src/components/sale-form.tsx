@@ -19,6 +19,7 @@ import { money } from '../lib/format.ts';
 import { fieldId, useFormErrors } from '../lib/form-errors.ts';
 import { useSession } from '../lib/session.ts';
 import type { Catalog } from '../screens/sell.tsx';
+import { NumCol } from './table-headers.tsx';
 
 export interface Sold {
   order: OrderDetail;
@@ -166,12 +167,8 @@ export function SaleForm({
           <thead>
             <tr>
               <th scope="col">Ticket type</th>
-              <th scope="col" class="num">
-                Price
-              </th>
-              <th scope="col" class="num">
-                Remaining
-              </th>
+              <NumCol>Price</NumCol>
+              <NumCol>Remaining</NumCol>
               <th scope="col">Quantity</th>
             </tr>
           </thead>

@@ -17,6 +17,7 @@ import { dateTime, zonedInputToIso } from '../lib/format.ts';
 import { useSession } from '../lib/session.ts';
 import { useTitle } from '../lib/title.ts';
 import { useAsync } from '../lib/use-async.ts';
+import { ActionsCol } from '../components/table-headers.tsx';
 
 type ApiKeyList = Awaited<ReturnType<typeof listPage>>;
 type ApiKey = ApiKeyList['data'][number];
@@ -209,9 +210,7 @@ function KeyTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke: (key: ApiKey) 
           <th scope="col">Last used</th>
           <th scope="col">Expires</th>
           <th scope="col">Status</th>
-          <th scope="col">
-            <span class="visually-hidden">Actions</span>
-          </th>
+          <ActionsCol />
         </tr>
       </thead>
       <tbody>

@@ -19,6 +19,7 @@ import { useSession } from '../lib/session.ts';
 import { useTitle } from '../lib/title.ts';
 import { useAsync } from '../lib/use-async.ts';
 import { EventState } from './events-list.tsx';
+import { NumCol } from '../components/table-headers.tsx';
 
 export function EventDetailScreen({ id }: { id: string }) {
   const { client, can, organizer } = useSession();
@@ -129,12 +130,8 @@ function Schedule({
             <thead>
               <tr>
                 <th scope="col">Ticket type</th>
-                <th scope="col" class="num">
-                  Price
-                </th>
-                <th scope="col" class="num">
-                  Remaining
-                </th>
+                <NumCol>Price</NumCol>
+                <NumCol>Remaining</NumCol>
               </tr>
             </thead>
             <tbody>

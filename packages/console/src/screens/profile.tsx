@@ -16,6 +16,7 @@ import { dateTime } from '../lib/format.ts';
 import { useSession } from '../lib/session.ts';
 import { useTitle } from '../lib/title.ts';
 import { useAsync } from '../lib/use-async.ts';
+import { ActionsCol } from '../components/table-headers.tsx';
 
 /** Times of the person's own sessions belong to no event: shown in the browser's zone. */
 const LOCAL_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -303,9 +304,7 @@ function SessionList({ sessions, onEnded }: { sessions: OwnSession[]; onEnded: (
             <th scope="col">IP address</th>
             <th scope="col">Signed in</th>
             <th scope="col">Last used</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
+            <ActionsCol />
           </tr>
         </thead>
         <tbody>

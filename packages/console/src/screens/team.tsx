@@ -18,6 +18,7 @@ import { ROLES, roleLabel } from '../lib/roles.ts';
 import { useSession } from '../lib/session.ts';
 import { useTitle } from '../lib/title.ts';
 import { useAsync } from '../lib/use-async.ts';
+import { ActionsCol } from '../components/table-headers.tsx';
 
 const PAGE = 100;
 
@@ -171,9 +172,7 @@ function MemberTable({
           <th scope="col">E-mail address</th>
           <th scope="col">Role</th>
           <th scope="col">{onRole ? 'Member since' : 'Invited'}</th>
-          <th scope="col">
-            <span class="visually-hidden">Actions</span>
-          </th>
+          <ActionsCol />
         </tr>
       </thead>
       <tbody>
