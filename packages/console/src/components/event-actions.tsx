@@ -77,23 +77,17 @@ export function EventActions({
             onConfirm={publish}
           />
         )}
-        {event.is_archived ? (
-          <ConfirmAction
-            label="Restore from archive"
-            confirmLabel={`Yes, restore ${event.title}`}
-            consequence="Restore: the event is no longer marked archived, and its performances' Sell links show again."
-            busy={busy}
-            onConfirm={() => archive(false)}
-          />
-        ) : (
-          <ConfirmAction
-            label="Archive event"
-            confirmLabel={`Yes, archive ${event.title}`}
-            consequence="Archive: the event is marked archived and the console offers no Sell link for it. It stays listed and readable, its tickets stay valid, and it can be restored."
-            busy={busy}
-            onConfirm={() => archive(true)}
-          />
-        )}
+        <ConfirmAction
+          label={event.is_archived ? 'Restore from archive' : 'Archive event'}
+          confirmLabel={`Yes, ${event.is_archived ? 'restore' : 'archive'} ${event.title}`}
+          consequence={
+            event.is_archived
+              ? "Restore: the event is no longer marked archived, and its performances' Sell links show again."
+              : 'Archive: the event is marked archived and the console offers no Sell link for it. It stays listed and readable, its tickets stay valid, and it can be restored.'
+          }
+          busy={busy}
+          onConfirm={() => archive(!event.is_archived)}
+        />
       </div>
       <div ref={outcome} tabIndex={-1} class="outcome">
         {result.done !== undefined && (

@@ -180,6 +180,41 @@ export function AuditLog() {
   );
 }
 
+/** A free-text filter of the form, its hint (if any) tied to it. */
+function TextFilter({
+  field,
+  label,
+  hint,
+  value,
+  onInput,
+}: {
+  field: keyof UrlFilters;
+  label: string;
+  hint?: string;
+  value: string;
+  onInput: (e: { currentTarget: { value: string } }) => void;
+}) {
+  const id = `audit-${field.replaceAll('_', '-')}`;
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <input
+        id={id}
+        type="text"
+        autoComplete="off"
+        {...(hint !== undefined ? { 'aria-describedby': `${id}-hint` } : {})}
+        value={value}
+        onInput={onInput}
+      />
+      {hint !== undefined && (
+        <p class="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+    </div>
+  );
+}
+
 function FilterForm({ applied, onApply }: { applied: UrlFilters; onApply: (filters: UrlFilters) => void }) {
   const { organizer } = useSession();
   const [draft, setDraft] = useState(applied);
@@ -208,58 +243,28 @@ function FilterForm({ applied, onApply }: { applied: UrlFilters; onApply: (filte
             ))}
           </select>
         </div>
-        <div class="field">
-          <label for="audit-actor-id">Actor id</label>
-          <input
-            id="audit-actor-id"
-            type="text"
-            autoComplete="off"
-            aria-describedby="audit-actor-id-hint"
-            value={draft.actor_id}
-            onInput={set('actor_id')}
-          />
-          <p class="hint" id="audit-actor-id-hint">
-            A person's or an API key's: choose an actor in the log to fill it.
-          </p>
-        </div>
-        <div class="field">
-          <label for="audit-action">Action</label>
-          <input
-            id="audit-action"
-            type="text"
-            autoComplete="off"
-            aria-describedby="audit-action-hint"
-            value={draft.action}
-            onInput={set('action')}
-          />
-          <p class="hint" id="audit-action-hint">
-            The operation, as the log names it: updateEvent.
-          </p>
-        </div>
-        <div class="field">
-          <label for="audit-target-type">Target type</label>
-          <input
-            id="audit-target-type"
-            type="text"
-            autoComplete="off"
-            aria-describedby="audit-target-type-hint"
-            value={draft.target_type}
-            onInput={set('target_type')}
-          />
-          <p class="hint" id="audit-target-type-hint">
-            Such as order, event or api_key.
-          </p>
-        </div>
-        <div class="field">
-          <label for="audit-target-id">Target id</label>
-          <input
-            id="audit-target-id"
-            type="text"
-            autoComplete="off"
-            value={draft.target_id}
-            onInput={set('target_id')}
-          />
-        </div>
+        <TextFilter
+          field="actor_id"
+          label="Actor id"
+          hint="A person's or an API key's: choose an actor in the log to fill it."
+          value={draft.actor_id}
+          onInput={set('actor_id')}
+        />
+        <TextFilter
+          field="action"
+          label="Action"
+          hint="The operation, as the log names it: updateEvent."
+          value={draft.action}
+          onInput={set('action')}
+        />
+        <TextFilter
+          field="target_type"
+          label="Target type"
+          hint="Such as order, event or api_key."
+          value={draft.target_type}
+          onInput={set('target_type')}
+        />
+        <TextFilter field="target_id" label="Target id" value={draft.target_id} onInput={set('target_id')} />
       </div>
       <div class="row">
         <div class="field">

@@ -15,6 +15,7 @@ import { useSession } from '../lib/session.ts';
 import { useTitle } from '../lib/title.ts';
 import './reports.css';
 import { useAsync } from '../lib/use-async.ts';
+import { NumCol } from '../components/table-headers.tsx';
 
 const TENDERS: Readonly<Record<string, string>> = {
   cash: 'Cash',
@@ -94,45 +95,31 @@ function ReportBody({
       <section aria-labelledby="totals-heading">
         <h2 id="totals-heading">Totals</h2>
         <div class="row">
-          <table class="report-tickets" aria-label="Tickets">
-            <tbody>
-              {(
-                [
-                  ['Capacity', totals.capacity],
-                  ['Sold', totals.sold],
-                  ['Remaining', totals.remaining],
-                  ['Checked in', totals.checked_in],
-                  ['Held', totals.held],
-                  ['Refunded', totals.refunded],
-                  ['Cancelled', totals.cancelled],
-                  ['Orders', totals.orders],
-                ] as const
-              ).map(([label, value]) => (
-                <tr key={label}>
-                  <th scope="row">{label}</th>
-                  <td class="num">{value}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <table class="report-money" aria-label="Money">
-            <tbody>
-              {(
-                [
-                  ['Gross', totals.gross_minor],
-                  ['Refunds', totals.refunded_minor],
-                  ['Net', totals.net_minor],
-                  ['Fees in net', totals.fees_minor],
-                  ['Taxes in net', totals.taxes_minor],
-                ] as const
-              ).map(([label, value]) => (
-                <tr key={label}>
-                  <th scope="row">{label}</th>
-                  <td class="num">{cash(value)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <FigureTable
+            class="report-tickets"
+            label="Tickets"
+            rows={[
+              ['Capacity', totals.capacity],
+              ['Sold', totals.sold],
+              ['Remaining', totals.remaining],
+              ['Checked in', totals.checked_in],
+              ['Held', totals.held],
+              ['Refunded', totals.refunded],
+              ['Cancelled', totals.cancelled],
+              ['Orders', totals.orders],
+            ]}
+          />
+          <FigureTable
+            class="report-money"
+            label="Money"
+            rows={[
+              ['Gross', cash(totals.gross_minor)],
+              ['Refunds', cash(totals.refunded_minor)],
+              ['Net', cash(totals.net_minor)],
+              ['Fees in net', cash(totals.fees_minor)],
+              ['Taxes in net', cash(totals.taxes_minor)],
+            ]}
+          />
         </div>
       </section>
 
@@ -145,12 +132,8 @@ function ReportBody({
             <thead>
               <tr>
                 <th scope="col">Tender</th>
-                <th scope="col" class="num">
-                  Orders
-                </th>
-                <th scope="col" class="num">
-                  Amount
-                </th>
+                <NumCol>Orders</NumCol>
+                <NumCol>Amount</NumCol>
               </tr>
             </thead>
             <tbody>
@@ -244,15 +227,9 @@ function SalesOverTime({
             <thead>
               <tr>
                 <th scope="col">{interval === 'day' ? 'Day' : 'Hour'}</th>
-                <th scope="col" class="num">
-                  Orders
-                </th>
-                <th scope="col" class="num">
-                  Tickets
-                </th>
-                <th scope="col" class="num">
-                  Revenue
-                </th>
+                <NumCol>Orders</NumCol>
+                <NumCol>Tickets</NumCol>
+                <NumCol>Revenue</NumCol>
               </tr>
             </thead>
             <tbody>
@@ -294,30 +271,14 @@ function PerformanceTable({
       <thead>
         <tr>
           <th scope="col">Ticket type</th>
-          <th scope="col" class="num">
-            Price
-          </th>
-          <th scope="col" class="num">
-            Sold
-          </th>
-          <th scope="col" class="num">
-            Remaining
-          </th>
-          <th scope="col" class="num">
-            Checked in
-          </th>
-          <th scope="col" class="num">
-            Held
-          </th>
-          <th scope="col" class="num">
-            Refunded
-          </th>
-          <th scope="col" class="num">
-            Cancelled
-          </th>
-          <th scope="col" class="num">
-            Revenue
-          </th>
+          <NumCol>Price</NumCol>
+          <NumCol>Sold</NumCol>
+          <NumCol>Remaining</NumCol>
+          <NumCol>Checked in</NumCol>
+          <NumCol>Held</NumCol>
+          <NumCol>Refunded</NumCol>
+          <NumCol>Cancelled</NumCol>
+          <NumCol>Revenue</NumCol>
         </tr>
       </thead>
       <tbody>
@@ -349,6 +310,30 @@ function PerformanceTable({
           <td class="num">{money(revenue, currency)}</td>
         </tr>
       </tfoot>
+    </table>
+  );
+}
+
+/** A labelled column of figures: one row per label, its value right-aligned. */
+function FigureTable({
+  class: className,
+  label,
+  rows,
+}: {
+  class: string;
+  label: string;
+  rows: [string, string | number][];
+}) {
+  return (
+    <table class={className} aria-label={label}>
+      <tbody>
+        {rows.map(([name, value]) => (
+          <tr key={name}>
+            <th scope="row">{name}</th>
+            <td class="num">{value}</td>
+          </tr>
+        ))}
+      </tbody>
     </table>
   );
 }
