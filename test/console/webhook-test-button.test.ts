@@ -5,51 +5,29 @@
  * offered the button. Each screen passes axe-core with no serious or critical violation.
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { after, before, describe, test } from 'node:test';
-import pino from 'pino';
+import { describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { deliverDue } from '../../src/webhooks/pump.ts';
 import { BROWSER_SKIP, useBrowser } from '../helpers/browser.ts';
 import { signIn, useConsoleService } from '../helpers/console.ts';
+import { deliver, useReceiver } from '../helpers/receiver.ts';
 
 describe('the webhook test button', { skip: BROWSER_SKIP }, () => {
   const service = useConsoleService({ env: { WEBHOOK_ALLOW_INSECURE_LOOPBACK: 'true' } });
   const browser = useBrowser();
-  const received: Array<{ headers: Record<string, string>; body: string }> = [];
-  const receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      received.push({ headers: req.headers as Record<string, string>, body });
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-    });
-  });
-  let url = '';
-  before(async () => {
-    if (BROWSER_SKIP) return;
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/ping`;
-  });
-  after(() => new Promise((resolve) => receiver.close(resolve)));
-
-  const deliver = () =>
-    deliverDue({
-      config: service.t.config,
-      db: service.t.database.db,
-      clock: service.t.clock,
-      logger: pino({ level: 'silent' }),
-    });
+  const receiver = useReceiver('/ping', () => ({ status: 200, body: '{"ok":true}' }));
+  const { received } = receiver;
 
   test('a disabled endpoint: one test.ping, its delivery linked, delivered signed; a viewer has no button', async () => {
     const { t, org } = service;
-    const created = await t.api(org.key, 'POST', '/v1/webhook_endpoints', { url, event_types: ['order.created'] });
+    const created = await t.api(org.key, 'POST', '/v1/webhook_endpoints', {
+      url: receiver.url,
+      event_types: ['order.created'],
+    });
     assert.equal(created.statusCode, 201, created.body);
     const { id, secret } = created.json();
     // A second endpoint that must not receive the ping.
     const other = await t.api(org.key, 'POST', '/v1/webhook_endpoints', {
-      url: `${url}/other`,
+      url: `${receiver.url}/other`,
       event_types: ['order.created'],
     });
     assert.equal(other.statusCode, 201, other.body);
@@ -96,7 +74,7 @@ describe('the webhook test button', { skip: BROWSER_SKIP }, () => {
     assert.deepEqual(await browser.seriousViolations(page), []);
     await browser.screenshot(page, 'console', 'webhook-test-ping');
 
-    await deliver();
+    await deliver(service.t);
     assert.equal(received.length, 1, 'the ping went to this endpoint only');
     const event = new Webhook(secret).verify(received[0]!.body, {
       'webhook-id': received[0]!.headers['webhook-id']!,

@@ -6,44 +6,18 @@
  * receiver's answer; redeliver, rotate the secret, recover a failure, delete.
  */
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { after, before, describe, test } from 'node:test';
-import pino from 'pino';
+import { describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { deliverDue } from '../../src/webhooks/pump.ts';
 import { BROWSER_SKIP, useBrowser } from '../helpers/browser.ts';
 import { signIn, useConsoleService } from '../helpers/console.ts';
+import { deliver, useReceiver, type Received } from '../helpers/receiver.ts';
 
 describe('the webhooks screens', { skip: BROWSER_SKIP }, () => {
   const service = useConsoleService({ env: { WEBHOOK_ALLOW_INSECURE_LOOPBACK: 'true' } });
   const browser = useBrowser();
-  const received: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
   let answer = 200;
-  const receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body });
-      res.writeHead(answer, { 'content-type': 'application/json' }).end(JSON.stringify({ received: answer === 200 }));
-    });
-  });
-  let url = '';
-  before(async () => {
-    if (BROWSER_SKIP) return;
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-  });
-  after(() => new Promise((resolve) => receiver.close(resolve)));
-
-  /** What a worker does: sends the due deliveries (in this process, on the test's clock). */
-  const deliver = () =>
-    deliverDue({
-      config: service.t.config,
-      db: service.t.database.db,
-      clock: service.t.clock,
-      logger: pino({ level: 'silent' }),
-    });
+  const receiver = useReceiver('/hook', () => ({ status: answer, body: JSON.stringify({ received: answer === 200 }) }));
+  const { received } = receiver;
   const sell = async () => {
     const event = await service.t.api(service.org.key, 'POST', '/v1/events', {
       title: `Hook night ${received.length}-${Date.now()}`,
@@ -60,7 +34,7 @@ describe('the webhooks screens', { skip: BROWSER_SKIP }, () => {
     assert.equal(order.statusCode, 201, order.body);
     return order.json();
   };
-  const verify = (secret: string, delivery: { headers: IncomingHttpHeaders; body: string }) =>
+  const verify = (secret: string, delivery: Received) =>
     new Webhook(secret).verify(delivery.body, {
       'webhook-id': String(delivery.headers['webhook-id']),
       'webhook-timestamp': String(delivery.headers['webhook-timestamp']),
@@ -74,13 +48,13 @@ describe('the webhooks screens', { skip: BROWSER_SKIP }, () => {
     await page.getByText('No endpoints yet.').waitFor();
 
     // Without an event type the API refuses; its detail shows beside the event types.
-    await page.getByLabel('URL').fill(url);
+    await page.getByLabel('URL').fill(receiver.url);
     await page.getByLabel('Description (optional)').fill('Box office sync');
     await page.getByLabel('URL').press('Enter');
     const typesError = page.locator('#f-event_types .field-error');
     await typesError.waitFor();
     const refusal = (
-      await service.t.api(service.org.key, 'POST', '/v1/webhook_endpoints', { url, event_types: [] })
+      await service.t.api(service.org.key, 'POST', '/v1/webhook_endpoints', { url: receiver.url, event_types: [] })
     ).json();
     assert.equal(refusal.param, 'event_types');
     assert.equal(await typesError.textContent(), refusal.detail);
@@ -89,7 +63,7 @@ describe('the webhooks screens', { skip: BROWSER_SKIP }, () => {
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     const secret = (await page.getByTestId('secret').textContent())!;
     assert.match(secret, /^whsec_[A-Za-z0-9+/]+=*$/);
-    await page.getByRole('link', { name: url }).waitFor();
+    await page.getByRole('link', { name: receiver.url }).waitFor();
     assert.deepEqual(await browser.seriousViolations(page), []);
     await browser.screenshot(page, 'console', 'webhooks');
 
@@ -104,7 +78,7 @@ describe('the webhooks screens', { skip: BROWSER_SKIP }, () => {
 
     // A sale, delivered by the worker: signed with the secret the page showed.
     const order = await sell();
-    await deliver();
+    await deliver(service.t);
     assert.equal(received.length, 1);
     const event = verify(secret, received[0]!) as { type: string; data: { order_id: string } };
     assert.deepEqual([event.type, event.data.order_id], ['order.created', order.id]);
@@ -128,7 +102,7 @@ describe('the webhooks screens', { skip: BROWSER_SKIP }, () => {
 
     await page.getByRole('button', { name: 'Redeliver' }).click();
     await page.getByRole('status').filter({ hasText: 'Queued again as a new delivery (pending).' }).waitFor();
-    await deliver();
+    await deliver(service.t);
     assert.equal(received.length, 2);
     assert.equal(received[1]!.headers['webhook-id'], received[0]!.headers['webhook-id']);
     verify(secret, received[1]!);
@@ -149,7 +123,7 @@ describe('the webhooks screens', { skip: BROWSER_SKIP }, () => {
     // A failure, then recover it from the page once the receiver is back.
     answer = 500;
     await sell();
-    await deliver();
+    await deliver(service.t);
     assert.equal(received.length, 3);
     verify(newSecret, received[2]!);
     assert.throws(() => verify(secret, received[2]!));
@@ -159,7 +133,7 @@ describe('the webhooks screens', { skip: BROWSER_SKIP }, () => {
     await page.getByLabel('Failed or exhausted since (Europe/Berlin)').fill(local);
     await page.getByRole('button', { name: 'Recover' }).click();
     await page.getByRole('status').filter({ hasText: 'Sent again: 1; already pending: 0.' }).waitFor();
-    await deliver();
+    await deliver(service.t);
     assert.equal(received.length, 4);
     assert.equal(received[3]!.headers['webhook-id'], received[2]!.headers['webhook-id']);
 
