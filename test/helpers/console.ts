@@ -135,3 +135,20 @@ export async function mailedLink(t: TestApp, recipient: string): Promise<string>
     await smtp.close();
   }
 }
+
+/** The link texts of the console's main navigation. */
+export const navigation = (page: Page) =>
+  page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
+
+/** An owner's whole navigation: every screen. */
+export const OWNER_NAVIGATION = [
+  'Events',
+  'Sell',
+  'Orders',
+  'Webhooks',
+  'Door',
+  'Team',
+  'Developer',
+  'Settings',
+  'Audit log',
+];
