@@ -284,6 +284,8 @@ interface TicketsTable {
   tax_minor: number;
   total_minor: number;
   checked_in_at: Timestamp | null;
+  /** The door device that admitted the ticket; null when an integration or a person did. */
+  checked_in_device_id: Generated<string | null>;
   transferred_at: Timestamp | null;
   refund_id: string | null;
   created_at: CreatedAt;
@@ -515,4 +517,47 @@ export interface AuditLogTable {
 
 export interface Database {
   audit_log: AuditLogTable;
+}
+
+// Door devices and their uploaded scans (migrations/0019_door_devices.sql; docs/door.md).
+export type CheckInOutcome = 'admitted' | 'already_checked_in' | 'not_admittable';
+/** Why a scan was not admittable (src/domain/tickets/admission.ts decides). */
+export type CheckInRefusal = 'unknown' | 'wrong_performance' | 'refunded' | 'cancelled' | 'unpaid';
+
+export interface DoorDevicesTable {
+  id: Generated<string>;
+  organizer_id: string;
+  name: string;
+  performance_ids: string[];
+  online_only: Generated<boolean>;
+  provisioning_token_hash: Buffer | null;
+  provisioning_expires_at: Timestamp | null;
+  api_key_id: string | null;
+  claimed_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+  last_synced_at: Timestamp | null;
+  created_by: string | null;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface CheckInScansTable {
+  id: Generated<string>;
+  organizer_id: string;
+  api_key_id: string;
+  device_id: string | null;
+  device_scan_id: string;
+  ticket_id: string;
+  performance_id: string | null;
+  scanned_at: Timestamp;
+  outcome: CheckInOutcome;
+  reason: CheckInRefusal | null;
+  admitted_at: Timestamp | null;
+  admitted_device_id: string | null;
+  received_at: CreatedAt;
+}
+
+export interface Database {
+  door_devices: DoorDevicesTable;
+  check_in_scans: CheckInScansTable;
 }
