@@ -42,8 +42,12 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Name used in "X not found." when the path id is malformed. */
     resource?: string;
-    /** Scope the route needs; defaults to read for GET/HEAD, write otherwise; `any`: a valid key of either scope. */
-    scope?: Scope | 'any';
+    /**
+     * Scope the route needs; defaults to read for GET/HEAD, write otherwise; `any`: a key
+     * with `read` or `write`; a list: any one of them (the routes a door device's
+     * `check_in` key may use list it, docs/door.md).
+     */
+    scope?: Scope | 'any' | readonly Scope[];
   }
 }
 

@@ -7,12 +7,18 @@ export function insertApiKey(db: Executor, values: Insertable<ApiKeysTable>) {
   return db.insertInto('api_keys').values(values).returningAll().executeTakeFirstOrThrow();
 }
 
-/** The key with this hash and its organizer's settings, whatever its state. */
+/**
+ * The key with this hash, its organizer's settings and, for a door device's key, the
+ * device and its performances; whatever its state.
+ */
 export function findApiKeyByHash(db: Executor, keyHash: Buffer) {
   return db
     .selectFrom('api_keys')
     .innerJoin('organizers', 'organizers.id', 'api_keys.organizer_id')
+    .leftJoin('door_devices', 'door_devices.api_key_id', 'api_keys.id')
     .select([
+      'door_devices.id as device_id',
+      'door_devices.performance_ids',
       'api_keys.id',
       'api_keys.organizer_id',
       'api_keys.key_hash',

@@ -74,7 +74,7 @@ export async function findSaleCatalog(
 /** A new order: every column but those only later changes set (they start null). */
 export type NewOrder = Omit<OrderRow, 'etickets_sent_at' | 'disputed_at' | 'cancelled_at'>;
 /** A new ticket: every column but those only check-in, transfer and refund set (they start null). */
-type NewTicket = Omit<TicketRow, 'checked_in_at' | 'transferred_at' | 'refund_id'>;
+type NewTicket = Omit<TicketRow, 'checked_in_at' | 'checked_in_device_id' | 'transferred_at' | 'refund_id'>;
 type NewPayment = Omit<Selectable<PaymentsTable>, 'id'>;
 type NewEmailJob = Pick<
   Selectable<EmailJobsTable>,
@@ -231,7 +231,9 @@ export function saleInserted(sale: NewSale, answer: SaleInsertAnswer[]): Inserte
   return {
     queuedDeliveries: row.queued,
     order: stamped({ ...o, etickets_sent_at: null, disputed_at: null, cancelled_at: null }),
-    tickets: t.map((ticket) => stamped({ ...ticket, checked_in_at: null, transferred_at: null, refund_id: null })),
+    tickets: t.map((ticket) =>
+      stamped({ ...ticket, checked_in_at: null, checked_in_device_id: null, transferred_at: null, refund_id: null }),
+    ),
   };
 }
 

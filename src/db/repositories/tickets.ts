@@ -36,6 +36,8 @@ export interface TicketFilters {
   serial_no?: string;
   /** Exact; `tickets_ticket_no_uq` (organizer_id, ticket_no) finds the one row. */
   ticket_no?: string;
+  /** Only these performances' tickets: a door device's reach. */
+  performance_ids?: readonly string[];
 }
 
 export function ticketsListQuery(db: Executor, organizerId: string, filters: TicketFilters) {
@@ -45,41 +47,63 @@ export function ticketsListQuery(db: Executor, organizerId: string, filters: Tic
   if (filters.status !== undefined) q = q.where('tickets.status', '=', filters.status);
   if (filters.serial_no !== undefined) q = q.where('tickets.serial_no', '=', filters.serial_no);
   if (filters.ticket_no !== undefined) q = q.where('tickets.ticket_no', '=', filters.ticket_no);
+  if (filters.performance_ids !== undefined) q = q.where('tickets.performance_id', 'in', [...filters.performance_ids]);
   return q;
 }
 
 export type TicketKey = { id: string } | { serialNo: string };
 
+/** A ticket with its order's status: what the admission rule decides from. */
+export type TicketForAdmission = TicketRow & { order_status: string };
+
 /**
- * The check-in: ONE conditional update. It admits the ticket only while it is
- * `purchased` and its order is paid (placed or fulfilled). Concurrent check-ins of one
- * ticket queue on its row lock; each re-evaluates the condition on the committed row,
- * so exactly one gets a row back.
+ * The ticket and its order's status, the ticket's row locked for its check-in. Only the
+ * ticket is locked: every change that can make a purchased ticket not admittable (a
+ * refund, a cancel, another check-in, a transfer) writes the ticket row and so waits for
+ * this lock, or this read waits for it. An order settled meanwhile is read as unpaid, a
+ * refusal the door retries. Not locking the order keeps the lock order of refund and
+ * cancel (order, then tickets) free of deadlocks.
  */
-export function checkInTicket(db: Executor, organizerId: string, key: TicketKey, now: Date) {
+export async function lockTicketForAdmission(
+  db: Executor,
+  organizerId: string,
+  key: TicketKey,
+): Promise<TicketForAdmission | undefined> {
   const where = 'id' in key ? sql`t.id = ${key.id}` : sql`t.serial_no = ${key.serialNo}`;
-  return sql<TicketRow>`
-    UPDATE tickets t
-    SET status = 'checked_in', checked_in_at = ${now}, updated_at = ${now}
-    FROM orders o
-    WHERE ${where}
-      AND t.organizer_id = ${organizerId}
-      AND t.status = 'purchased'
-      AND o.id = t.order_id
-      AND o.status IN ('placed', 'fulfilled')
-    RETURNING t.*
+  const result = await sql<TicketForAdmission>`
+    SELECT t.*, o.status AS order_status
+    FROM tickets t JOIN orders o ON o.id = t.order_id
+    WHERE ${where} AND t.organizer_id = ${organizerId}
+    FOR UPDATE OF t
   `.execute(db);
+  return result.rows[0];
 }
 
-/** Why a ticket was not admitted: its state and its order's. */
-export function findTicketWithOrderStatus(db: Executor, organizerId: string, key: TicketKey) {
-  let q = db
-    .selectFrom('tickets as t')
-    .innerJoin('orders as o', 'o.id', 't.order_id')
-    .select(['t.id', 't.status', 'o.status as order_status'])
-    .where('t.organizer_id', '=', organizerId);
-  q = 'id' in key ? q.where('t.id', '=', key.id) : q.where('t.serial_no', '=', key.serialNo);
-  return q.executeTakeFirst();
+/** Admits a ticket locked by lockTicketForAdmission: its check-in time and the door device, if one. */
+export function admitTicket(
+  db: Executor,
+  id: string,
+  admission: { checkedInAt: Date; deviceId: string | null; now: Date },
+) {
+  return db
+    .updateTable('tickets')
+    .set({
+      status: 'checked_in',
+      checked_in_at: admission.checkedInAt,
+      checked_in_device_id: admission.deviceId,
+      updated_at: admission.now,
+    })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Stamps an order's tickets as changed: what a door decides from includes whether the
+ * order is paid, so a settled order's tickets reach the doors' copies (docs/door.md).
+ */
+export async function touchTicketsOfOrder(db: Executor, orderId: string, now: Date): Promise<void> {
+  await db.updateTable('tickets').set({ updated_at: now }).where('order_id', '=', orderId).execute();
 }
 
 /** Moves the given purchased tickets of an order to refunded/cancelled; returns those moved. */

@@ -29,7 +29,8 @@ import type { Clock } from '../../lib/clock.ts';
 import { TtlCache } from '../../lib/ttl-cache.ts';
 
 const API_KEY_PREFIX = 'mqk_';
-export type Scope = 'read' | 'write';
+/** `check_in`: a door device's key, alone, limited to the device's performances (docs/door.md). */
+export type Scope = 'read' | 'write' | 'check_in';
 
 /** Who a request acts for: an API key on /v1, a signed-in person on /dashboard/v1 (docs/dashboard.md). */
 export interface AuthContext {
@@ -41,6 +42,10 @@ export interface AuthContext {
   scopes: Scope[];
   currency: string;
   timezone: string;
+  /** The door device whose key this is; null for every other caller. */
+  deviceId: string | null;
+  /** The performances a door device may admit; null: every performance of the organizer. */
+  performanceIds: readonly string[] | null;
 }
 
 function generateApiKey(): string {
@@ -73,7 +78,7 @@ function cacheKeyOf(keyHash: Uint8Array): string {
 }
 
 /** Drops the cached lookup of the key with this hash (call once its change has committed). */
-function forgetApiKey(cache: ApiKeyCache, keyHash: Uint8Array): void {
+export function forgetApiKey(cache: ApiKeyCache, keyHash: Uint8Array): void {
   cache.delete(cacheKeyOf(keyHash));
 }
 
@@ -135,6 +140,8 @@ async function loadAndCache(
       scopes: Object.freeze([...row.scopes]) as Scope[],
       currency: row.currency,
       timezone: row.timezone,
+      deviceId: row.device_id,
+      performanceIds: row.performance_ids === null ? null : Object.freeze([...row.performance_ids]),
     }),
     expiresAtMs: row.expires_at === null ? null : row.expires_at.getTime(),
     revoked: row.revoked_at !== null,
@@ -168,7 +175,7 @@ export async function createApiKey(
 ): Promise<CreatedApiKey> {
   const key = generateApiKey();
   // Scopes are a set: store them once each, in a stable order.
-  const scopes = (['read', 'write'] as const).filter((scope) => input.scopes.includes(scope));
+  const scopes = (['read', 'write', 'check_in'] as const).filter((scope) => input.scopes.includes(scope));
   const row = await insertApiKey(db, {
     organizer_id: input.organizerId,
     name: input.name ?? null,

@@ -22,6 +22,7 @@ import {
   findTicketsOfOrders,
   releaseTickets,
   type TicketRow,
+  touchTicketsOfOrder,
 } from '../../db/repositories/tickets.ts';
 import { withTransaction, type Executor } from '../../db/transaction.ts';
 import { conflict, invalid, notFound } from '../../errors/domain-error.ts';
@@ -64,6 +65,8 @@ export async function settleOrder(
         `Order ${order.order_no} is ${order.status}; only an unpaid order can be settled.`,
       );
     const updated = await updateOrderStatus(trx, order.id, { status: 'placed', paid_at: now, updated_at: now });
+    // Paid now: the doors' copies of its tickets must learn it (docs/door.md, "The local copy").
+    await touchTicketsOfOrder(trx, order.id, now);
     await insertPayment(trx, {
       organizer_id: order.organizer_id,
       order_id: order.id,

@@ -169,6 +169,8 @@ function sessionAuthOf(row: SessionRow, settings: SessionSettings): SessionAuth 
   return {
     apiKeyId: null,
     userId: row.user_id,
+    deviceId: null,
+    performanceIds: null,
     sessionId: row.id,
     organizerId: row.organizer_id,
     role: row.role,

@@ -1,19 +1,24 @@
 /**
- * Tickets: reads, the check-in (API and gate scanner share checkIn()), and transfer.
+ * Tickets: reads, the check-in (API, gate scanner and door devices share checkIn()), and
+ * transfer.
  *
- * checkIn() is ONE conditional UPDATE (purchased → checked_in while the order is paid)
- * with `ticket.checked_in` in the same transaction; only when it changes no row does it
- * read why, to answer 404 or the right 409. Concurrent check-ins of one ticket queue on the
- * row lock, and only the first finds the ticket still `purchased`: one 200, one event.
+ * checkIn() locks the ticket's row, decides with the admission rule the door devices
+ * also decide offline with (admission.ts), and admits with `ticket.checked_in` in the same
+ * transaction. Concurrent check-ins of one ticket queue on the row lock, and only the
+ * first finds the ticket still `purchased`: one 200, one event.
+ *
+ * A door device's key reaches only the tickets of its performances: another
+ * performance's ticket is not found (docs/door.md).
  */
 import type { PageRequest } from '../../db/pagination.ts';
 import {
+  admitTicket,
   findOrderStatusOfTicket,
-  checkInTicket,
   findTicket,
   findTicketOrganizer,
-  findTicketWithOrderStatus,
+  lockTicketForAdmission,
   ticketsListQuery,
+  type TicketForAdmission,
   transferTicket,
   type TicketFilters,
   type TicketKey,
@@ -22,10 +27,16 @@ import { withTransaction, type Executor } from '../../db/transaction.ts';
 import { conflict, invalid, notFound, type DomainError } from '../../errors/domain-error.ts';
 import { emitDomainEvent } from '../../webhooks/outbox.ts';
 import { listInView, type ListView } from '../sync/lists.ts';
+import { admissionOf, type AdmissionFacts, type AdmissionRefusal } from './admission.ts';
 
-export async function getTicket(db: Executor, organizerId: string, id: string) {
+/** The performances a caller reaches: a door device's, or null for every one of the organizer. */
+export type PerformanceReach = readonly string[] | null;
+
+const within = (reach: PerformanceReach, performanceId: string) => reach === null || reach.includes(performanceId);
+
+export async function getTicket(db: Executor, organizerId: string, id: string, reach: PerformanceReach = null) {
   const row = await findTicket(db, organizerId, id);
-  if (!row) throw notFound('Ticket');
+  if (!row || !within(reach, row.performance_id)) throw notFound('Ticket');
   return row;
 }
 
@@ -35,54 +46,85 @@ export async function listTickets(
   filters: TicketFilters,
   page: PageRequest,
   view: ListView,
+  reach: PerformanceReach = null,
 ) {
   for (const name of ['serial_no', 'ticket_no'] as const) {
     // An exact-match filter of only spaces can match nothing: say so rather than answer [].
     if (filters[name]?.trim() === '') throw invalid('parameter_invalid', `\`${name}\` must not be blank.`, name);
   }
-  return listInView(db, 'tickets', organizerId, ticketsListQuery(db, organizerId, filters), page, view);
+  const query = ticketsListQuery(db, organizerId, reach === null ? filters : { ...filters, performance_ids: reach });
+  return listInView(db, 'tickets', organizerId, query, page, view);
 }
 
-const ALREADY_CHECKED_IN = 'Ticket is already checked in.';
+/** Who admits: a door device (its id and performances) or anyone else (null, null). */
+export interface Admitter {
+  deviceId: string | null;
+  reach: PerformanceReach;
+}
 
-export async function checkIn(db: Executor, organizerId: string, key: TicketKey, now: Date) {
+const ANYONE: Admitter = { deviceId: null, reach: null };
+
+export async function checkIn(db: Executor, organizerId: string, key: TicketKey, now: Date, by: Admitter = ANYONE) {
   return withTransaction(db, async (trx) => {
-    const result = await checkInTicket(trx, organizerId, key, now);
-    const ticket = result.rows[0];
-    if (!ticket) throw await whyNotAdmitted(trx, organizerId, key);
-    await emitDomainEvent(trx, {
-      organizerId,
-      type: 'ticket.checked_in',
-      data: {
-        ticket_id: ticket.id,
-        ticket_no: ticket.ticket_no,
-        order_no: ticket.order_no,
-        event_id: ticket.event_id,
-        performance_id: ticket.performance_id,
-      },
-      at: now,
-    });
-    return ticket;
+    const ticket = await lockTicketForAdmission(trx, organizerId, key);
+    const verdict = admissionOf(ticket && admissionFactsOf(ticket), by.reach);
+    if (!verdict.admit) throw refusalError(verdict.reason);
+    return recordAdmission(trx, organizerId, ticket!.id, { checkedInAt: now, deviceId: by.deviceId, now });
   });
 }
 
-async function whyNotAdmitted(db: Executor, organizerId: string, key: TicketKey): Promise<DomainError> {
-  const row = await findTicketWithOrderStatus(db, organizerId, key);
-  if (!row) return notFound('Ticket');
-  switch (row.status) {
-    case 'checked_in':
-      return conflict('invalid_state', ALREADY_CHECKED_IN);
+/** What the admission rule needs of a locked ticket. */
+export function admissionFactsOf(ticket: TicketForAdmission): AdmissionFacts {
+  return {
+    status: ticket.status,
+    paid: ticket.order_status === 'placed' || ticket.order_status === 'fulfilled',
+    orderCancelled: ticket.order_status === 'cancelled',
+    performance_id: ticket.performance_id,
+  };
+}
+
+/**
+ * Admits a ticket the admission rule let in (its row locked by lockTicketForAdmission) and
+ * emits `ticket.checked_in`, in the caller's transaction: the one write of every check-in,
+ * online or uploaded.
+ */
+export async function recordAdmission(
+  trx: Executor,
+  organizerId: string,
+  ticketId: string,
+  admission: { checkedInAt: Date; deviceId: string | null; now: Date },
+) {
+  const ticket = await admitTicket(trx, ticketId, admission);
+  await emitDomainEvent(trx, {
+    organizerId,
+    type: 'ticket.checked_in',
+    data: {
+      ticket_id: ticket.id,
+      ticket_no: ticket.ticket_no,
+      order_no: ticket.order_no,
+      event_id: ticket.event_id,
+      performance_id: ticket.performance_id,
+    },
+    at: admission.now,
+  });
+  return ticket;
+}
+
+/** The API's answer to a refused check-in: 404 for a ticket the caller cannot reach, else 409. */
+function refusalError(reason: AdmissionRefusal): DomainError {
+  switch (reason) {
+    case 'unknown':
+    case 'wrong_performance':
+      return notFound('Ticket');
+    case 'already_checked_in':
+      return conflict('invalid_state', 'Ticket is already checked in.');
     case 'refunded':
       return conflict('invalid_state', 'Ticket cannot be checked in: it was refunded.');
     case 'cancelled':
       return conflict('invalid_state', 'Ticket cannot be checked in: it was cancelled.');
+    case 'unpaid':
+      return conflict('invalid_state', 'Ticket cannot be checked in: its order is unpaid.');
   }
-  if (row.order_status === 'unpaid')
-    return conflict('invalid_state', 'Ticket cannot be checked in: its order is unpaid.');
-  if (row.order_status === 'cancelled')
-    return conflict('invalid_state', 'Ticket cannot be checked in: its order is cancelled.');
-  // Admittable now: a concurrent change (e.g. a transfer or settlement) raced this call.
-  return conflict('concurrent_modification', 'Ticket changed while being checked in; retry.');
 }
 
 export async function transfer(

@@ -9,8 +9,9 @@ export const CurrentApiKey = Type.Object(
     object: Type.Literal('api_key'),
     name: Nullable(Type.String()),
     key_preview: Type.String({ description: 'the first characters of the key (prefix included), to recognise it' }),
-    scopes: Type.Array(Type.Union([Type.Literal('read'), Type.Literal('write')]), {
-      description: '`read` allows every GET, `write` every POST, PATCH and DELETE',
+    scopes: Type.Array(Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('check_in')]), {
+      description:
+        '`read` allows every GET, `write` every POST, PATCH and DELETE; `check_in` (a door device’s key, alone) only its tickets and their check-in (docs/door.md)',
     }),
     expires_at: Nullable(Timestamp),
     created_at: Timestamp,

@@ -46,6 +46,8 @@ export const UpdateOrganizer = Type.Object(
 );
 
 const Scope = Type.Union([Type.Literal('read'), Type.Literal('write')]);
+/** A key's scopes as lists show them: a door device's key holds `check_in` alone (docs/door.md). */
+const KeyScope = Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('check_in')]);
 
 export const CreateApiKey = Type.Object(
   {
@@ -60,7 +62,7 @@ export const CreatedApiKey = Type.Object({
   id: Uuid,
   object: Type.Literal('api_key'),
   key: Type.String({ description: 'the raw key; shown only in this response' }),
-  scopes: Type.Array(Scope),
+  scopes: Type.Array(KeyScope),
   expires_at: Nullable(Timestamp),
   created_at: Timestamp,
 });
@@ -77,7 +79,7 @@ export const ListedApiKey = Type.Object({
   object: Type.Literal('api_key'),
   name: Nullable(Type.String()),
   key_preview: Type.String({ description: 'the first characters of the key (prefix included), to recognise it' }),
-  scopes: Type.Array(Scope),
+  scopes: Type.Array(KeyScope),
   expires_at: Nullable(Timestamp),
   revoked_at: Nullable(Timestamp),
   last_used_at: Nullable(Timestamp),

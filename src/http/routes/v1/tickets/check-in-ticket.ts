@@ -9,13 +9,13 @@ export const checkInTicketRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/tickets/:id/check_in',
     {
-      config: { resource: 'Ticket' },
+      config: { resource: 'Ticket', scope: ['write', 'check_in'] },
       schema: {
         tags: ['tickets'],
         operationId: 'checkInTicket',
         summary: 'Admit a ticket at the door',
         description:
-          'Admits the ticket’s current holder once, with the same atomic guards as the gate scanner. 409 when it cannot be admitted: already checked in, the order unpaid, the ticket refunded or cancelled, or a concurrent transfer (retry). A fresh admit emits `ticket.checked_in` exactly once.',
+          'Admits the ticket’s current holder once, with the same atomic guards as the gate scanner. A door device’s key (`check_in` scope) admits only tickets of its performances; another performance’s ticket is not found. 409 when it cannot be admitted: already checked in, the order unpaid, the ticket refunded or cancelled, or a concurrent transfer (retry). A fresh admit emits `ticket.checked_in` exactly once.',
         params: IdParams,
         response: {
           200: success(Ticket, 'The ticket, checked in'),
@@ -23,9 +23,12 @@ export const checkInTicketRoute: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request) =>
-      presentTicket(
-        await checkIn(request.db, tenantOf(request).organizerId, { id: request.params.id }, app.deps.clock.now()),
-      ),
+    async (request) => {
+      const auth = tenantOf(request);
+      const by = { deviceId: auth.deviceId, reach: auth.performanceIds };
+      return presentTicket(
+        await checkIn(request.db, auth.organizerId, { id: request.params.id }, app.deps.clock.now(), by),
+      );
+    },
   );
 };

@@ -9,16 +9,20 @@ export const getTicketRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/tickets/:id',
     {
-      config: { resource: 'Ticket' },
+      config: { resource: 'Ticket', scope: ['read', 'check_in'] },
       schema: {
         tags: ['tickets'],
         operationId: 'getTicket',
         summary: 'Get a ticket',
-        description: 'One issued ticket, with its holder and check-in state.',
+        description:
+          'One issued ticket, with its holder and check-in state. A door device’s key reads only tickets of its performances.',
         params: IdParams,
         response: { 200: success(Ticket), ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) => presentTicket(await getTicket(request.db, tenantOf(request).organizerId, request.params.id)),
+    async (request) => {
+      const auth = tenantOf(request);
+      return presentTicket(await getTicket(request.db, auth.organizerId, request.params.id, auth.performanceIds));
+    },
   );
 };
