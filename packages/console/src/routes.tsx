@@ -9,6 +9,7 @@ import type { ComponentType } from 'preact';
 import type { Permission, SessionBody } from './lib/dashboard.ts';
 import { AuditLog } from './screens/audit-log.tsx';
 import { Developer } from './screens/developer.tsx';
+import { Device } from './screens/device.tsx';
 import { Door } from './screens/door.tsx';
 import { EventCreate } from './screens/event-create.tsx';
 import { EventDetailScreen } from './screens/event-detail.tsx';
@@ -82,6 +83,8 @@ export const PUBLIC_SCREENS: Readonly<
   '/app/reset': Reset,
   '/app/invite': Invite,
   '/app/setup': Setup,
+  // The door device app: no session, it signs its /v1 calls with its device key (docs/door.md).
+  '/app/device': Device,
 };
 
 export { NotFound };

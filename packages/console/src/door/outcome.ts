@@ -4,8 +4,9 @@
  * (test/door/outcome.test.ts).
  */
 import type { Order, Ticket } from '@marquee/sdk';
+import { formatTimeAt, REFUSAL_HEADLINES, sentences } from './verdict-words.ts';
 
-type RefusalReason = 'already_checked_in' | 'unpaid' | 'refunded' | 'cancelled' | 'other_performance' | 'unknown';
+export { formatTimeAt };
 
 export type Outcome =
   | { kind: 'admitted'; ticket: Ticket }
@@ -76,28 +77,6 @@ function alreadyCheckedIn(ticket: Ticket): Extract<Outcome, { reason: 'already_c
   return { kind: 'refused', reason: 'already_checked_in', ticket, checkedInAt: ticket.checked_in_at ?? '' };
 }
 
-/** A time in the event's zone, the zone named ("21:04:05 CEST"), as the door reads it. */
-export function formatTimeAt(iso: string, timeZone: string, locale?: string): string {
-  const at = new Date(iso);
-  if (Number.isNaN(at.getTime())) return iso;
-  return new Intl.DateTimeFormat(locale, {
-    timeZone,
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    timeZoneName: 'short',
-  }).format(at);
-}
-
-const REFUSAL_HEADLINES: Record<RefusalReason, string> = {
-  already_checked_in: 'Already checked in',
-  unpaid: 'Not paid',
-  refunded: 'Refunded',
-  cancelled: 'Cancelled',
-  other_performance: 'Wrong performance',
-  unknown: 'Unknown ticket',
-};
-
 /** The big line and the sentence under it, as the door screen shows an outcome. */
 export function describeOutcome(outcome: Outcome, timeZone: string): { headline: string; detail: string } {
   switch (outcome.kind) {
@@ -116,17 +95,17 @@ export function describeOutcome(outcome: Outcome, timeZone: string): { headline:
     case 'already_checked_in':
       return {
         headline,
-        detail: `Ticket ${outcome.ticket.ticket_no} was checked in at ${formatTimeAt(outcome.checkedInAt, timeZone)}.`,
+        detail: sentences.checkedInAt(outcome.ticket.ticket_no, formatTimeAt(outcome.checkedInAt, timeZone)),
       };
     case 'unpaid':
       return { headline, detail: `The order ${outcome.ticket.order_no} is not paid yet.` };
     case 'refunded':
-      return { headline, detail: `Ticket ${outcome.ticket.ticket_no} was refunded.` };
+      return { headline, detail: sentences.refunded(outcome.ticket.ticket_no) };
     case 'cancelled':
-      return { headline, detail: `Ticket ${outcome.ticket.ticket_no} was cancelled.` };
+      return { headline, detail: sentences.cancelled(outcome.ticket.ticket_no) };
     case 'other_performance':
-      return { headline, detail: `Ticket ${outcome.ticket.ticket_no} is for ${outcome.performanceLabel}.` };
+      return { headline, detail: sentences.otherPerformance(outcome.ticket.ticket_no, outcome.performanceLabel) };
     case 'unknown':
-      return { headline, detail: `No ticket has the code ${outcome.code}.` };
+      return { headline, detail: sentences.unknown(outcome.code) };
   }
 }

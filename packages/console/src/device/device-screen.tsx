@@ -1,0 +1,304 @@
+/**
+ * The paired door device at work (docs/door.md, "The door device"): the verdict large
+ * (colour, words, sound), the counter from the local copy, the copy's age, the offline
+ * banner, the scan log and the double entries; codes from the camera, the typed field and
+ * a keyboard-wedge scanner anywhere on the page.
+ *
+ * Timing, as on the door screen: each scan marks `door-scan-<n>` when its code arrives and,
+ * the frame after its verdict renders, measures `door-result-<n>`.
+ */
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { Beeper } from '../door/beep.ts';
+import { startCamera, type CameraReader } from '../door/camera.ts';
+import { RepeatFilter } from '../door/repeat-filter.ts';
+import { formatTimeAt } from '../door/verdict-words.ts';
+import { forgetEverything, type DeviceDb, type DeviceScan, type DoubleEntry, type Pairing } from './device-db.ts';
+import { DeviceSession, REVOKED, type DeviceState } from './device-session.ts';
+import { listenForWedge } from './keyboard-wedge.ts';
+import { ageOf, copyLine, formatCount } from './sync-age.ts';
+import { describeScan, zoneOf } from './verdict.ts';
+
+const REPEAT_WINDOW_MS = 4_000;
+
+let scanCounter = 0;
+
+interface Shown {
+  token: number;
+  id: string;
+}
+
+export function DeviceScreen({ db, pairing, onUnpaired }: { db: DeviceDb; pairing: Pairing; onUnpaired: () => void }) {
+  const session = useMemo(() => new DeviceSession(db, pairing), [db, pairing]);
+  const [state, setState] = useState<DeviceState>(session.state);
+  const [shown, setShown] = useState<Shown & { scan: DeviceScan }>();
+  const [code, setCode] = useState('');
+  const [now, setNow] = useState(Date.now());
+  const [camera, setCamera] = useState<CameraReader>();
+  const [cameraError, setCameraError] = useState<string>();
+  const [confirmUnpair, setConfirmUnpair] = useState(false);
+  const beeper = useMemo(() => new Beeper(), []);
+  const repeats = useMemo(() => new RepeatFilter(REPEAT_WINDOW_MS), []);
+  const video = useRef<HTMLVideoElement>(null);
+  const input = useRef<HTMLInputElement>(null);
+  const latest = useRef(0);
+
+  useEffect(() => {
+    const unsubscribe = session.subscribe(setState);
+    void session.start();
+    const online = () => session.setBrowserOnline(true);
+    const offline = () => session.setBrowserOnline(false);
+    window.addEventListener('online', online);
+    window.addEventListener('offline', offline);
+    const tick = setInterval(() => setNow(Date.now()), 1000);
+    return () => {
+      unsubscribe();
+      session.stop();
+      clearInterval(tick);
+      window.removeEventListener('online', online);
+      window.removeEventListener('offline', offline);
+    };
+  }, [session]);
+
+  const handle = async (raw: string) => {
+    if (raw.trim() === '') return;
+    const token = ++scanCounter;
+    performance.mark(`door-scan-${token}`);
+    latest.current = token;
+    const scan = await session.scan(raw);
+    if (token !== latest.current) return;
+    const view = describeScan(scan, state.device);
+    beeper.play(view.tone);
+    setShown({ token, id: scan.device_scan_id, scan });
+  };
+
+  useEffect(() => listenForWedge((wedged) => void handle(wedged)), [session, state.device]);
+
+  // The verdict is on screen: measure from the scan's mark to the next frame.
+  useEffect(() => {
+    if (!shown) return;
+    const { token } = shown;
+    requestAnimationFrame(() => {
+      const name = `door-result-${token}`;
+      if (performance.getEntriesByName(name).length === 0) performance.measure(name, `door-scan-${token}`);
+    });
+  }, [shown?.token]);
+
+  useEffect(() => () => camera?.stop(), [camera]);
+
+  const startReading = async () => {
+    beeper.unlock();
+    setCameraError(undefined);
+    if (!video.current) return;
+    try {
+      setCamera(await startCamera(video.current, (text) => repeats.accept(text) && void handle(text)));
+    } catch (err) {
+      setCameraError(err instanceof Error ? err.message : String(err));
+    }
+  };
+
+  const { device } = state;
+  // The big verdict follows its scan as the upload settles it.
+  const current = shown && (state.log.find((scan) => scan.device_scan_id === shown.id) ?? shown.scan);
+
+  if (state.revoked)
+    return (
+      <>
+        <h1>Door device: {device.name}</h1>
+        <div class="notice error door-banner" role="alert" data-state="revoked">
+          <p>{REVOKED}</p>
+          <p data-unsent={state.pending}>
+            {state.pending === 0
+              ? 'Every scan was uploaded before.'
+              : `${formatCount(state.pending)} scan${state.pending === 1 ? '' : 's'} made on this device could not be uploaded.`}
+          </p>
+        </div>
+        <button type="button" onClick={() => void unpair(db, onUnpaired)}>
+          Unpair this device
+        </button>
+      </>
+    );
+
+  return (
+    <>
+      <div class="screen-head">
+        <h1>Door device: {device.name}</h1>
+      </div>
+      <p class="hint device-performances">
+        Admits:{' '}
+        {device.performances
+          .map(
+            (p) =>
+              `${p.event_name}, ${new Intl.DateTimeFormat('en-US', { timeZone: p.timezone, dateStyle: 'medium', timeStyle: 'short' }).format(new Date(p.starts_at))}`,
+          )
+          .join('; ')}
+        {device.online_only && ' · online only'}
+      </p>
+
+      {state.network === 'offline' && (
+        <div class="notice error door-banner" role="alert" data-state="offline">
+          <p>
+            <strong>Offline:</strong>{' '}
+            {device.online_only
+              ? 'scans are queued, not verified, until the network is back'
+              : `deciding from the tickets as of ${state.syncedAt === null ? 'never' : ageOf(state.syncedAt, now)}`}
+            . {formatCount(state.pending)} scan{state.pending === 1 ? '' : 's'} waiting to be uploaded.
+          </p>
+        </div>
+      )}
+      {state.trouble !== undefined && state.network === 'online' && (
+        <div class="notice error" role="alert" data-state="trouble">
+          <p>Marquee refused a refresh: {state.trouble}</p>
+        </div>
+      )}
+
+      <p class="door-counter" aria-live="polite">
+        Admitted <strong data-admitted>{formatCount(state.counts.admitted)}</strong> of{' '}
+        <strong data-sold>{formatCount(state.counts.sold)}</strong> sold
+      </p>
+      <p class="hint device-sync" data-synced-at={state.syncedAt ?? ''} data-tickets={state.counts.total}>
+        {copyLine(state.syncedAt, state.counts.total, now)}
+        {state.network === 'online' && state.pending > 0 && ` · ${formatCount(state.pending)} scans to upload`}
+      </p>
+
+      <Verdict shown={shown && current && { token: shown.token, scan: current }} state={state} />
+
+      <div class="door-inputs">
+        <form
+          class="door-type"
+          onSubmit={(e) => {
+            e.preventDefault();
+            beeper.unlock();
+            const typed = code;
+            setCode('');
+            void handle(typed);
+            input.current?.focus();
+          }}
+        >
+          <div class="field">
+            <label for="device-code">Serial or ticket number</label>
+            <input
+              id="device-code"
+              ref={input}
+              value={code}
+              autoComplete="off"
+              autoCapitalize="characters"
+              spellcheck={false}
+              onInput={(e) => setCode(e.currentTarget.value)}
+            />
+          </div>
+          <button type="submit">Check in</button>
+        </form>
+        <div class="door-camera">
+          {camera ? (
+            <button type="button" class="secondary" onClick={() => setCamera(undefined)}>
+              Stop camera
+            </button>
+          ) : (
+            <button type="button" onClick={() => void startReading()}>
+              Start camera
+            </button>
+          )}
+          {camera && <p class="hint">Reading QR codes with {camera.decoder}.</p>}
+          {cameraError !== undefined && (
+            <div class="notice error" role="alert">
+              <p>The camera is not available ({cameraError}). Type the codes instead.</p>
+            </div>
+          )}
+          <video ref={video} class={camera ? 'door-video' : 'door-video off'} aria-label="Camera view" muted />
+        </div>
+      </div>
+      <p class="hint">A handheld scanner works anywhere on this page: scan, and its code is checked.</p>
+
+      {state.doubles.length > 0 && (
+        <>
+          <h2>Double entries</h2>
+          <ul class="device-doubles">
+            {state.doubles.map((entry) => (
+              <DoubleLine key={entry.id} entry={entry} state={state} />
+            ))}
+          </ul>
+        </>
+      )}
+
+      <h2>Scans</h2>
+      <ol class="door-log">
+        {state.log.map((scan) => (
+          <LogEntry key={scan.device_scan_id} scan={scan} state={state} />
+        ))}
+      </ol>
+
+      <h2>This device</h2>
+      {confirmUnpair ? (
+        <div class="notice" role="group" aria-label="Unpair">
+          <p>
+            Unpair forgets this device's key, its tickets and its scans
+            {state.pending > 0 && `, ${formatCount(state.pending)} of them not uploaded yet`}. Pair it again with a new
+            code.
+          </p>
+          <button type="button" class="danger" onClick={() => void unpair(db, onUnpaired, session)}>
+            Unpair now
+          </button>{' '}
+          <button type="button" class="secondary" onClick={() => setConfirmUnpair(false)}>
+            Keep it paired
+          </button>
+        </div>
+      ) : (
+        <button type="button" class="secondary" onClick={() => setConfirmUnpair(true)}>
+          Unpair
+        </button>
+      )}
+    </>
+  );
+}
+
+async function unpair(db: DeviceDb, onUnpaired: () => void, session?: DeviceSession): Promise<void> {
+  session?.stop();
+  await forgetEverything(db);
+  onUnpaired();
+}
+
+function Verdict({ shown, state }: { shown: { token: number; scan: DeviceScan } | undefined; state: DeviceState }) {
+  if (!shown)
+    return (
+      <div class="door-verdict idle" role="status" aria-live="assertive">
+        Scan a ticket or type its code.
+      </div>
+    );
+  const view = describeScan(shown.scan, state.device);
+  return (
+    <div
+      class={`door-verdict ${view.kind}`}
+      data-token={shown.token}
+      data-outcome={view.kind}
+      data-reason={view.reason}
+      data-sound={view.tone}
+      role="status"
+      aria-live="assertive"
+    >
+      <p class="headline">{view.headline}</p>
+      <p>{view.detail}</p>
+    </div>
+  );
+}
+
+function LogEntry({ scan, state }: { scan: DeviceScan; state: DeviceState }) {
+  const at = formatTimeAt(scan.scanned_at, zoneOf(state.device, scan.ticket?.performance_id), 'en-US');
+  const view = describeScan(scan, state.device, 'en-US');
+  return (
+    <li data-id={scan.device_scan_id} data-code={scan.code} data-outcome={view.kind} data-pending={scan.pending}>
+      {at} · {scan.code} · <strong>{view.headline}</strong>: {view.detail}
+      {scan.pending === 1 && scan.mode === 'offline' && ' (waiting to be uploaded)'}
+    </li>
+  );
+}
+
+function DoubleLine({ entry, state }: { entry: DoubleEntry; state: DeviceState }) {
+  const zone = zoneOf(state.device, entry.performance_id);
+  const at = (iso: string | null) => (iso === null ? 'an unknown time' : formatTimeAt(iso, zone, 'en-US'));
+  return (
+    <li data-double={entry.id}>
+      <strong>Double entry:</strong> {entry.ticket_no ?? 'a ticket'} admitted here at {at(entry.admitted_at)}, scanned
+      again at {entry.gate} at {at(entry.scanned_at)}
+    </li>
+  );
+}
