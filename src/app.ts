@@ -31,6 +31,7 @@ import { componentSchemas } from './http/schemas/components.ts';
 import { adminRoutes } from './http/routes/admin/index.ts';
 import { healthRoutes } from './http/routes/health.ts';
 import { v1Routes } from './http/routes/v1/index.ts';
+import { deviceClaimRoutes } from './http/routes/v1/door-devices/claim-door-device.ts';
 import { dashboardOpenApiDocument, openApiDocument } from './http/openapi.ts';
 import { dashboardRoutes } from './http/routes/dashboard/index.ts';
 import { systemResolver, type Resolver } from './webhooks/url-vetting.ts';
@@ -202,6 +203,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.register(
     async (v1) => {
       v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+      // A door device's claim of its pairing code: no API key yet, so outside v1Routes' hook.
+      await v1.register(deviceClaimRoutes);
       await v1.register(v1Routes);
     },
     { prefix: '/v1' },

@@ -79,6 +79,7 @@ export const openApiDocument: NonNullable<Extract<SwaggerOptions, { openapi?: un
     { name: 'tickets', description: 'Issued tickets and check-in' },
     { name: 'webhooks', description: 'Webhook endpoints and deliveries' },
     { name: 'exports', description: 'Streamed CSV exports of an event’s orders and tickets' },
+    { name: 'devices', description: 'Door devices: pairing, and what a device is (docs/dashboard.md)' },
     { name: 'admin', description: 'Admin API (dashboard, box office, gate scanner)' },
   ],
   components: {

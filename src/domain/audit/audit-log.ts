@@ -39,6 +39,7 @@ export const SNAPSHOT_TYPES: ReadonlySet<string> = new Set([
   'webhook_delivery',
   'member',
   'api_key',
+  'door_device',
   'organizer',
   'user',
 ]);

@@ -112,6 +112,13 @@ export const OPERATION_PERMISSIONS: Readonly<Record<string, Requirement>> = {
   getEventReport: ['read'],
   listAuditLog: ['team'],
   exportAuditLog: ['team'],
+  // Door devices (docs/dashboard.md, "Door devices").
+  listDoorDevices: ['devices'],
+  createDoorDevice: ['devices'],
+  getDoorDevice: ['devices'],
+  updateDoorDevice: ['devices'],
+  revokeDoorDevice: ['devices'],
+  reissueDoorDeviceToken: ['devices'],
   // The /v1 operations mounted again (docs/dashboard.md, "One operation, two surfaces").
   listEvents: DOOR_LOOKUP,
   getEvent: DOOR_LOOKUP,

@@ -35,9 +35,10 @@ type Surface = 'v1' | 'dashboard' | 'admin';
  * Where an entry's target comes from: `params`, the path's id (a change of an existing
  * resource); `body`, the response's `object` and `id` (a creation); `self`, the signed-in
  * user; `organizer`, the session's organizer; `person`, the user of a session body that a
- * sign-in answers (the actor too); `session`, the signed-in session.
+ * sign-in answers (the actor too); `session`, the signed-in session; `key`, the API key
+ * the request created and acts as (a door device's claim: the actor too), a creation.
  */
-type TargetSource = 'params' | 'body' | 'self' | 'organizer' | 'person' | 'session';
+type TargetSource = 'params' | 'body' | 'self' | 'organizer' | 'person' | 'session' | 'key';
 
 interface TargetRule {
   from: TargetSource;
@@ -53,6 +54,10 @@ const TARGETS: Readonly<Record<string, TargetRule>> = {
   createHold: { from: 'body' },
   adminCreateHold: { from: 'body' },
   adminCreateApiKey: { from: 'body' },
+  // A door device is answered without `object` (docs/dashboard.md, "Door devices").
+  createDoorDevice: { from: 'body', type: 'door_device' },
+  // A door device's claim creates its key, and the request acts as that key from then on.
+  claimDoorDevice: { from: 'key', type: 'api_key' },
   // A refund is a resource of its own (settled later by its id): the entry shows what it holds.
   refundOrder: { from: 'body' },
   adminRefundOrder: { from: 'body' },
@@ -218,10 +223,13 @@ async function record(request: FastifyRequest, reply: FastifyReply, surface: Sur
   } else if (rule.from === 'person') {
     type = 'user';
     id = text(body.user?.id);
+  } else if (rule.from === 'key') {
+    type = rule.type;
+    id = request.auth?.apiKeyId ?? null;
   }
   const resource = request.routeOptions.config.resource;
   type ??= resource === undefined ? 'unknown' : typeName(resource);
-  const creation = rule.from === 'body' && reply.statusCode === 201;
+  const creation = (rule.from === 'body' || rule.from === 'key') && reply.statusCode === 201;
   const diff = comparesFields(rule) && SNAPSHOT_TYPES.has(type) && (plan.before !== null || creation);
   const actor = actorOf(request, surface, plan, body);
   const organizerId = organizerOf(request, surface, plan, body);

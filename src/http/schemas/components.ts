@@ -7,6 +7,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { webhookEventSchemas } from '../openapi-webhooks.ts';
 import { CurrentApiKey } from './api-keys.ts';
 import { Problem } from './common.ts';
+import { ClaimedDoorDevice, DoorDeviceSelf } from './door-devices.ts';
 import { CreateEvent, Event, EventDetail, EventList, Price, TicketType, UpdateEvent } from './events.ts';
 import { CreateOrder, Order, OrderDetail, OrderList, OrderTransaction } from './orders.ts';
 import { Availability, Performance, PerformanceList } from './performances.ts';
@@ -30,6 +31,8 @@ import {
 export const componentSchemas: readonly (TSchema & { $id: string })[] = [
   Problem,
   CurrentApiKey,
+  DoorDeviceSelf,
+  ClaimedDoorDevice,
   Event,
   EventDetail,
   EventList,

@@ -22,6 +22,7 @@ import { sharedOperations } from '../v1/index.ts';
 import { apiKeyRoutes } from './api-keys.ts';
 import { auditLogRoutes } from './audit-log.ts';
 import { catalogRoutes } from './catalog.ts';
+import { doorDeviceRoutes } from './door-devices.ts';
 import { linkRoutes } from './links.ts';
 import { memberRoutes } from './members.ts';
 import { operationRoutes } from './operations.ts';
@@ -57,6 +58,7 @@ export const dashboardRoutes: FastifyPluginAsync = async (app) => {
     await signedIn.register(organizerRoutes);
     await signedIn.register(reportRoutes);
     await signedIn.register(auditLogRoutes);
+    await signedIn.register(doorDeviceRoutes);
     await signedIn.register(sharedOperations);
   });
 };

@@ -36,6 +36,7 @@ import { getAvailabilityRoute } from './performances/get-availability.ts';
 import { exportOrdersRoute } from './exports/export-orders.ts';
 import { exportTicketsRoute } from './exports/export-tickets.ts';
 import { getCurrentApiKeyRoute } from './api-key/get-current-api-key.ts';
+import { getCurrentDoorDeviceRoute } from './door-devices/get-current-door-device.ts';
 
 export const v1Routes: FastifyPluginAsync = async (app) => {
   app.addHook('onRequest', apiKeyAuth);
@@ -47,6 +48,8 @@ export const v1Routes: FastifyPluginAsync = async (app) => {
   registerAudit(app, 'v1');
   // The calling key itself: its scopes and organizer.
   await app.register(getCurrentApiKeyRoute);
+  // A door device's own settings and performances (its key only).
+  await app.register(getCurrentDoorDeviceRoute);
   await app.register(sharedOperations);
 };
 
