@@ -147,8 +147,19 @@ export const OWNER_NAVIGATION = [
   'Orders',
   'Webhooks',
   'Door',
+  'Attendance',
+  'Devices',
   'Team',
   'Developer',
   'Settings',
   'Audit log',
 ];
+
+/** A manager's: all but Team, Developer, Settings and Audit log. */
+export const MANAGER_NAVIGATION = ['Events', 'Sell', 'Orders', 'Webhooks', 'Door', 'Attendance', 'Devices'];
+
+/** A box office's: no Devices (docs/console.md, "Roles"). */
+export const BOX_OFFICE_NAVIGATION = ['Events', 'Sell', 'Orders', 'Webhooks', 'Door', 'Attendance'];
+
+/** A viewer's: what `read` opens. */
+export const VIEWER_NAVIGATION = ['Events', 'Orders', 'Webhooks', 'Attendance'];

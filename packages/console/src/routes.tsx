@@ -7,9 +7,11 @@
  */
 import type { ComponentType } from 'preact';
 import type { Permission, SessionBody } from './lib/dashboard.ts';
+import { AttendanceScreen } from './screens/attendance.tsx';
 import { AuditLog } from './screens/audit-log.tsx';
 import { Developer } from './screens/developer.tsx';
 import { Device } from './screens/device.tsx';
+import { Devices } from './screens/devices.tsx';
 import { Door } from './screens/door.tsx';
 import { EventCreate } from './screens/event-create.tsx';
 import { EventDetailScreen } from './screens/event-detail.tsx';
@@ -52,6 +54,8 @@ const ROUTES: readonly ConsoleRoute[] = [
   { path: '/app/webhooks/:id', component: WebhookEndpointScreen, requires: 'read' },
   // The door reads the events it needs with `check_in` alone (docs/dashboard.md): a door role has the door only.
   { path: '/app/door', component: Door, nav: 'Door', requires: 'check_in' },
+  { path: '/app/attendance', component: AttendanceScreen, nav: 'Attendance', requires: 'read' },
+  { path: '/app/devices', component: Devices, nav: 'Devices', requires: 'devices' },
   { path: '/app/team', component: Team, nav: 'Team', requires: 'team' },
   { path: '/app/developer', component: Developer, nav: 'Developer', requires: 'api_keys' },
   { path: '/app/settings', component: Settings, nav: 'Settings', requires: 'team' },
