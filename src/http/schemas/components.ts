@@ -6,6 +6,14 @@
 import type { TSchema } from '@sinclair/typebox';
 import { webhookEventSchemas } from '../openapi-webhooks.ts';
 import { CurrentApiKey } from './api-keys.ts';
+import {
+  CheckInScan,
+  CheckInScanList,
+  DoorTicket,
+  DoorTicketList,
+  UploadCheckIns,
+  UploadedCheckIns,
+} from './check-ins.ts';
 import { Problem } from './common.ts';
 import { ClaimedDoorDevice, DoorDeviceSelf } from './door-devices.ts';
 import { CreateEvent, Event, EventDetail, EventList, Price, TicketType, UpdateEvent } from './events.ts';
@@ -53,6 +61,12 @@ export const componentSchemas: readonly (TSchema & { $id: string })[] = [
   CreateOrder,
   Ticket,
   TicketList,
+  UploadCheckIns,
+  CheckInScan,
+  CheckInScanList,
+  UploadedCheckIns,
+  DoorTicket,
+  DoorTicketList,
   WebhookEndpoint,
   WebhookEndpointWithSecret,
   WebhookEndpointList,

@@ -36,6 +36,9 @@ import { getAvailabilityRoute } from './performances/get-availability.ts';
 import { exportOrdersRoute } from './exports/export-orders.ts';
 import { exportTicketsRoute } from './exports/export-tickets.ts';
 import { getCurrentApiKeyRoute } from './api-key/get-current-api-key.ts';
+import { listCheckInsRoute } from './check-ins/list-check-ins.ts';
+import { listDoorTicketsRoute } from './check-ins/list-door-tickets.ts';
+import { uploadCheckInsRoute } from './check-ins/upload-check-ins.ts';
 import { getCurrentDoorDeviceRoute } from './door-devices/get-current-door-device.ts';
 
 export const v1Routes: FastifyPluginAsync = async (app) => {
@@ -48,6 +51,10 @@ export const v1Routes: FastifyPluginAsync = async (app) => {
   registerAudit(app, 'v1');
   // The calling key itself: its scopes and organizer.
   await app.register(getCurrentApiKeyRoute);
+  // A door's uploaded scans and its local copy (docs/check-ins.md); not on the dashboard.
+  await app.register(uploadCheckInsRoute);
+  await app.register(listCheckInsRoute);
+  await app.register(listDoorTicketsRoute);
   // A door device's own settings and performances (its key only).
   await app.register(getCurrentDoorDeviceRoute);
   await app.register(sharedOperations);
