@@ -110,6 +110,7 @@ export const OPERATION_PERMISSIONS: Readonly<Record<string, Requirement>> = {
   getOrganizerSettings: ['team'],
   updateOrganizerSettings: ['team'],
   getEventReport: ['read'],
+  getAttendance: ['read'],
   listAuditLog: ['team'],
   exportAuditLog: ['team'],
   // Door devices (docs/dashboard.md, "Door devices").

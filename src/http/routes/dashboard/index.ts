@@ -20,6 +20,7 @@ import { registerIdempotency } from '../../plugins/idempotency.ts';
 import { registerAudit } from '../../plugins/audit.ts';
 import { sharedOperations } from '../v1/index.ts';
 import { apiKeyRoutes } from './api-keys.ts';
+import { attendanceRoutes } from './attendance.ts';
 import { auditLogRoutes } from './audit-log.ts';
 import { catalogRoutes } from './catalog.ts';
 import { doorDeviceRoutes } from './door-devices.ts';
@@ -57,6 +58,7 @@ export const dashboardRoutes: FastifyPluginAsync = async (app) => {
     await signedIn.register(catalogRoutes);
     await signedIn.register(organizerRoutes);
     await signedIn.register(reportRoutes);
+    await signedIn.register(attendanceRoutes);
     await signedIn.register(auditLogRoutes);
     await signedIn.register(doorDeviceRoutes);
     await signedIn.register(sharedOperations);
