@@ -4,10 +4,13 @@
  * their pairing codes on /v1 (no Authorization), and the pairing QR code read back.
  */
 import assert from 'node:assert/strict';
-import jsQR from 'jsqr';
+import jsQRModule from 'jsqr';
 import type { LightMyRequestResponse } from 'fastify';
 import { problemOf, type DashboardSession, type TestApp, type TestOrganizer } from '../helpers/app.ts';
 import { createEvent, performanceIdsOf, type CreatedEvent } from '../helpers/catalog.ts';
+
+// The package's CommonJS export, as Node's ESM loader hands it over (as in test/people/totp.test.ts).
+const jsQR = jsQRModule.default;
 
 export const CLAIM_REFUSED = problemOf(
   400,
