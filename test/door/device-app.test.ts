@@ -8,7 +8,9 @@
  */
 import 'fake-indexeddb/auto';
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type {
   CheckInScan,
   DoorDeviceSelf,
@@ -29,6 +31,12 @@ import { copyCounts, findInCopy, syncCopy } from '../../packages/console/src/dev
 import { pendingScans, UploadQueue } from '../../packages/console/src/device/upload-queue.ts';
 import { describeScan } from '../../packages/console/src/device/verdict.ts';
 import { DeviceApi } from '../../packages/console/src/device/api.ts';
+import type { Ticket } from '../../packages/sdk/src/index.ts';
+import { ManualClock } from '../../src/lib/clock.ts';
+import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { createDevice, type TestDevice } from '../helpers/door-devices.ts';
+import { eventsOfType, orderBody, postOrder, setupSale, type Sale } from '../helpers/orders.ts';
+import { seedPaidTickets } from '../helpers/seed-tickets.ts';
 
 const DEVICE_ID = '00000000-0000-4000-8000-00000000d001';
 const P1 = '00000000-0000-4000-8000-0000000000a1';
@@ -442,5 +450,153 @@ describe('small parts', () => {
     assert.equal(pairingTokenOf(`  ${token}\n`), token);
     assert.equal(pairingTokenOf('#pair=' + token), token);
     assert.equal(pairingTokenOf('hello'), undefined);
+  });
+});
+
+/** The service's clock follows the wall clock: rows seeded in SQL are stamped by it too (docs/sync.md). */
+class WallClock extends ManualClock {
+  override now(): Date {
+    return new Date();
+  }
+}
+
+describe('against a live service', () => {
+  let t: TestApp;
+  let s: Sale;
+  let baseUrl: string;
+  let north: TestDevice;
+  let south: TestDevice;
+  before(async () => {
+    t = await createTestApp({ clock: new WallClock() });
+    s = await setupSale(t);
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    north = await createDevice(t, s.org.id, [s.performanceId], 'North gate');
+    south = await createDevice(t, s.org.id, [s.performanceId], 'South gate');
+  });
+  after(() => t?.close());
+
+  const sold = async (quantity = 1): Promise<Ticket[]> => {
+    const order = await postOrder(t, s.org.key, orderBody(s, {}, quantity));
+    assert.equal(order.statusCode, 201, order.body);
+    // A stamp shows in a sync list once the clock has passed it (docs/sync.md).
+    await sleep(5);
+    return (await t.api(s.org.key, 'GET', `/v1/tickets?order_id=${order.json().id}`)).json().data.reverse();
+  };
+
+  /** A device's session on a database of its own, paired as a claim would leave it. */
+  const deviceSession = async (gate: TestDevice, network = { online: true }) => {
+    const db = await freshDb();
+    const self = (await t.api(gate.key, 'GET', '/v1/door_device')).json<DoorDeviceSelf>();
+    const paired: Pairing = { api_key: gate.key, device: self, paired_at: new Date(Date.now() - 60_000).toISOString() };
+    await storePairing(db, paired);
+    const session = new DeviceSession(db, paired, {
+      baseUrl,
+      browserOnline: () => network.online,
+      refreshEveryMs: 3_600_000,
+    });
+    opened.push({ close: () => session.stop() });
+    return { db, session, network, self };
+  };
+
+  test('the copy fills in pages of 1000 through the cursor; a refund reaches it on the next refresh', async () => {
+    await seedPaidTickets(t, {
+      organizerId: s.org.id,
+      eventId: s.event.id,
+      performanceId: s.performanceId,
+      ticketTypeId: s.ticketTypeId,
+      count: 2100,
+      prefix: 'S',
+    });
+    const [refunded] = await sold();
+    const db = await freshDb();
+    const api = new DeviceApi(north.key, { baseUrl });
+    const filled = await syncCopy(db, api, north.id);
+    assert.deepEqual([filled.pages, filled.items], [3, 2101]);
+    assert.deepEqual(await copyCounts(db), { total: 2101, admitted: 0, sold: 2101 });
+    const copied = await findInCopy(db, refunded!.serial_no);
+    assert.deepEqual(copied && { ...copied, updated_at: 'x' }, {
+      id: refunded!.id,
+      serial_no: refunded!.serial_no,
+      ticket_no: refunded!.ticket_no,
+      performance_id: s.performanceId,
+      ticket_type_id: s.ticketTypeId,
+      ticket_type_name: s.event.ticket_types[0]!.name,
+      holder_name: 'Ada Lovelace',
+      status: 'purchased',
+      paid: true,
+      order_cancelled: false,
+      checked_in_at: null,
+      checked_in_device_id: null,
+      updated_at: 'x',
+    });
+
+    assert.equal((await t.admin('POST', `/admin/v1/orders/${refunded!.order_id}/refund`, {})).statusCode, 201);
+    await sleep(5);
+    const refreshed = await syncCopy(db, api, north.id);
+    assert.deepEqual([refreshed.pages, refreshed.items], [1, 1]);
+    assert.equal((await findInCopy(db, refunded!.ticket_no))?.status, 'refunded');
+    assert.deepEqual(await copyCounts(db), { total: 2101, admitted: 0, sold: 2100 });
+  });
+
+  test('online the server decides, a ticket sold after the last refresh included', async () => {
+    const { session } = await deviceSession(north);
+    await session.refresh();
+    const [later] = await sold();
+    const scan = await session.scan(later!.serial_no);
+    assert.deepEqual([scan.mode, scan.pending, scan.outcome?.outcome], ['server', 0, 'admitted']);
+    const again = await session.scan(later!.ticket_no);
+    assert.equal(again.outcome?.outcome, 'already_checked_in');
+    assert.equal(describeScan(again, session.state.device, 'en-US').headline, 'Already checked in');
+    const ticketNow = (await t.api(s.org.key, 'GET', `/v1/tickets/${later!.id}`)).json();
+    assert.equal(ticketNow.status, 'checked_in');
+    assert.equal(
+      (await eventsOfType(t, s.org.id, 'ticket.checked_in')).filter((e: any) => e.ticket_id === later!.id).length,
+      1,
+    );
+  });
+
+  test('two devices admit one ticket offline: one admitted, the other a double entry both see', async () => {
+    const [shared] = await sold();
+    const a = await deviceSession(north);
+    const b = await deviceSession(south);
+    await a.session.refresh();
+    await b.session.refresh();
+    a.network.online = false;
+    b.network.online = false;
+    a.session.setBrowserOnline(false);
+    b.session.setBrowserOnline(false);
+    const first = await a.session.scan(shared!.serial_no);
+    await sleep(20);
+    const second = await b.session.scan(shared!.serial_no);
+    assert.deepEqual(
+      [first.mode, first.local, second.mode, second.local],
+      ['offline', { admit: true }, 'offline', { admit: true }],
+    );
+    // The north gate reconnects first: its upload admits, the south gate's is the double entry.
+    a.network.online = true;
+    a.session.setBrowserOnline(true);
+    await a.session.refresh();
+    b.network.online = true;
+    b.session.setBrowserOnline(true);
+    await b.session.refresh();
+    const settledA = a.session.state.log.find((x) => x.device_scan_id === first.device_scan_id)!;
+    const settledB = b.session.state.log.find((x) => x.device_scan_id === second.device_scan_id)!;
+    assert.equal(settledA.outcome?.outcome, 'admitted');
+    assert.equal(settledA.outcome?.checked_in_at, first.scanned_at);
+    assert.equal(settledB.outcome?.outcome, 'already_checked_in');
+    const viewB = describeScan(settledB, b.session.state.device, 'en-US');
+    assert.equal(viewB.headline, 'Double entry');
+    assert.match(viewB.detail, /North gate admitted it at/);
+    // The north gate learns of it on its next refresh.
+    await a.session.refresh();
+    assert.deepEqual(
+      a.session.state.doubles.map((d) => [d.ticket_no, d.gate, d.admitted_at, d.scanned_at]),
+      [[shared!.ticket_no, 'South gate', first.scanned_at, second.scanned_at]],
+    );
+    assert.equal(
+      (await eventsOfType(t, s.org.id, 'ticket.checked_in')).filter((e: any) => e.ticket_id === shared!.id).length,
+      1,
+    );
   });
 });
