@@ -717,6 +717,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/dashboard/v1/performances/{id}/attendance': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A performance’s attendance: admitted, per gate, per minute, double entries
+     * @description Tickets sold (purchased or checked in) and admitted; the admissions per gate (each door device, and "Console and API" for the rest) with the last one’s time; admissions per minute over the last 15 whole minutes and the current one; the newest 50 double entries (an uploaded scan of a ticket admitted before), with the first admission and the second scan (docs/check-ins.md).
+     */
+    get: operations['getAttendance'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/dashboard/v1/audit_log': {
     parameters: {
       query?: never;
@@ -751,6 +771,94 @@ export interface paths {
     get: operations['exportAuditLog'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/dashboard/v1/door_devices': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The organizer’s door devices
+     * @description Every device, revoked ones included, newest first: its status, performances, last use of its key, last sync and scans uploaded today.
+     */
+    get: operations['listDoorDevices'];
+    put?: never;
+    /**
+     * Create a door device and its pairing code
+     * @description The device admits the performances given. The answer carries a one-time pairing code, good for 10 minutes, the console link that pairs with it and that link’s QR code; the code is in this answer only. A performance that is not the organizer’s, or one listed twice, answers 400 naming `performance_ids`.
+     */
+    post: operations['createDoorDevice'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/dashboard/v1/door_devices/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a door device
+     * @description A device of the organizer, in any state. Another organizer’s is not found.
+     */
+    get: operations['getDoorDevice'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change a door device’s name, performances or online-only setting
+     * @description A partial update, in effect from the device’s next request (on other API instances within the key cache’s 2 seconds). A revoked device answers 409 `invalid_state`; an empty body 400 `empty_update`.
+     */
+    patch: operations['updateDoorDevice'];
+    trace?: never;
+  };
+  '/dashboard/v1/door_devices/{id}/revoke': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Revoke a door device and its key
+     * @description The device and its key are revoked in one transaction: the key answers `/v1`’s generic 401 from its next request (on other API instances within the key cache’s 2 seconds), and an unused pairing code can no longer be claimed. Revoking a revoked device answers it unchanged.
+     */
+    post: operations['revokeDoorDevice'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/dashboard/v1/door_devices/{id}/provisioning_token': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Issue a new pairing code to an unpaired door device
+     * @description A new one-time code for 10 minutes, as create answers it; the previous code stops working. Only while the device is neither paired nor revoked: otherwise 409 `invalid_state`.
+     */
+    post: operations['reissueDoorDeviceToken'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1050,7 +1158,7 @@ export interface paths {
     };
     /**
      * List tickets, newest first, or poll them for changes
-     * @description Tickets, newest first and paginated; filter by `order_id`, `performance_id` or `status`, by `serial_no` (exact: what the QR code of an e-ticket encodes, so a door scanner finds the ticket it read; another organizer’s serial finds nothing) or `ticket_no` (exact, as printed on the e-ticket), and by time: `created_gte`, `created_lt`, `updated_gte`, `updated_lt`. To poll for changes, list with `order=updated_asc`, passing back the last item’s `updated_at` as `updated_gte` and its `id` as `starting_after`: no change is ever skipped (docs/sync.md).
+     * @description Tickets, newest first and paginated; filter by `order_id`, `performance_id` or `status`, by `serial_no` (exact: what the QR code of an e-ticket encodes, so a door scanner finds the ticket it read; another organizer’s serial finds nothing) or `ticket_no` (exact, as printed on the e-ticket), and by time: `created_gte`, `created_lt`, `updated_gte`, `updated_lt`. To poll for changes, list with `order=updated_asc`, passing back the last item’s `updated_at` as `updated_gte` and its `id` as `starting_after`: no change is ever skipped (docs/sync.md). A door device’s key lists only its performances’ tickets.
      */
     get: operations['listTickets'];
     put?: never;
@@ -1070,7 +1178,7 @@ export interface paths {
     };
     /**
      * Get a ticket
-     * @description One issued ticket, with its holder and check-in state.
+     * @description One issued ticket, with its holder and check-in state. A door device’s key reads only tickets of its performances.
      */
     get: operations['getTicket'];
     put?: never;
@@ -1092,7 +1200,7 @@ export interface paths {
     put?: never;
     /**
      * Admit a ticket at the door
-     * @description Admits the ticket’s current holder once, with the same atomic guards as the gate scanner. 409 when it cannot be admitted: already checked in, the order unpaid, the ticket refunded or cancelled, or a concurrent transfer (retry). A fresh admit emits `ticket.checked_in` exactly once.
+     * @description Admits the ticket’s current holder once, with the same atomic guards as the gate scanner. A door device’s key (`check_in` scope) admits only tickets of its performances; another performance’s ticket is not found. 409 when it cannot be admitted: already checked in, the order unpaid, the ticket refunded or cancelled, or a concurrent transfer (retry). A fresh admit emits `ticket.checked_in` exactly once.
      */
     post: operations['checkInTicket'];
     delete?: never;
@@ -1242,8 +1350,8 @@ export interface components {
       name: string | null;
       /** @description the first characters of the key (prefix included), to recognise it */
       key_preview: string;
-      /** @description `read` allows every GET, `write` every POST, PATCH and DELETE */
-      scopes: ('read' | 'write')[];
+      /** @description `read` allows every GET, `write` every POST, PATCH and DELETE; `check_in` (a door device’s key, alone) only its tickets and their check-in (docs/door.md) */
+      scopes: ('read' | 'write' | 'check_in')[];
       expires_at: string | null;
       /** Format: date-time */
       created_at: string;
@@ -1256,6 +1364,42 @@ export interface components {
         /** @description IANA time zone id, the default of its events */
         timezone: string;
       };
+    };
+    /** @description The door device of the calling device key, as it sees itself */
+    DoorDeviceSelf: {
+      /** Format: uuid */
+      id: string;
+      name: string;
+      /** @description admit only online: never from the local copy */
+      online_only: boolean;
+      organizer: {
+        /** Format: uuid */
+        id: string;
+        name: string;
+        /** @description IANA time zone id of the organizer */
+        timezone: string;
+      };
+      /** @description the performances the device may admit, by start */
+      performances: {
+        /** Format: uuid */
+        id: string;
+        /** Format: uuid */
+        event_id: string;
+        /** @description the title of the event */
+        event_name: string;
+        /** Format: date-time */
+        starts_at: string;
+        /** Format: date-time */
+        ends_at: string;
+        /** @description IANA time zone of the event */
+        timezone: string;
+      }[];
+    };
+    /** @description The key of a door device that claimed its pairing code, and the device */
+    ClaimedDoorDevice: {
+      /** @description the device key (`mqk_…`, scope `check_in` only): send it as `Authorization: Bearer`; shown in this answer only */
+      api_key: string;
+      device: components['schemas']['DoorDeviceSelf'];
     };
     /**
      * @description An event, as listed (without its ticket types)
@@ -2012,6 +2156,147 @@ export interface components {
       /** @enum {string} */
       object: 'list';
       data: components['schemas']['Ticket'][];
+      /** @description true when a next page exists: pass the last id as starting_after */
+      has_more: boolean;
+    };
+    /**
+     * @example {
+     *       "data": [
+     *         {
+     *           "ticket_id": "5b0c3c8e-6f43-4a47-9d0e-6a4cf4f6c3a1",
+     *           "scanned_at": "2026-11-28T19:02:11.250Z",
+     *           "device_scan_id": "n-000017"
+     *         }
+     *       ]
+     *     }
+     */
+    UploadCheckInsRequest: {
+      /** @description 1 to 500 scans, applied in scanned_at order; device_scan_id unique in the body */
+      data: {
+        /** Format: uuid */
+        ticket_id: string;
+        /**
+         * Format: date-time
+         * @description when the door scanned it (RFC 3339)
+         */
+        scanned_at: string;
+        /** @description the device’s id of the scan: a scan uploaded again with it is answered from its first outcome */
+        device_scan_id: string;
+      }[];
+    };
+    /**
+     * @description An uploaded scan and the outcome it was given
+     * @example {
+     *       "id": "0e7d5c4b-3a29-4f18-8e07-d6c5b4a39281",
+     *       "device_scan_id": "n-000017",
+     *       "ticket_id": "5b0c3c8e-6f43-4a47-9d0e-6a4cf4f6c3a1",
+     *       "ticket_no": "BW3KPTD2-001",
+     *       "performance_id": "1c721279-854c-458a-9124-f115dfc1ca66",
+     *       "scanned_at": "2026-11-28T19:02:11.250Z",
+     *       "received_at": "2026-11-28T19:20:40.031Z",
+     *       "outcome": "admitted",
+     *       "reason": null,
+     *       "checked_in_at": "2026-11-28T19:02:11.250Z",
+     *       "checked_in_by": {
+     *         "device_id": "8f6e2b7a-3c1d-4e5f-9a0b-1c2d3e4f5a6b",
+     *         "device_name": "North gate"
+     *       },
+     *       "device": {
+     *         "device_id": "8f6e2b7a-3c1d-4e5f-9a0b-1c2d3e4f5a6b",
+     *         "device_name": "North gate"
+     *       }
+     *     }
+     */
+    CheckInScan: {
+      /** Format: uuid */
+      id: string;
+      device_scan_id: string;
+      /** Format: uuid */
+      ticket_id: string;
+      ticket_no: string | null;
+      performance_id: string | null;
+      /** Format: date-time */
+      scanned_at: string;
+      /** Format: date-time */
+      received_at: string;
+      /**
+       * @description `admitted`: this scan is the ticket’s admission; `already_checked_in`: it was admitted before (a double entry when it was not this scan); `not_admittable`: see `reason`
+       * @enum {string}
+       */
+      outcome: 'admitted' | 'already_checked_in' | 'not_admittable';
+      reason: ('unknown' | 'wrong_performance' | 'refunded' | 'cancelled' | 'unpaid') | null;
+      checked_in_at: string | null;
+      checked_in_by: {
+        /** Format: uuid */
+        device_id: string;
+        device_name: string;
+      } | null;
+      device: {
+        /** Format: uuid */
+        device_id: string;
+        device_name: string;
+      } | null;
+    };
+    /** @description A page of CheckInScan, in the list's order */
+    CheckInScanList: {
+      /** @enum {string} */
+      object: 'list';
+      data: components['schemas']['CheckInScan'][];
+      /** @description true when a next page exists: pass the last id as starting_after */
+      has_more: boolean;
+    };
+    /** @description Every scan of the upload with its outcome, in request order */
+    UploadedCheckIns: {
+      /** @enum {string} */
+      object: 'list';
+      data: components['schemas']['CheckInScan'][];
+    };
+    /**
+     * @description A ticket as the door’s local copy keeps it: what the admission rule decides from
+     * @example {
+     *       "id": "5b0c3c8e-6f43-4a47-9d0e-6a4cf4f6c3a1",
+     *       "serial_no": "K7QWJ3M2XN4PZ6RT8VB5CD9FGH2LS3YA",
+     *       "ticket_no": "BW3KPTD2-001",
+     *       "performance_id": "1c721279-854c-458a-9124-f115dfc1ca66",
+     *       "ticket_type_id": "30d9e514-51f0-4e01-9588-2fc19be9b261",
+     *       "ticket_type_name": "Standard",
+     *       "holder_name": "Ada Lovelace",
+     *       "status": "purchased",
+     *       "paid": true,
+     *       "order_cancelled": false,
+     *       "checked_in_at": null,
+     *       "checked_in_device_id": null,
+     *       "updated_at": "2026-11-24T22:23:08.685Z"
+     *     }
+     */
+    DoorTicket: {
+      /** Format: uuid */
+      id: string;
+      /** @description what the e-ticket’s QR code encodes */
+      serial_no: string;
+      ticket_no: string;
+      /** Format: uuid */
+      performance_id: string;
+      /** Format: uuid */
+      ticket_type_id: string;
+      ticket_type_name: string;
+      /** @description first and last name, trimmed */
+      holder_name: string;
+      /** @enum {string} */
+      status: 'purchased' | 'checked_in' | 'refunded' | 'cancelled';
+      /** @description its order is placed or fulfilled */
+      paid: boolean;
+      order_cancelled: boolean;
+      checked_in_at: string | null;
+      checked_in_device_id: string | null;
+      /** Format: date-time */
+      updated_at: string;
+    };
+    /** @description A page of DoorTicket, in the list's order */
+    DoorTicketList: {
+      /** @enum {string} */
+      object: 'list';
+      data: components['schemas']['DoorTicket'][];
       /** @description true when a next page exists: pass the last id as starting_after */
       has_more: boolean;
     };
@@ -4943,7 +5228,7 @@ export interface operations {
               name: string | null;
               /** @description the first characters of the key (prefix included), to recognise it */
               key_preview: string;
-              scopes: ('read' | 'write')[];
+              scopes: ('read' | 'write' | 'check_in')[];
               expires_at: string | null;
               revoked_at: string | null;
               last_used_at: string | null;
@@ -5045,7 +5330,7 @@ export interface operations {
             object: 'api_key';
             /** @description the raw key; shown only in this response */
             key: string;
-            scopes: ('read' | 'write')[];
+            scopes: ('read' | 'write' | 'check_in')[];
             expires_at: string | null;
             /** Format: date-time */
             created_at: string;
@@ -7490,6 +7775,129 @@ export interface operations {
       };
     };
   };
+  getAttendance: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A performance’s attendance: admitted of sold, per gate, per minute, double entries */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            performance_id: string;
+            /** @description tickets purchased or checked in */
+            sold: number;
+            /** @description tickets checked in */
+            admitted: number;
+            /** @description where the admitted tickets went in, most admissions first */
+            gates: {
+              device_id: string | null;
+              /** @description the door device’s name; "Console and API" for every other check-in */
+              name: string;
+              /** @description tickets this gate admitted */
+              admitted: number;
+              /** Format: date-time */
+              last_admitted_at: string;
+            }[];
+            /** @description the last 15 whole minutes and the current one, zeros included, oldest first */
+            per_minute: {
+              /** Format: date-time */
+              minute: string;
+              /** @description tickets checked in that minute */
+              admitted: number;
+            }[];
+            /** @description uploaded scans of an already admitted ticket, newest first, at most 50 */
+            double_entries: {
+              /** Format: uuid */
+              ticket_id: string;
+              ticket_no: string | null;
+              first: {
+                device_id: string | null;
+                device_name: string | null;
+                checked_in_at: string | null;
+              };
+              second: {
+                device_id: string | null;
+                device_name: string | null;
+                /** Format: date-time */
+                scanned_at: string;
+                /** Format: date-time */
+                received_at: string;
+              };
+            }[];
+          };
+        };
+      };
+      /** @description The request is malformed or a field is invalid (`param` names it) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource for this organizer (a malformed id included) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   listAuditLog: {
     parameters: {
       query?: {
@@ -7687,6 +8095,835 @@ export interface operations {
       };
       /** @description The key lacks the scope this operation needs */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listDoorDevices: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description id of the last item of the previous page */
+        starting_after?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            object: 'list';
+            data: {
+              /** Format: uuid */
+              id: string;
+              name: string;
+              /** @description as last set */
+              performance_ids: string[];
+              /** @description the performances of performance_ids, by start */
+              performances: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                event_id: string;
+                /** @description the title of the event */
+                event_name: string;
+                /** Format: date-time */
+                starts_at: string;
+                /** @description IANA time zone of the event */
+                timezone: string;
+              }[];
+              online_only: boolean;
+              /**
+               * @description `awaiting_pairing`: its pairing code is still good; `pairing_expired`: the code expired unused (issue a new one); `active`: paired, its key works; `revoked`: its key answers 401
+               * @enum {string}
+               */
+              status: 'awaiting_pairing' | 'pairing_expired' | 'active' | 'revoked';
+              /** @description when the last pairing code issued to the device expires (or expired) */
+              provisioning_expires_at: string | null;
+              /** @description when the device claimed its pairing code; null until paired */
+              claimed_at: string | null;
+              /** @description when the device and its key were revoked */
+              revoked_at: string | null;
+              /** @description the last use of its key, to the minute */
+              last_seen_at: string | null;
+              /** @description the last time it read the changes of its local copy (GET /v1/door_tickets) */
+              last_synced_at: string | null;
+              /** @description scans the device uploaded since midnight in the organizer’s time zone */
+              scans_today: number;
+              /** Format: date-time */
+              created_at: string;
+              created_by: {
+                /** Format: uuid */
+                id: string;
+                name: string | null;
+                email: string | null;
+              } | null;
+            }[];
+            /** @description true when a next page exists: pass the last id as starting_after */
+            has_more: boolean;
+          };
+        };
+      };
+      /** @description The request is malformed or a field is invalid (`param` names it) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createDoorDevice: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes retries safe: the first request with a key executes and its response (any status) is stored for 24 hours; a retry with the same key and payload replays it with `idempotent-replayed: true`. A different payload or API key, or a retry while the first is in flight, answers 409. Scoped to the organizer. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description what the organizer calls the device, such as "North gate 1" */
+          name: string;
+          /** @description the performances the device may admit: 1 to 50, each once, each of the organizer */
+          performance_ids: string[];
+          /** @description when true, the device does not admit from its local copy while offline; scans wait for the network */
+          online_only?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description A door device with a new pairing code (shown once) */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description as last set */
+            performance_ids: string[];
+            /** @description the performances of performance_ids, by start */
+            performances: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              event_id: string;
+              /** @description the title of the event */
+              event_name: string;
+              /** Format: date-time */
+              starts_at: string;
+              /** @description IANA time zone of the event */
+              timezone: string;
+            }[];
+            online_only: boolean;
+            /**
+             * @description `awaiting_pairing`: its pairing code is still good; `pairing_expired`: the code expired unused (issue a new one); `active`: paired, its key works; `revoked`: its key answers 401
+             * @enum {string}
+             */
+            status: 'awaiting_pairing' | 'pairing_expired' | 'active' | 'revoked';
+            /** @description when the last pairing code issued to the device expires (or expired) */
+            provisioning_expires_at: string | null;
+            /** @description when the device claimed its pairing code; null until paired */
+            claimed_at: string | null;
+            /** @description when the device and its key were revoked */
+            revoked_at: string | null;
+            /** @description the last use of its key, to the minute */
+            last_seen_at: string | null;
+            /** @description the last time it read the changes of its local copy (GET /v1/door_tickets) */
+            last_synced_at: string | null;
+            /** @description scans the device uploaded since midnight in the organizer’s time zone */
+            scans_today: number;
+            /** Format: date-time */
+            created_at: string;
+            created_by: {
+              /** Format: uuid */
+              id: string;
+              name: string | null;
+              email: string | null;
+            } | null;
+            /** @description the one-time pairing code (`mqd_…`), good for 10 minutes and one claim; shown in this answer only */
+            provisioning_token: string;
+            /** @description the console’s device page with the code: `<PUBLIC_URL>/app/device#pair=<token>` */
+            provisioning_url: string;
+            /** @description a QR code of provisioning_url, as a `data:image/svg+xml` URL to show to the device’s camera */
+            provisioning_qr: string;
+          };
+        };
+      };
+      /** @description The request is malformed or a field is invalid (`param` names it) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The request conflicts with the resource’s state, or an Idempotency-Key is in use or was used differently */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body is larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getDoorDevice: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A door device: a phone or scanner that checks tickets in with a key of its own */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description as last set */
+            performance_ids: string[];
+            /** @description the performances of performance_ids, by start */
+            performances: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              event_id: string;
+              /** @description the title of the event */
+              event_name: string;
+              /** Format: date-time */
+              starts_at: string;
+              /** @description IANA time zone of the event */
+              timezone: string;
+            }[];
+            online_only: boolean;
+            /**
+             * @description `awaiting_pairing`: its pairing code is still good; `pairing_expired`: the code expired unused (issue a new one); `active`: paired, its key works; `revoked`: its key answers 401
+             * @enum {string}
+             */
+            status: 'awaiting_pairing' | 'pairing_expired' | 'active' | 'revoked';
+            /** @description when the last pairing code issued to the device expires (or expired) */
+            provisioning_expires_at: string | null;
+            /** @description when the device claimed its pairing code; null until paired */
+            claimed_at: string | null;
+            /** @description when the device and its key were revoked */
+            revoked_at: string | null;
+            /** @description the last use of its key, to the minute */
+            last_seen_at: string | null;
+            /** @description the last time it read the changes of its local copy (GET /v1/door_tickets) */
+            last_synced_at: string | null;
+            /** @description scans the device uploaded since midnight in the organizer’s time zone */
+            scans_today: number;
+            /** Format: date-time */
+            created_at: string;
+            created_by: {
+              /** Format: uuid */
+              id: string;
+              name: string | null;
+              email: string | null;
+            } | null;
+          };
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource for this organizer (a malformed id included) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateDoorDevice: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes retries safe: the first request with a key executes and its response (any status) is stored for 24 hours; a retry with the same key and payload replays it with `idempotent-replayed: true`. A different payload or API key, or a retry while the first is in flight, answers 409. Scoped to the organizer. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description what the organizer calls the device, such as "North gate 1" */
+          name?: string;
+          /** @description when true, the device does not admit from its local copy while offline; scans wait for the network */
+          online_only?: boolean;
+          /** @description the performances the device may admit: 1 to 50, each once, each of the organizer */
+          performance_ids?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description A door device: a phone or scanner that checks tickets in with a key of its own */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description as last set */
+            performance_ids: string[];
+            /** @description the performances of performance_ids, by start */
+            performances: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              event_id: string;
+              /** @description the title of the event */
+              event_name: string;
+              /** Format: date-time */
+              starts_at: string;
+              /** @description IANA time zone of the event */
+              timezone: string;
+            }[];
+            online_only: boolean;
+            /**
+             * @description `awaiting_pairing`: its pairing code is still good; `pairing_expired`: the code expired unused (issue a new one); `active`: paired, its key works; `revoked`: its key answers 401
+             * @enum {string}
+             */
+            status: 'awaiting_pairing' | 'pairing_expired' | 'active' | 'revoked';
+            /** @description when the last pairing code issued to the device expires (or expired) */
+            provisioning_expires_at: string | null;
+            /** @description when the device claimed its pairing code; null until paired */
+            claimed_at: string | null;
+            /** @description when the device and its key were revoked */
+            revoked_at: string | null;
+            /** @description the last use of its key, to the minute */
+            last_seen_at: string | null;
+            /** @description the last time it read the changes of its local copy (GET /v1/door_tickets) */
+            last_synced_at: string | null;
+            /** @description scans the device uploaded since midnight in the organizer’s time zone */
+            scans_today: number;
+            /** Format: date-time */
+            created_at: string;
+            created_by: {
+              /** Format: uuid */
+              id: string;
+              name: string | null;
+              email: string | null;
+            } | null;
+          };
+        };
+      };
+      /** @description The request is malformed or a field is invalid (`param` names it) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource for this organizer (a malformed id included) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The request conflicts with the resource’s state, or an Idempotency-Key is in use or was used differently */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body is larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  revokeDoorDevice: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes retries safe: the first request with a key executes and its response (any status) is stored for 24 hours; a retry with the same key and payload replays it with `idempotent-replayed: true`. A different payload or API key, or a retry while the first is in flight, answers 409. Scoped to the organizer. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A door device: a phone or scanner that checks tickets in with a key of its own */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description as last set */
+            performance_ids: string[];
+            /** @description the performances of performance_ids, by start */
+            performances: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              event_id: string;
+              /** @description the title of the event */
+              event_name: string;
+              /** Format: date-time */
+              starts_at: string;
+              /** @description IANA time zone of the event */
+              timezone: string;
+            }[];
+            online_only: boolean;
+            /**
+             * @description `awaiting_pairing`: its pairing code is still good; `pairing_expired`: the code expired unused (issue a new one); `active`: paired, its key works; `revoked`: its key answers 401
+             * @enum {string}
+             */
+            status: 'awaiting_pairing' | 'pairing_expired' | 'active' | 'revoked';
+            /** @description when the last pairing code issued to the device expires (or expired) */
+            provisioning_expires_at: string | null;
+            /** @description when the device claimed its pairing code; null until paired */
+            claimed_at: string | null;
+            /** @description when the device and its key were revoked */
+            revoked_at: string | null;
+            /** @description the last use of its key, to the minute */
+            last_seen_at: string | null;
+            /** @description the last time it read the changes of its local copy (GET /v1/door_tickets) */
+            last_synced_at: string | null;
+            /** @description scans the device uploaded since midnight in the organizer’s time zone */
+            scans_today: number;
+            /** Format: date-time */
+            created_at: string;
+            created_by: {
+              /** Format: uuid */
+              id: string;
+              name: string | null;
+              email: string | null;
+            } | null;
+          };
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource for this organizer (a malformed id included) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The request conflicts with the resource’s state, or an Idempotency-Key is in use or was used differently */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  reissueDoorDeviceToken: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes retries safe: the first request with a key executes and its response (any status) is stored for 24 hours; a retry with the same key and payload replays it with `idempotent-replayed: true`. A different payload or API key, or a retry while the first is in flight, answers 409. Scoped to the organizer. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A door device with a new pairing code (shown once) */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description as last set */
+            performance_ids: string[];
+            /** @description the performances of performance_ids, by start */
+            performances: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              event_id: string;
+              /** @description the title of the event */
+              event_name: string;
+              /** Format: date-time */
+              starts_at: string;
+              /** @description IANA time zone of the event */
+              timezone: string;
+            }[];
+            online_only: boolean;
+            /**
+             * @description `awaiting_pairing`: its pairing code is still good; `pairing_expired`: the code expired unused (issue a new one); `active`: paired, its key works; `revoked`: its key answers 401
+             * @enum {string}
+             */
+            status: 'awaiting_pairing' | 'pairing_expired' | 'active' | 'revoked';
+            /** @description when the last pairing code issued to the device expires (or expired) */
+            provisioning_expires_at: string | null;
+            /** @description when the device claimed its pairing code; null until paired */
+            claimed_at: string | null;
+            /** @description when the device and its key were revoked */
+            revoked_at: string | null;
+            /** @description the last use of its key, to the minute */
+            last_seen_at: string | null;
+            /** @description the last time it read the changes of its local copy (GET /v1/door_tickets) */
+            last_synced_at: string | null;
+            /** @description scans the device uploaded since midnight in the organizer’s time zone */
+            scans_today: number;
+            /** Format: date-time */
+            created_at: string;
+            created_by: {
+              /** Format: uuid */
+              id: string;
+              name: string | null;
+              email: string | null;
+            } | null;
+            /** @description the one-time pairing code (`mqd_…`), good for 10 minutes and one claim; shown in this answer only */
+            provisioning_token: string;
+            /** @description the console’s device page with the code: `<PUBLIC_URL>/app/device#pair=<token>` */
+            provisioning_url: string;
+            /** @description a QR code of provisioning_url, as a `data:image/svg+xml` URL to show to the device’s camera */
+            provisioning_qr: string;
+          };
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource for this organizer (a malformed id included) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The request conflicts with the resource’s state, or an Idempotency-Key is in use or was used differently */
+      409: {
         headers: {
           [name: string]: unknown;
         };

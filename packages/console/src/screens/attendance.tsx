@@ -148,9 +148,9 @@ function AttendanceBody({ attendance: a, timeZone }: { attendance: Attendance; t
           <tbody>
             {a.double_entries.map((d) => (
               <tr key={`${d.ticket_id}:${d.second.scanned_at}:${d.second.received_at}`} data-ticket={d.ticket_id}>
-                <th scope="row">{d.ticket_no}</th>
+                <th scope="row">{d.ticket_no ?? '—'}</th>
                 <td>{d.first.device_name ?? 'Console and API'}</td>
-                <td>{at(d.first.checked_in_at)}</td>
+                <td>{d.first.checked_in_at === null ? '—' : at(d.first.checked_in_at)}</td>
                 <td>{d.second.device_name ?? 'Console and API'}</td>
                 <td>{at(d.second.scanned_at)}</td>
                 <td>{at(d.second.received_at)}</td>

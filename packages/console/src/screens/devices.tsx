@@ -6,7 +6,8 @@
  * working (10 minutes: the API keeps only a hash of the code and answers it this once).
  * Below, the devices, newest first, read again every 10 seconds while the page is
  * visible: status, last seen, how long ago the device last synced and how many scans it
- * uploaded today. A device not paired yet gets a new code; a device is revoked after a
+ * uploaded today. The code stays shown until the list says the device paired (or the code
+ * expired, or the device was revoked). A device not paired yet gets a new code; a device is revoked after a
  * confirming second click.
  */
 import { useState } from 'preact/hooks';
@@ -85,7 +86,9 @@ export function Devices() {
         }}
       />
       <ErrorNotice error={schedules.error} />
-      {pairing !== undefined && <PairingNotice device={pairing} timeZone={organizer.timezone} />}
+      {pairing !== undefined && stillPairing(pairing, devices.data) && (
+        <PairingNotice device={pairing} timeZone={organizer.timezone} />
+      )}
       <p role="status" class="status">
         {status}
       </p>
@@ -267,6 +270,10 @@ function PairingNotice({ device, timeZone }: { device: ProvisionedDevice; timeZo
     </section>
   );
 }
+
+/** Whether the code shown may still pair its device: not once the list says it paired, expired or was revoked. */
+const stillPairing = (shown: ProvisionedDevice, listed: readonly DoorDevice[] | undefined) =>
+  (listed?.find((d) => d.id === shown.id)?.status ?? 'awaiting_pairing') === 'awaiting_pairing';
 
 const plural = (n: number, unit: string) => `${n} ${n === 1 ? unit : `${unit}s`}`;
 
