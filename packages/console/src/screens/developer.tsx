@@ -224,7 +224,13 @@ function KeyTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke: (key: ApiKey) 
               <td>
                 <code>{k.key_preview}…</code>
               </td>
-              <td>{k.scopes.map((s) => SCOPES.find((x) => x.scope === s)?.label ?? s).join(', ')}</td>
+              <td>
+                {k.scopes
+                  .map((s) =>
+                    s === 'check_in' ? 'Check-in (door device)' : (SCOPES.find((x) => x.scope === s)?.label ?? s),
+                  )
+                  .join(', ')}
+              </td>
               <td>{k.created_by === null ? 'Admin API' : (k.created_by.name ?? k.created_by.email ?? '—')}</td>
               <td>{dateTime(k.created_at, organizer.timezone)}</td>
               <td>{when(k.last_used_at)}</td>
