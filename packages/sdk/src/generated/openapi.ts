@@ -4,6 +4,26 @@
  */
 
 export interface paths {
+    "/v1/device_claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pair a door device: trade its pairing code for its device key
+         * @description No Authorization. The code shown in the dashboard (or its QR code) is good once, for 10 minutes: the answer carries the device key (scope `check_in` only, limited to the device’s performances), in this answer only, and the device. A used, expired, revoked or unknown code answers 400 `parameter_invalid` naming `token`, with one detail whatever the reason. Of two claims of one code at once, one succeeds.
+         */
+        post: operations["claimDoorDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/api_key": {
         parameters: {
             query?: never;
@@ -16,6 +36,70 @@ export interface paths {
          * @description The key that authenticated this request: its scopes (`read`, `write`), expiry and organizer (name, currency, time zone). Any valid key may call it, whatever its scopes; a client such as the console uses it to offer only the actions the key allows (docs/console.md).
          */
         get: operations["getCurrentApiKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/check_ins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List uploaded scans, newest first
+         * @description The scans uploaded with POST /v1/check_ins and their outcomes, by `received_at` newest first, paginated; filter by `outcome` (`already_checked_in`: the double entries), `performance_id` and `received_gte`. A door device’s key sees the scans on its performances and its own uploads, so both gates of a double entry see it (docs/check-ins.md).
+         */
+        get: operations["listCheckIns"];
+        put?: never;
+        /**
+         * Upload a door’s offline scans
+         * @description Applies 1 to 500 scans in `scanned_at` order (ties: request order), each with the atomic guards of check-in, and answers every scan’s outcome in request order: `admitted` (its `scanned_at` becomes the ticket’s `checked_in_at`, clamped to now), `already_checked_in` (with the first admission’s time and device: a double entry) or `not_admittable` with its `reason`. A scan whose `device_scan_id` this key uploaded before is answered from its first outcome and changes nothing. `ticket.checked_in` is emitted once per ticket (docs/check-ins.md).
+         */
+        post: operations["uploadCheckIns"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/door_tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The door’s local copy of the tickets, in the sync order
+         * @description Tickets as a door keeps them to decide offline (status, whether the order is paid or cancelled, the check-in), ordered by (`updated_at`, `id`) ascending, up to 1000 a page. Poll with the last item’s `updated_at` as `updated_gte` and its `id` as `starting_after`: no change is ever skipped (docs/sync.md). A door device’s key lists its performances’ tickets only (docs/check-ins.md).
+         */
+        get: operations["listDoorTickets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/door_device": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the door device of the calling device key
+         * @description Its name, online-only setting, organizer (name, time zone) and the performances it may admit, by start, with their event. Only a device key (scope `check_in`) may call it; another key answers 403 `forbidden_scope`.
+         */
+        get: operations["getCurrentDoorDevice"];
         put?: never;
         post?: never;
         delete?: never;
@@ -357,7 +441,7 @@ export interface paths {
         };
         /**
          * List tickets, newest first, or poll them for changes
-         * @description Tickets, newest first and paginated; filter by `order_id`, `performance_id` or `status`, by `serial_no` (exact: what the QR code of an e-ticket encodes, so a door scanner finds the ticket it read; another organizer’s serial finds nothing) or `ticket_no` (exact, as printed on the e-ticket), and by time: `created_gte`, `created_lt`, `updated_gte`, `updated_lt`. To poll for changes, list with `order=updated_asc`, passing back the last item’s `updated_at` as `updated_gte` and its `id` as `starting_after`: no change is ever skipped (docs/sync.md).
+         * @description Tickets, newest first and paginated; filter by `order_id`, `performance_id` or `status`, by `serial_no` (exact: what the QR code of an e-ticket encodes, so a door scanner finds the ticket it read; another organizer’s serial finds nothing) or `ticket_no` (exact, as printed on the e-ticket), and by time: `created_gte`, `created_lt`, `updated_gte`, `updated_lt`. To poll for changes, list with `order=updated_asc`, passing back the last item’s `updated_at` as `updated_gte` and its `id` as `starting_after`: no change is ever skipped (docs/sync.md). A door device’s key lists only its performances’ tickets.
          */
         get: operations["listTickets"];
         put?: never;
@@ -377,7 +461,7 @@ export interface paths {
         };
         /**
          * Get a ticket
-         * @description One issued ticket, with its holder and check-in state.
+         * @description One issued ticket, with its holder and check-in state. A door device’s key reads only tickets of its performances.
          */
         get: operations["getTicket"];
         put?: never;
@@ -399,7 +483,7 @@ export interface paths {
         put?: never;
         /**
          * Admit a ticket at the door
-         * @description Admits the ticket’s current holder once, with the same atomic guards as the gate scanner. 409 when it cannot be admitted: already checked in, the order unpaid, the ticket refunded or cancelled, or a concurrent transfer (retry). A fresh admit emits `ticket.checked_in` exactly once.
+         * @description Admits the ticket’s current holder once, with the same atomic guards as the gate scanner. A door device’s key (`check_in` scope) admits only tickets of its performances; another performance’s ticket is not found. 409 when it cannot be admitted: already checked in, the order unpaid, the ticket refunded or cancelled, or a concurrent transfer (retry). A fresh admit emits `ticket.checked_in` exactly once.
          */
         post: operations["checkInTicket"];
         delete?: never;
@@ -1046,8 +1130,8 @@ export interface components {
             name: string | null;
             /** @description the first characters of the key (prefix included), to recognise it */
             key_preview: string;
-            /** @description `read` allows every GET, `write` every POST, PATCH and DELETE */
-            scopes: ("read" | "write")[];
+            /** @description `read` allows every GET, `write` every POST, PATCH and DELETE; `check_in` (a door device’s key, alone) only its tickets and their check-in (docs/door.md) */
+            scopes: ("read" | "write" | "check_in")[];
             expires_at: string | null;
             /** Format: date-time */
             created_at: string;
@@ -1060,6 +1144,42 @@ export interface components {
                 /** @description IANA time zone id, the default of its events */
                 timezone: string;
             };
+        };
+        /** @description The door device of the calling device key, as it sees itself */
+        DoorDeviceSelf: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description admit only online: never from the local copy */
+            online_only: boolean;
+            organizer: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** @description IANA time zone id of the organizer */
+                timezone: string;
+            };
+            /** @description the performances the device may admit, by start */
+            performances: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                event_id: string;
+                /** @description the title of the event */
+                event_name: string;
+                /** Format: date-time */
+                starts_at: string;
+                /** Format: date-time */
+                ends_at: string;
+                /** @description IANA time zone of the event */
+                timezone: string;
+            }[];
+        };
+        /** @description The key of a door device that claimed its pairing code, and the device */
+        ClaimedDoorDevice: {
+            /** @description the device key (`mqk_…`, scope `check_in` only): send it as `Authorization: Bearer`; shown in this answer only */
+            api_key: string;
+            device: components["schemas"]["DoorDeviceSelf"];
         };
         /**
          * @description An event, as listed (without its ticket types)
@@ -1818,6 +1938,147 @@ export interface components {
             has_more: boolean;
         };
         /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "ticket_id": "5b0c3c8e-6f43-4a47-9d0e-6a4cf4f6c3a1",
+         *           "scanned_at": "2026-11-28T19:02:11.250Z",
+         *           "device_scan_id": "n-000017"
+         *         }
+         *       ]
+         *     }
+         */
+        UploadCheckInsRequest: {
+            /** @description 1 to 500 scans, applied in scanned_at order; device_scan_id unique in the body */
+            data: {
+                /** Format: uuid */
+                ticket_id: string;
+                /**
+                 * Format: date-time
+                 * @description when the door scanned it (RFC 3339)
+                 */
+                scanned_at: string;
+                /** @description the device’s id of the scan: a scan uploaded again with it is answered from its first outcome */
+                device_scan_id: string;
+            }[];
+        };
+        /**
+         * @description An uploaded scan and the outcome it was given
+         * @example {
+         *       "id": "0e7d5c4b-3a29-4f18-8e07-d6c5b4a39281",
+         *       "device_scan_id": "n-000017",
+         *       "ticket_id": "5b0c3c8e-6f43-4a47-9d0e-6a4cf4f6c3a1",
+         *       "ticket_no": "BW3KPTD2-001",
+         *       "performance_id": "1c721279-854c-458a-9124-f115dfc1ca66",
+         *       "scanned_at": "2026-11-28T19:02:11.250Z",
+         *       "received_at": "2026-11-28T19:20:40.031Z",
+         *       "outcome": "admitted",
+         *       "reason": null,
+         *       "checked_in_at": "2026-11-28T19:02:11.250Z",
+         *       "checked_in_by": {
+         *         "device_id": "8f6e2b7a-3c1d-4e5f-9a0b-1c2d3e4f5a6b",
+         *         "device_name": "North gate"
+         *       },
+         *       "device": {
+         *         "device_id": "8f6e2b7a-3c1d-4e5f-9a0b-1c2d3e4f5a6b",
+         *         "device_name": "North gate"
+         *       }
+         *     }
+         */
+        CheckInScan: {
+            /** Format: uuid */
+            id: string;
+            device_scan_id: string;
+            /** Format: uuid */
+            ticket_id: string;
+            ticket_no: string | null;
+            performance_id: string | null;
+            /** Format: date-time */
+            scanned_at: string;
+            /** Format: date-time */
+            received_at: string;
+            /**
+             * @description `admitted`: this scan is the ticket’s admission; `already_checked_in`: it was admitted before (a double entry when it was not this scan); `not_admittable`: see `reason`
+             * @enum {string}
+             */
+            outcome: "admitted" | "already_checked_in" | "not_admittable";
+            reason: ("unknown" | "wrong_performance" | "refunded" | "cancelled" | "unpaid") | null;
+            checked_in_at: string | null;
+            checked_in_by: {
+                /** Format: uuid */
+                device_id: string;
+                device_name: string;
+            } | null;
+            device: {
+                /** Format: uuid */
+                device_id: string;
+                device_name: string;
+            } | null;
+        };
+        /** @description A page of CheckInScan, in the list's order */
+        CheckInScanList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["CheckInScan"][];
+            /** @description true when a next page exists: pass the last id as starting_after */
+            has_more: boolean;
+        };
+        /** @description Every scan of the upload with its outcome, in request order */
+        UploadedCheckIns: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["CheckInScan"][];
+        };
+        /**
+         * @description A ticket as the door’s local copy keeps it: what the admission rule decides from
+         * @example {
+         *       "id": "5b0c3c8e-6f43-4a47-9d0e-6a4cf4f6c3a1",
+         *       "serial_no": "K7QWJ3M2XN4PZ6RT8VB5CD9FGH2LS3YA",
+         *       "ticket_no": "BW3KPTD2-001",
+         *       "performance_id": "1c721279-854c-458a-9124-f115dfc1ca66",
+         *       "ticket_type_id": "30d9e514-51f0-4e01-9588-2fc19be9b261",
+         *       "ticket_type_name": "Standard",
+         *       "holder_name": "Ada Lovelace",
+         *       "status": "purchased",
+         *       "paid": true,
+         *       "order_cancelled": false,
+         *       "checked_in_at": null,
+         *       "checked_in_device_id": null,
+         *       "updated_at": "2026-11-24T22:23:08.685Z"
+         *     }
+         */
+        DoorTicket: {
+            /** Format: uuid */
+            id: string;
+            /** @description what the e-ticket’s QR code encodes */
+            serial_no: string;
+            ticket_no: string;
+            /** Format: uuid */
+            performance_id: string;
+            /** Format: uuid */
+            ticket_type_id: string;
+            ticket_type_name: string;
+            /** @description first and last name, trimmed */
+            holder_name: string;
+            /** @enum {string} */
+            status: "purchased" | "checked_in" | "refunded" | "cancelled";
+            /** @description its order is placed or fulfilled */
+            paid: boolean;
+            order_cancelled: boolean;
+            checked_in_at: string | null;
+            checked_in_device_id: string | null;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A page of DoorTicket, in the list's order */
+        DoorTicketList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["DoorTicket"][];
+            /** @description true when a next page exists: pass the last id as starting_after */
+            has_more: boolean;
+        };
+        /**
          * @description A webhook endpoint
          * @example {
          *       "id": "d8d7753e-282e-4819-ae96-e91e2e23ab04",
@@ -2412,6 +2673,82 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    claimDoorDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the pairing code shown in the dashboard (`mqd_…`), or read from its QR code */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The key of a door device that claimed its pairing code, and the device */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimedDoorDevice"];
+                };
+            };
+            /** @description The request is malformed or a field is invalid (`param` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: retry after `retry-after` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getCurrentApiKey: {
         parameters: {
             query?: never;
@@ -2437,6 +2774,356 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No API key, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource for this organizer (a malformed id included) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: retry after `retry-after` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listCheckIns: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description id of the last item of the previous page */
+                starting_after?: string;
+                /** @description `admitted`: this scan is the ticket’s admission; `already_checked_in`: it was admitted before (a double entry when it was not this scan); `not_admittable`: see `reason` */
+                outcome?: "admitted" | "already_checked_in" | "not_admittable";
+                performance_id?: string;
+                /** @description only scans received at or after this instant (inclusive); RFC 3339 */
+                received_gte?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of CheckInScan, in the list's order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckInScanList"];
+                };
+            };
+            /** @description The request is malformed or a field is invalid (`param` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No API key, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: retry after `retry-after` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    uploadCheckIns: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes retries safe: the first request with a key executes and its response (any status) is stored for 24 hours; a retry with the same key and payload replays it with `idempotent-replayed: true`. A different payload or API key, or a retry while the first is in flight, answers 409. Scoped to the organizer. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": [
+                 *         {
+                 *           "ticket_id": "5b0c3c8e-6f43-4a47-9d0e-6a4cf4f6c3a1",
+                 *           "scanned_at": "2026-11-28T19:02:11.250Z",
+                 *           "device_scan_id": "n-000017"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 1 to 500 scans, applied in scanned_at order; device_scan_id unique in the body */
+                    data: {
+                        /** Format: uuid */
+                        ticket_id: string;
+                        /**
+                         * Format: date-time
+                         * @description when the door scanned it (RFC 3339)
+                         */
+                        scanned_at: string;
+                        /** @description the device’s id of the scan: a scan uploaded again with it is answered from its first outcome */
+                        device_scan_id: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Every scan of the upload with its outcome, in request order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadedCheckIns"];
+                };
+            };
+            /** @description The request is malformed or a field is invalid (`param` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No API key, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the resource’s state, or an Idempotency-Key is in use or was used differently */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: retry after `retry-after` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listDoorTickets: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description the `id` of the last item processed; pass its `updated_at` as `updated_gte` with it */
+                starting_after?: string;
+                /** @description the `updated_at` of the last item processed (inclusive); RFC 3339 (docs/sync.md) */
+                updated_gte?: string;
+                performance_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of DoorTicket, in the list's order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DoorTicketList"];
+                };
+            };
+            /** @description The request is malformed or a field is invalid (`param` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No API key, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: retry after `retry-after` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCurrentDoorDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The door device of the calling device key, as it sees itself */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DoorDeviceSelf"];
                 };
             };
             /** @description No API key, or an unknown or revoked one */
@@ -5479,7 +6166,7 @@ export interface operations {
                             name: string | null;
                             /** @description the first characters of the key (prefix included), to recognise it */
                             key_preview: string;
-                            scopes: ("read" | "write")[];
+                            scopes: ("read" | "write" | "check_in")[];
                             expires_at: string | null;
                             revoked_at: string | null;
                             last_used_at: string | null;
@@ -5580,7 +6267,7 @@ export interface operations {
                         object: "api_key";
                         /** @description the raw key; shown only in this response */
                         key: string;
-                        scopes: ("read" | "write")[];
+                        scopes: ("read" | "write" | "check_in")[];
                         expires_at: string | null;
                         /** Format: date-time */
                         created_at: string;
