@@ -106,6 +106,7 @@ describe('claiming a pairing code', () => {
       revoked.provisioning_token,
       forged,
       'mqd_short',
+      `mqd_${'a'.repeat(300)}`,
       expiring.provisioning_token.slice(4),
       '',
     ]) {

@@ -125,7 +125,6 @@ export const DoorDeviceSelf = Type.Object(
 export const DeviceClaimBody = Type.Object(
   {
     token: Type.String({
-      maxLength: 200,
       description: 'the pairing code shown in the dashboard (`mqd_…`), or read from its QR code',
     }),
   },
