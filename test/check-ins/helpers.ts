@@ -43,7 +43,7 @@ export async function setupDoor(t: TestApp): Promise<Door> {
   };
 }
 
-export type TicketState = 'paid' | 'unpaid' | 'checked_in' | 'refunded' | 'cancelled';
+type TicketState = 'paid' | 'unpaid' | 'checked_in' | 'refunded' | 'cancelled';
 
 /** A ticket of the performance (the first by default) in the given state; returns the ticket as sold. */
 export async function ticketIn(
@@ -72,7 +72,7 @@ export async function ticketIn(
   return { id: ticket.id, ticket_no: ticket.ticket_no, order_id: sold.id, serial_no: ticket.serial_no };
 }
 
-export interface Scan {
+interface Scan {
   ticket_id: string;
   scanned_at: string;
   device_scan_id: string;

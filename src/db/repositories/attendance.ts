@@ -8,14 +8,14 @@ import { sql } from 'kysely';
 import type { Executor } from '../transaction.ts';
 
 /** Minutes shown before the current one. */
-export const ATTENDANCE_MINUTES = 15;
+const ATTENDANCE_MINUTES = 15;
 /** Double entries shown, newest first. */
-export const ATTENDANCE_DOUBLE_ENTRIES = 50;
+const ATTENDANCE_DOUBLE_ENTRIES = 50;
 
 /** json_agg hands timestamps back as text. */
 type JsonTime = string;
 
-export interface AttendanceRows {
+interface AttendanceRows {
   sold: number;
   admitted: number;
   gates: { device_id: string | null; name: string | null; admitted: number; last_admitted_at: JsonTime }[];

@@ -6,7 +6,7 @@
 import type { CheckInOutcome, CheckInRefusal } from '../schema.ts';
 import type { Executor } from '../transaction.ts';
 
-export interface NewScan {
+interface NewScan {
   organizer_id: string;
   api_key_id: string;
   device_id: string | null;

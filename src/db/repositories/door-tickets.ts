@@ -5,7 +5,7 @@
  */
 import type { Executor } from '../transaction.ts';
 
-export interface DoorTicketFilters {
+interface DoorTicketFilters {
   performance_id?: string;
   /** A door device's performances: nothing else is listed. */
   performanceIds?: readonly string[];

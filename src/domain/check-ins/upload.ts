@@ -28,7 +28,7 @@ import type { AuthContext } from '../auth/api-keys.ts';
 import { admissionOf } from '../tickets/admission.ts';
 import { admissionFactsOf, recordAdmission } from '../tickets/tickets.ts';
 
-export interface UploadedScan {
+interface UploadedScan {
   ticket_id: string;
   /** RFC 3339, validated by the route. */
   scanned_at: string;

@@ -9,7 +9,7 @@ import type { Executor } from '../../db/transaction.ts';
 import { notFound } from '../../errors/domain-error.ts';
 
 /** The gate of every check-in not made by a door device: the console's door screen, an integration. */
-export const CONSOLE_AND_API_GATE = 'Console and API';
+const CONSOLE_AND_API_GATE = 'Console and API';
 
 const at = (text: string | null) => (text === null ? null : new Date(text));
 
