@@ -31,7 +31,7 @@ export const TEN_MINUTES_MS = 10 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** A performance as a door device shows it (DoorDevice.performances; with ends_at for DoorDeviceSelf). */
-export interface DoorPerformance {
+interface DoorPerformance {
   id: string;
   event_id: string;
   event_name: string;

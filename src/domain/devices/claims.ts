@@ -19,7 +19,7 @@ import { createApiKey, type AuthContext } from '../auth/api-keys.ts';
 import { hashProvisioningToken, isWellFormedProvisioningToken } from './provisioning.ts';
 
 /** The one answer to a token that cannot be claimed, whatever the reason (no oracle). */
-export const CLAIM_REFUSED =
+const CLAIM_REFUSED =
   'This pairing code cannot be used: it was already used, it expired (codes last 10 minutes) or it was never issued. Create a new one in the dashboard.';
 
 const refused = () => invalid('parameter_invalid', CLAIM_REFUSED, 'token');

@@ -27,7 +27,7 @@ import { conflict, invalid, notFound } from '../../errors/domain-error.ts';
 import { forgetApiKey, revoke, type ApiKeyCache } from '../auth/api-keys.ts';
 import { issueProvisioningToken, type ProvisioningToken } from './provisioning.ts';
 
-export type DoorDeviceStatus = 'awaiting_pairing' | 'pairing_expired' | 'active' | 'revoked';
+type DoorDeviceStatus = 'awaiting_pairing' | 'pairing_expired' | 'active' | 'revoked';
 
 /** A device as the dashboard shows it: its row, its state now, its performances by start. */
 export interface DoorDeviceView extends DoorDeviceRow {
@@ -41,7 +41,7 @@ export interface ProvisionedDoorDevice {
   token: ProvisioningToken;
 }
 
-export function statusOf(
+function statusOf(
   row: Pick<DoorDeviceRow, 'revoked_at' | 'claimed_at' | 'provisioning_expires_at'>,
   now: Date,
 ): DoorDeviceStatus {
@@ -121,7 +121,7 @@ export async function listDoorDevices(
   return { data: await withPerformances(db, organizerId, found.data, now), has_more: found.has_more };
 }
 
-export interface NewDoorDevice {
+interface NewDoorDevice {
   name: string;
   performanceIds: readonly string[];
   onlineOnly?: boolean;
@@ -152,7 +152,7 @@ export async function createDoorDevice(
   });
 }
 
-export interface DoorDeviceChanges {
+interface DoorDeviceChanges {
   name?: string;
   onlineOnly?: boolean;
   performanceIds?: readonly string[];

@@ -7,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 
 const TOKEN_PREFIX = 'mqd_';
 const TOKEN_SHAPE = /^mqd_[A-Za-z0-9_-]{43}$/;
-export const PROVISIONING_TTL_MS = 10 * 60 * 1000;
+const PROVISIONING_TTL_MS = 10 * 60 * 1000;
 
 export interface ProvisioningToken {
   token: string;

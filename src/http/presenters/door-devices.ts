@@ -35,7 +35,7 @@ export function presentDoorDevice(device: DoorDeviceView) {
 }
 
 /** The console page a device pairs on, with the code in the fragment (never sent to a server). */
-export function provisioningUrl(publicUrl: string, token: string): string {
+function provisioningUrl(publicUrl: string, token: string): string {
   return `${publicUrl}/app/device#pair=${token}`;
 }
 
