@@ -63,6 +63,25 @@ describe('claiming a pairing code', () => {
     assert.equal(row.provisioning_token_hash, null);
     assert.equal(new Date(row.claimed_at!).toISOString(), t.clock.now().toISOString());
 
+    // Developer settings list it as any key, with its one scope.
+    const listedKeys = await t.dash(door.owner.session, 'GET', '/dashboard/v1/api_keys?limit=100');
+    assert.equal(listedKeys.statusCode, 200, listedKeys.body);
+    assert.deepEqual(
+      (listedKeys.json().data as { id: string }[]).find((k) => k.id === key.id),
+      {
+        id: key.id,
+        object: 'api_key',
+        name: 'Door device: North gate',
+        key_preview: body.api_key.slice(0, 10),
+        scopes: ['check_in'],
+        expires_at: null,
+        revoked_at: null,
+        last_used_at: null,
+        created_by: { id: door.owner.id, name: door.owner.name, email: door.owner.email },
+        created_at: new Date(key.created_at).toISOString(),
+      },
+    );
+
     // The key reads its device.
     const self = await t.api(body.api_key, 'GET', '/v1/door_device');
     assert.equal(self.statusCode, 200, self.body);
