@@ -33,6 +33,22 @@ export async function insertScanIfAbsent(db: Executor, scan: NewScan): Promise<s
   return row?.id;
 }
 
+/** The scans a key uploaded before among these device_scan_ids: device_scan_id → id. */
+export async function findScanIds(
+  db: Executor,
+  apiKeyId: string,
+  deviceScanIds: readonly string[],
+): Promise<Map<string, string>> {
+  if (deviceScanIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('check_in_scans')
+    .select(['id', 'device_scan_id'])
+    .where('api_key_id', '=', apiKeyId)
+    .where('device_scan_id', 'in', [...deviceScanIds])
+    .execute();
+  return new Map(rows.map((row) => [row.device_scan_id, row.id]));
+}
+
 /** The id of the scan a key uploaded before with this device_scan_id. */
 export async function findScanId(db: Executor, apiKeyId: string, deviceScanId: string): Promise<string> {
   const row = await db

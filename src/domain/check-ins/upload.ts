@@ -4,7 +4,8 @@
  *
  * 1. claim the scan's (api_key, device_scan_id) with an insert that does nothing when it
  *    exists; a scan uploaded before is answered from its stored outcome and changes nothing
- *    (a concurrent upload of the same scan waits on the unique index, then replays);
+ *    (a concurrent upload of the same scan waits on the unique index, then replays; the
+ *    scans found by one read before the loop skip their transaction altogether);
  * 2. lock the ticket and decide with the admission rule (src/domain/tickets/admission.ts),
  *    the very rule the device decided offline with;
  * 3. admit it with the one admission write of every check-in (recordAdmission: the ticket
@@ -16,6 +17,7 @@
  */
 import {
   findScanId,
+  findScanIds,
   findScans,
   insertScanIfAbsent,
   recordOutcome,
@@ -44,8 +46,15 @@ export async function uploadCheckIns(db: Executor, auth: Uploader, scans: readon
   const order = scans
     .map((scan, index) => ({ scan, index, at: new Date(scan.scanned_at) }))
     .sort((a, b) => a.at.getTime() - b.at.getTime() || a.index - b.index);
+  // A re-sent upload (its answer was lost) is answered from one read, not a transaction a scan.
+  const known = await findScanIds(
+    db,
+    auth.apiKeyId,
+    scans.map((scan) => scan.device_scan_id),
+  );
   const ids: string[] = new Array<string>(scans.length);
-  for (const { scan, index, at } of order) ids[index] = await applyScan(db, auth, auth.apiKeyId, scan, at, now);
+  for (const { scan, index, at } of order)
+    ids[index] = known.get(scan.device_scan_id) ?? (await applyScan(db, auth, auth.apiKeyId, scan, at, now));
   const rows = new Map((await findScans(db, ids)).map((row) => [row.id, row]));
   return ids.map((id) => rows.get(id)!);
 }
