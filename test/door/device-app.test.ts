@@ -227,6 +227,7 @@ describe('the local copy', () => {
       cursor: { updated_at: ticket(1000).updated_at, id: ticket(1000).id },
       synced_at: null,
       doubles_since: null,
+      counts: { total: 1000, admitted: 0, sold: 1000 },
     });
     fake.failPage = undefined;
     fake.calls = [];
@@ -353,7 +354,7 @@ describe('the upload', () => {
       db,
       new DeviceApi('k', { baseUrl: 'http://device.test', fetch: fake.fetch }),
       DEVICE_ID,
-      (s) => settled.push(s.device_scan_id),
+      (scans) => settled.push(...scans.map((s) => s.device_scan_id)),
     );
     const outcomes = await queue.flush();
     assert.deepEqual(
@@ -515,12 +516,11 @@ describe('against a live service', () => {
     assert.deepEqual([filled.pages, filled.items], [3, 2101]);
     assert.deepEqual(await copyCounts(db), { total: 2101, admitted: 0, sold: 2101 });
     const copied = await findInCopy(db, refunded!.serial_no);
-    assert.deepEqual(copied && { ...copied, updated_at: 'x' }, {
+    assert.deepEqual(copied, {
       id: refunded!.id,
       serial_no: refunded!.serial_no,
       ticket_no: refunded!.ticket_no,
       performance_id: s.performanceId,
-      ticket_type_id: s.ticketTypeId,
       ticket_type_name: s.event.ticket_types[0]!.name,
       holder_name: 'Ada Lovelace',
       status: 'purchased',
@@ -528,7 +528,6 @@ describe('against a live service', () => {
       order_cancelled: false,
       checked_in_at: null,
       checked_in_device_id: null,
-      updated_at: 'x',
     });
 
     assert.equal((await t.admin('POST', `/admin/v1/orders/${refunded!.order_id}/refund`, {})).statusCode, 201);

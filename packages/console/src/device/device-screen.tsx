@@ -7,16 +7,17 @@
  * Timing, as on the door screen: each scan marks `door-scan-<n>` when its code arrives and,
  * the frame after its verdict renders, measures `door-result-<n>`.
  */
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { Beeper } from '../door/beep.ts';
 import { startCamera, type CameraReader } from '../door/camera.ts';
 import { RepeatFilter } from '../door/repeat-filter.ts';
 import { formatTimeAt } from '../door/verdict-words.ts';
+import type { DoorDeviceSelf } from './contract.ts';
 import { forgetEverything, type DeviceDb, type DeviceScan, type DoubleEntry, type Pairing } from './device-db.ts';
 import { DeviceSession, REVOKED, type DeviceState } from './device-session.ts';
 import { listenForWedge } from './keyboard-wedge.ts';
 import { ageOf, copyLine, formatCount } from './sync-age.ts';
-import { describeScan, zoneOf } from './verdict.ts';
+import { describeScan, performanceLabel, zoneOf } from './verdict.ts';
 
 const REPEAT_WINDOW_MS = 4_000;
 
@@ -31,7 +32,6 @@ export function DeviceScreen({ db, pairing, onUnpaired }: { db: DeviceDb; pairin
   const session = useMemo(() => new DeviceSession(db, pairing), [db, pairing]);
   const [state, setState] = useState<DeviceState>(session.state);
   const [shown, setShown] = useState<Shown & { scan: DeviceScan }>();
-  const [code, setCode] = useState('');
   const [now, setNow] = useState(Date.now());
   const [camera, setCamera] = useState<CameraReader>();
   const [cameraError, setCameraError] = useState<string>();
@@ -39,7 +39,6 @@ export function DeviceScreen({ db, pairing, onUnpaired }: { db: DeviceDb; pairin
   const beeper = useMemo(() => new Beeper(), []);
   const repeats = useMemo(() => new RepeatFilter(REPEAT_WINDOW_MS), []);
   const video = useRef<HTMLVideoElement>(null);
-  const input = useRef<HTMLInputElement>(null);
   const latest = useRef(0);
 
   useEffect(() => {
@@ -73,8 +72,9 @@ export function DeviceScreen({ db, pairing, onUnpaired }: { db: DeviceDb; pairin
 
   useEffect(() => listenForWedge((wedged) => void handle(wedged)), [session, state.device]);
 
-  // The verdict is on screen: measure from the scan's mark to the next frame.
-  useEffect(() => {
+  // The verdict is in the page: measure from the scan's mark to the next frame. A layout
+  // effect, run as the render is committed: a plain effect would itself wait for a frame.
+  useLayoutEffect(() => {
     if (!shown) return;
     const { token } = shown;
     requestAnimationFrame(() => {
@@ -97,6 +97,11 @@ export function DeviceScreen({ db, pairing, onUnpaired }: { db: DeviceDb; pairin
   };
 
   const { device } = state;
+  // The log is drawn again only when it changed, not on every tick of the sync age.
+  const logLines = useMemo(
+    () => state.log.map((scan) => <LogEntry key={scan.device_scan_id} scan={scan} device={state.device} />),
+    [state.log, state.device],
+  );
   // The big verdict follows its scan as the upload settles it.
   const current = shown && (state.log.find((scan) => scan.device_scan_id === shown.id) ?? shown.scan);
 
@@ -124,13 +129,7 @@ export function DeviceScreen({ db, pairing, onUnpaired }: { db: DeviceDb; pairin
         <h1>Door device: {device.name}</h1>
       </div>
       <p class="hint device-performances">
-        Admits:{' '}
-        {device.performances
-          .map(
-            (p) =>
-              `${p.event_name}, ${new Intl.DateTimeFormat('en-US', { timeZone: p.timezone, dateStyle: 'medium', timeStyle: 'short' }).format(new Date(p.starts_at))}`,
-          )
-          .join('; ')}
+        Admits: {device.performances.map((p) => performanceLabel(device, p.id)).join('; ')}
         {device.online_only && ' · online only'}
       </p>
 
@@ -155,7 +154,13 @@ export function DeviceScreen({ db, pairing, onUnpaired }: { db: DeviceDb; pairin
         Admitted <strong data-admitted>{formatCount(state.counts.admitted)}</strong> of{' '}
         <strong data-sold>{formatCount(state.counts.sold)}</strong> sold
       </p>
-      <p class="hint device-sync" data-synced-at={state.syncedAt ?? ''} data-tickets={state.counts.total}>
+      <p
+        class="hint device-sync"
+        data-synced-at={state.syncedAt ?? ''}
+        data-tickets={state.counts.total}
+        data-sync-ms={state.lastSync?.ms}
+        data-sync-items={state.lastSync?.items}
+      >
         {copyLine(state.syncedAt, state.counts.total, now)}
         {state.network === 'online' && state.pending > 0 && ` · ${formatCount(state.pending)} scans to upload`}
       </p>
@@ -163,31 +168,12 @@ export function DeviceScreen({ db, pairing, onUnpaired }: { db: DeviceDb; pairin
       <Verdict shown={shown && current && { token: shown.token, scan: current }} state={state} />
 
       <div class="door-inputs">
-        <form
-          class="door-type"
-          onSubmit={(e) => {
-            e.preventDefault();
+        <CodeForm
+          onCode={(typed) => {
             beeper.unlock();
-            const typed = code;
-            setCode('');
             void handle(typed);
-            input.current?.focus();
           }}
-        >
-          <div class="field">
-            <label for="device-code">Serial or ticket number</label>
-            <input
-              id="device-code"
-              ref={input}
-              value={code}
-              autoComplete="off"
-              autoCapitalize="characters"
-              spellcheck={false}
-              onInput={(e) => setCode(e.currentTarget.value)}
-            />
-          </div>
-          <button type="submit">Check in</button>
-        </form>
+        />
         <div class="door-camera">
           {camera ? (
             <button type="button" class="secondary" onClick={() => setCamera(undefined)}>
@@ -221,11 +207,7 @@ export function DeviceScreen({ db, pairing, onUnpaired }: { db: DeviceDb; pairin
       )}
 
       <h2>Scans</h2>
-      <ol class="door-log">
-        {state.log.map((scan) => (
-          <LogEntry key={scan.device_scan_id} scan={scan} state={state} />
-        ))}
-      </ol>
+      <ol class="door-log">{logLines}</ol>
 
       <h2>This device</h2>
       {confirmUnpair ? (
@@ -281,9 +263,9 @@ function Verdict({ shown, state }: { shown: { token: number; scan: DeviceScan } 
   );
 }
 
-function LogEntry({ scan, state }: { scan: DeviceScan; state: DeviceState }) {
-  const at = formatTimeAt(scan.scanned_at, zoneOf(state.device, scan.ticket?.performance_id), 'en-US');
-  const view = describeScan(scan, state.device, 'en-US');
+function LogEntry({ scan, device }: { scan: DeviceScan; device: DoorDeviceSelf }) {
+  const at = formatTimeAt(scan.scanned_at, zoneOf(device, scan.ticket?.performance_id), 'en-US');
+  const view = describeScan(scan, device, 'en-US');
   return (
     <li data-id={scan.device_scan_id} data-code={scan.code} data-outcome={view.kind} data-pending={scan.pending}>
       {at} · {scan.code} · <strong>{view.headline}</strong>: {view.detail}
@@ -300,5 +282,40 @@ function DoubleLine({ entry, state }: { entry: DoubleEntry; state: DeviceState }
       <strong>Double entry:</strong> {entry.ticket_no ?? 'a ticket'} admitted here at {at(entry.admitted_at)}, scanned
       again at {entry.gate} at {at(entry.scanned_at)}
     </li>
+  );
+}
+
+/**
+ * The typed code, a component of its own so that typing draws the field only. Enter
+ * submits; a keyboard-wedge scanner typing here submits the same way.
+ */
+function CodeForm({ onCode }: { onCode: (code: string) => void }) {
+  const [code, setCode] = useState('');
+  const input = useRef<HTMLInputElement>(null);
+  return (
+    <form
+      class="door-type"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const typed = code;
+        setCode('');
+        onCode(typed);
+        input.current?.focus();
+      }}
+    >
+      <div class="field">
+        <label for="device-code">Serial or ticket number</label>
+        <input
+          id="device-code"
+          ref={input}
+          value={code}
+          autoComplete="off"
+          autoCapitalize="characters"
+          spellcheck={false}
+          onInput={(e) => setCode(e.currentTarget.value)}
+        />
+      </div>
+      <button type="submit">Check in</button>
+    </form>
   );
 }

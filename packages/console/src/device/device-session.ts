@@ -13,7 +13,7 @@
 import { admissionOf, type AdmissionFacts } from './admission.ts';
 import { lookupOf } from '../door/outcome.ts';
 import { ApiRefusal, DeviceApi, NoAnswer, type ApiOptions } from './api.ts';
-import type { DoorDeviceSelf, DoorTicket } from './contract.ts';
+import type { DoorDeviceSelf } from './contract.ts';
 import {
   markRevoked,
   readRevocation,
@@ -25,7 +25,8 @@ import {
   type ScanTicket,
 } from './device-db.ts';
 import { readDoubleEntries, recentDoubles } from './double-entries.ts';
-import { copyCounts, findInCopy, markCheckedIn, syncCopy, type CopyCounts, type SyncResult } from './ticket-copy.ts';
+import type { CopyTicket } from './stored-ticket.ts';
+import { findInCopy, markCheckedIn, syncCopy, type CopyCounts, type SyncResult } from './ticket-copy.ts';
 import { pendingCount, UploadQueue } from './upload-queue.ts';
 
 export const REFRESH_EVERY_MS = 15_000;
@@ -56,14 +57,14 @@ export interface SessionOptions extends ApiOptions {
   refreshEveryMs?: number;
 }
 
-const factsOf = (ticket: DoorTicket): AdmissionFacts => ({
+const factsOf = (ticket: CopyTicket): AdmissionFacts => ({
   status: ticket.status,
   paid: ticket.paid,
   orderCancelled: ticket.order_cancelled,
   performance_id: ticket.performance_id,
 });
 
-const snapshotOf = (ticket: DoorTicket): ScanTicket => ({
+const snapshotOf = (ticket: CopyTicket): ScanTicket => ({
   id: ticket.id,
   ticket_no: ticket.ticket_no,
   holder_name: ticket.holder_name,
@@ -229,13 +230,13 @@ export class DeviceSession {
       // No answer: the copy decides after all (the copy may have learnt this ticket meanwhile).
       ticket ??= await findInCopy(this.db, code);
     }
-    return this.#done(await this.#offlineScan(base, ticket, scan));
+    return this.#offlineScan(base, ticket, scan);
   }
 
   /** The server decides; undefined or a still-pending scan when it could not be asked. */
   async #onlineScan(
     base: Pick<DeviceScan, 'device_scan_id' | 'code' | 'scanned_at'>,
-    inCopy: DoorTicket | undefined,
+    inCopy: CopyTicket | undefined,
   ): Promise<DeviceScan | undefined> {
     let ticket: ScanTicket | undefined = inCopy && snapshotOf(inCopy);
     if (!ticket) {
@@ -275,7 +276,7 @@ export class DeviceSession {
 
   async #offlineScan(
     base: Pick<DeviceScan, 'device_scan_id' | 'code' | 'scanned_at'>,
-    ticket: DoorTicket | undefined,
+    ticket: CopyTicket | undefined,
     stored: DeviceScan | undefined,
   ): Promise<DeviceScan> {
     const snapshot = ticket ? snapshotOf(ticket) : (stored?.ticket ?? null);
@@ -295,31 +296,55 @@ export class DeviceSession {
           at: ticket?.checked_in_at ?? null,
           here: ticket?.checked_in_device_id === this.#state.device.id,
         };
-      if (local.admit && ticket) await markCheckedIn(this.db, ticket.id, base.scanned_at, this.#state.device.id);
+      if (local.admit && ticket) {
+        // The scan and the copy's admission in one transaction.
+        const counts = await markCheckedIn(
+          this.db,
+          [{ ticketId: ticket.id, at: base.scanned_at, deviceId: this.#state.device.id }],
+          [scan],
+        );
+        return this.#shown(scan, stored, counts);
+      }
     }
     await this.db.put('scans', scan);
+    return this.#shown(scan, stored);
+  }
+
+  /** An online scan: the log and counter are read again, then the copy refreshed; the verdict waits for neither. */
+  #done(scan: DeviceScan): DeviceScan {
+    void this.#reload().then(() => this.refresh());
     return scan;
   }
 
-  #done(scan: DeviceScan): DeviceScan {
-    // The log and counter follow; the verdict does not wait for them, nor for the refresh.
-    void this.#reload().then(() => this.refresh());
+  /**
+   * A scan decided here: the log, the pending count and the counter change in memory
+   * (reading them again from IndexedDB would hold up the next scan's write), then a
+   * refresh is tried (at once nothing, while the browser is offline).
+   */
+  #shown(scan: DeviceScan, before: DeviceScan | undefined, counts?: CopyCounts): DeviceScan {
+    const log = [scan, ...this.#state.log.filter((x) => x.device_scan_id !== scan.device_scan_id)];
+    this.#set({
+      log: log.slice(0, LOG_LENGTH),
+      // A scan the server could not be asked about was counted pending when it was stored.
+      pending: this.#state.pending + scan.pending - (before?.pending ?? 0),
+      ...(counts ? { counts } : {}),
+    });
+    void this.refresh();
     return scan;
   }
 
   /** Re-reads what the screen shows from the database. */
   async #reload(patch: Partial<DeviceState> = {}): Promise<void> {
     if (this.#closed) return;
-    const [log, counts, pending, doubles, sync] = await Promise.all([
+    const [log, pending, doubles, sync] = await Promise.all([
       recentScans(this.db, LOG_LENGTH),
-      copyCounts(this.db),
       pendingCount(this.db),
       recentDoubles(this.db, DOUBLES_SHOWN),
       readSync(this.db),
     ]);
     this.#set({
       log,
-      counts,
+      counts: sync.counts,
       pending,
       doubles,
       syncedAt: sync.synced_at,

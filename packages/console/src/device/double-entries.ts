@@ -7,7 +7,7 @@
  */
 import type { DeviceApi } from './api.ts';
 import type { CheckInScan } from './contract.ts';
-import { readSync, type DeviceDb, type DoubleEntry } from './device-db.ts';
+import { readSync, syncOf, type DeviceDb, type DoubleEntry } from './device-db.ts';
 
 type Reader = Pick<DeviceApi, 'checkIns'>;
 
@@ -58,20 +58,10 @@ export async function readDoubleEntries(
     await tx.objectStore('doubles').put(entry);
     fresh.push(entry);
   }
-  const current = await readSyncIn(tx.objectStore('settings'));
+  const current = syncOf(await tx.objectStore('settings').get('sync'));
   await tx.objectStore('settings').put({ ...current, doubles_since: newest }, 'sync');
   await tx.done;
   return fresh;
-}
-
-async function readSyncIn(settings: { get(key: 'sync'): Promise<unknown> }) {
-  return (
-    ((await settings.get('sync')) as Awaited<ReturnType<typeof readSync>> | undefined) ?? {
-      cursor: null,
-      synced_at: null,
-      doubles_since: null,
-    }
-  );
 }
 
 export async function recentDoubles(db: DeviceDb, limit: number): Promise<DoubleEntry[]> {

@@ -11,7 +11,7 @@
 import { ApiRefusal, type DeviceApi } from './api.ts';
 import type { CheckInScan } from './contract.ts';
 import type { DeviceDb, DeviceScan } from './device-db.ts';
-import { markCheckedIn } from './ticket-copy.ts';
+import { markCheckedIn, type CopyAdmission } from './ticket-copy.ts';
 
 export const MAX_BATCH = 500;
 
@@ -49,8 +49,8 @@ export class UploadQueue {
     private readonly db: DeviceDb,
     private readonly api: Uploader,
     private readonly deviceId: string,
-    /** Each scan as it is settled (the screen re-reads its log). */
-    private readonly onSettled: (scan: DeviceScan) => void = () => {},
+    /** The scans of a batch once settled (the screen re-reads its log). */
+    private readonly onSettled: (scans: DeviceScan[]) => void = () => {},
   ) {}
 
   /**
@@ -100,30 +100,33 @@ export class UploadQueue {
       if (!(err instanceof ApiRefusal) || err.status !== 400) throw err;
       const index = rejectedIndex(err);
       const rejected = index === undefined ? batch : batch.slice(index, index + 1);
-      for (const scan of rejected) await this.#settle({ ...scan, pending: 0, rejected: err.detail });
+      await this.#settle(rejected.map((scan) => ({ ...scan, pending: 0, rejected: err.detail })));
       return { outcomes: [], settled: rejected.length };
     }
     const byId = new Map(answer.data.map((outcome) => [outcome.device_scan_id, outcome]));
-    let settled = 0;
+    const settled: DeviceScan[] = [];
+    const admissions: CopyAdmission[] = [];
     for (const scan of batch) {
       const outcome = byId.get(scan.device_scan_id);
       if (!outcome) continue;
-      settled++;
-      await this.#settle({ ...scan, pending: 0, outcome });
+      settled.push({ ...scan, pending: 0, outcome });
       // The copy learns the admission at once: the next refresh confirms it.
       if (outcome.outcome !== 'not_admittable')
-        await markCheckedIn(
-          this.db,
-          outcome.ticket_id,
-          outcome.checked_in_at ?? scan.scanned_at,
-          outcome.checked_in_by?.device_id ?? (outcome.outcome === 'admitted' ? this.deviceId : null),
-        );
+        admissions.push({
+          ticketId: outcome.ticket_id,
+          at: outcome.checked_in_at ?? scan.scanned_at,
+          deviceId: outcome.checked_in_by?.device_id ?? (outcome.outcome === 'admitted' ? this.deviceId : null),
+        });
     }
-    return { outcomes: answer.data, settled };
+    // The batch's outcomes and what the copy learns from them, in one transaction.
+    await markCheckedIn(this.db, admissions, settled);
+    this.onSettled(settled);
+    return { outcomes: answer.data, settled: settled.length };
   }
 
-  async #settle(scan: DeviceScan): Promise<void> {
-    await this.db.put('scans', scan);
-    this.onSettled(scan);
+  async #settle(scans: DeviceScan[]): Promise<void> {
+    const tx = this.db.transaction('scans', 'readwrite');
+    await Promise.all([...scans.map((scan) => tx.store.put(scan)), tx.done]);
+    this.onSettled(scans);
   }
 }

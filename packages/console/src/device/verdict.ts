@@ -19,16 +19,24 @@ export interface VerdictView {
   detail: string;
 }
 
-/** Names the performance of a ticket ("Jazz Night, May 1, 2027, 07:00 PM EDT"), or undefined. */
+const labels = new Map<string, string>();
+
+/** Names the performance of a ticket ("Jazz Night, May 1, 2027, 7:00 PM"), or undefined. */
 export function performanceLabel(device: DoorDeviceSelf, performanceId: string | null): string | undefined {
   const performance = device.performances.find((p) => p.id === performanceId);
   if (!performance) return undefined;
-  const when = new Intl.DateTimeFormat('en-US', {
-    timeZone: performance.timezone,
-    dateStyle: 'medium',
-    timeStyle: 'short',
-  }).format(new Date(performance.starts_at));
-  return `${performance.event_name}, ${when}`;
+  const key = `${performance.id}|${performance.event_name}|${performance.starts_at}|${performance.timezone}`;
+  let label = labels.get(key);
+  if (label === undefined) {
+    const when = new Intl.DateTimeFormat('en-US', {
+      timeZone: performance.timezone,
+      dateStyle: 'medium',
+      timeStyle: 'short',
+    }).format(new Date(performance.starts_at));
+    label = `${performance.event_name}, ${when}`;
+    labels.set(key, label);
+  }
+  return label;
 }
 
 /** The zone a ticket's times are shown in: its performance's, else the organizer's. */

@@ -4,17 +4,29 @@
  * (packages/console/src/device/): the same refusal reads the same at every gate.
  */
 
-/** A time in the event's zone, the zone named ("21:04:05 CEST"), as the door reads it. */
+const formats = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * A time in the event's zone, the zone named ("21:04:05 CEST"), as the door reads it. The
+ * formatter is made once per zone and locale: making one costs far more than using it,
+ * and a screen formats a time for every line of its log on every render.
+ */
 export function formatTimeAt(iso: string, timeZone: string, locale?: string): string {
   const at = new Date(iso);
   if (Number.isNaN(at.getTime())) return iso;
-  return new Intl.DateTimeFormat(locale, {
-    timeZone,
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    timeZoneName: 'short',
-  }).format(at);
+  const key = `${locale ?? ''}|${timeZone}`;
+  let format = formats.get(key);
+  if (!format) {
+    format = new Intl.DateTimeFormat(locale, {
+      timeZone,
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      timeZoneName: 'short',
+    });
+    formats.set(key, format);
+  }
+  return format.format(at);
 }
 
 export type RefusalWord = 'already_checked_in' | 'unpaid' | 'refunded' | 'cancelled' | 'other_performance' | 'unknown';
