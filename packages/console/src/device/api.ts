@@ -1,5 +1,5 @@
 /**
- * The device's calls to /v1 (docs/door.md, "The door device"), authenticated with its
+ * The device's calls to /v1 (docs/door.md, "Door devices"), authenticated with its
  * device key (`Authorization: Bearer mqk_…`), through plain fetch: the app must tell a
  * request that got no answer (the device is offline: decide locally) from an answer
  * (the server decided, or refused), and a 401 (the key was revoked) from every other

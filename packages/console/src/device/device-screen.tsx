@@ -1,5 +1,5 @@
 /**
- * The paired door device at work (docs/door.md, "The door device"): the verdict large
+ * The paired door device at work (docs/door.md, "Door devices"): the verdict large
  * (colour, words, sound), the counter from the local copy, the copy's age, the offline
  * banner, the scan log and the double entries; codes from the camera, the typed field and
  * a keyboard-wedge scanner anywhere on the page.

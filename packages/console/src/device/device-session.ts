@@ -1,5 +1,5 @@
 /**
- * A paired door device at work (docs/door.md, "The door device"): it decides each scan,
+ * A paired door device at work (docs/door.md, "Door devices"): it decides each scan,
  * keeps the local copy current, uploads what was decided offline, and notices a revoked
  * key. The screen (device-screen.tsx) renders its state and feeds it codes.
  *

@@ -1,5 +1,5 @@
 /**
- * A keyboard-wedge scanner (docs/door.md, "Keyboard wedge"): a handheld scanner that types
+ * A keyboard-wedge scanner (docs/door.md, "Keyboard-wedge scanners"): a handheld scanner that types
  * the code it reads, fast, then Enter. While the code field has focus it is plain typing
  * into the field; anywhere else on the page, the keys are gathered here and a burst ended
  * by Enter is a scan. A person typing is far slower than a scanner: a gap longer than

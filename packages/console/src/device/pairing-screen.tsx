@@ -1,5 +1,5 @@
 /**
- * "Pair this door device" (docs/door.md, "Pairing"): the camera reads the pairing QR
+ * "Pair this door device" (docs/door.md, "Provisioning"): the camera reads the pairing QR
  * code the dashboard shows, or the code or link is pasted. The API's own words explain a
  * code that cannot be used (used, expired, never issued).
  */

@@ -1,5 +1,5 @@
 /**
- * Pairing a door device (docs/door.md, "Pairing"): the dashboard shows a QR code of
+ * Pairing a door device (docs/door.md, "Provisioning"): the dashboard shows a QR code of
  * `<origin>/app/device#pair=<token>` and the token itself; the device reads the QR with
  * its camera, or the link or the bare `mqd_…` code is pasted, or the link is opened (the
  * token arrives in location.hash, kept out of server logs and Referer headers). The

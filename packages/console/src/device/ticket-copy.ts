@@ -104,7 +104,7 @@ async function writePage(
   return updated;
 }
 
-/** The copy's ticket for a code as scanned or typed (docs/door.md, "The flow", step 1). */
+/** The copy's ticket for a code as scanned or typed (docs/door.md, "The flow", step 1: trimmed, upper-cased, a hyphen makes it a ticket number). */
 export async function findInCopy(db: DeviceDb, raw: string): Promise<CopyTicket | undefined> {
   const lookup = lookupOf(raw);
   if (lookup === undefined) return undefined;

@@ -1,5 +1,5 @@
 /**
- * What the device shows for a scan (docs/door.md, "The door device"): the words, colour
+ * What the device shows for a scan (docs/door.md, "Door devices"): the words, colour
  * and sound of its verdict, from what is stored with the scan: the local copy's verdict
  * for an offline scan (admissionOf, the server's own rule), the server's outcome once it
  * came. Pure, so it is tested on its own; the sentences are the door's (verdict-words.ts).

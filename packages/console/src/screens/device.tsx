@@ -1,5 +1,5 @@
 /**
- * `/app/device`: the door device app (docs/door.md, "The door device"), a public screen:
+ * `/app/device`: the door device app (docs/door.md, "Door devices"), a public screen:
  * no session, the device authenticates to /v1 with its own device key, kept in IndexedDB.
  * Unpaired it shows the pairing (and claims a `#pair=` token the link carries, clearing
  * it from the address bar); paired, the scanning screen.
