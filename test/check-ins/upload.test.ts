@@ -196,6 +196,21 @@ describe('POST /v1/check_ins', () => {
         [tieA.device_scan_id, 'already_checked_in', tieA.scanned_at],
       ],
     );
+    // The upload's audit entry: by the device key, no one target (docs/dashboard.md, "Door devices").
+    const entry = await t.database.db
+      .selectFrom('audit_log')
+      .select(['actor_type', 'actor_id', 'action', 'target_type', 'target_id'])
+      .where('organizer_id', '=', door.org.id)
+      .where('action', '=', 'uploadCheckIns')
+      .orderBy('occurred_at', 'desc')
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(entry, {
+      actor_type: 'api_key',
+      actor_id: door.north.apiKeyId,
+      action: 'uploadCheckIns',
+      target_type: 'check_in_upload',
+      target_id: null,
+    });
   });
 
   test('a scan stamped in the future is admitted now; an integration key uploads without a device', async () => {

@@ -58,6 +58,8 @@ const TARGETS: Readonly<Record<string, TargetRule>> = {
   createDoorDevice: { from: 'body', type: 'door_device' },
   // A door device's claim creates its key, and the request acts as that key from then on.
   claimDoorDevice: { from: 'key', type: 'api_key' },
+  // An upload of door scans has no one target: the entry names the upload; GET /v1/check_ins lists its scans.
+  uploadCheckIns: { from: 'body', type: 'check_in_upload' },
   // A refund is a resource of its own (settled later by its id): the entry shows what it holds.
   refundOrder: { from: 'body' },
   adminRefundOrder: { from: 'body' },
