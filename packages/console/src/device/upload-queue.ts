@@ -35,9 +35,9 @@ export function pendingCount(db: DeviceDb): Promise<number> {
   return db.countFromIndex('scans', 'pending', IDBKeyRange.bound([1, ''], [1, '\uffff']));
 }
 
-/** A 400 naming one scan of the batch (`data[3].device_scan_id`): its index. */
+/** A 400 naming one scan of the batch (`data.3.device_scan_id`, a dotted path, docs/errors.md): its index. */
 function rejectedIndex(err: ApiRefusal): number | undefined {
-  const match = /^data\[(\d+)\]/.exec(err.param ?? '');
+  const match = /^data\.(\d+)\./.exec(err.param ?? '');
   return match ? Number(match[1]) : undefined;
 }
 
