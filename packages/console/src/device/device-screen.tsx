@@ -171,7 +171,7 @@ export function DeviceScreen({ db, pairing, onUnpaired }: { db: DeviceDb; pairin
         <CodeForm
           onCode={(typed) => {
             beeper.unlock();
-            void handle(typed);
+            return handle(typed);
           }}
         />
         <div class="door-camera">
@@ -289,7 +289,7 @@ function DoubleLine({ entry, state }: { entry: DoubleEntry; state: DeviceState }
  * The typed code, a component of its own so that typing draws the field only. Enter
  * submits; a keyboard-wedge scanner typing here submits the same way.
  */
-function CodeForm({ onCode }: { onCode: (code: string) => void }) {
+function CodeForm({ onCode }: { onCode: (code: string) => Promise<void> }) {
   const [code, setCode] = useState('');
   const input = useRef<HTMLInputElement>(null);
   return (
@@ -298,9 +298,10 @@ function CodeForm({ onCode }: { onCode: (code: string) => void }) {
       onSubmit={(e) => {
         e.preventDefault();
         const typed = code;
-        setCode('');
-        onCode(typed);
         input.current?.focus();
+        // Cleared with the verdict, not before: a change on screen now would make the
+        // browser draw a frame before it reads the copy, a frame more before the verdict.
+        void onCode(typed).finally(() => setCode((current) => (current === typed ? '' : current)));
       }}
     >
       <div class="field">
