@@ -151,7 +151,11 @@ describe('door devices and attendance in the console', { skip: BROWSER_SKIP }, (
         ],
       ],
     );
-    assert.deepEqual(await row.getByRole('button').allTextContents(), ['New pairing code', 'Revoke']);
+    assert.deepEqual(await row.getByRole('button').allTextContents(), [
+      'New pairing code',
+      'Make online only',
+      'Revoke',
+    ]);
     assert.deepEqual(await browser.seriousViolations(page), []);
     await browser.screenshot(page, 'console', 'devices-pairing');
 
@@ -191,10 +195,25 @@ describe('door devices and attendance in the console', { skip: BROWSER_SKIP }, (
       'synced 30 s ago',
       '0',
     ]);
-    assert.deepEqual(await row.getByRole('button').allTextContents(), ['Revoke']);
+    assert.deepEqual(await row.getByRole('button').allTextContents(), ['Make online only', 'Revoke']);
     // Paired, its code is no longer shown.
     assert.equal(await pairing.count(), 0);
     await page.clock.resume();
+
+    // The online-only setting, both ways; the device reads it with its next refresh.
+    await row.getByRole('button', { name: 'Make online only Main entrance' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'Main entrance is online only: offline, its scans wait for the network.' })
+      .waitFor();
+    await row.getByText('Online only', { exact: true }).waitFor();
+    assert.equal((await t.api(key, 'GET', '/v1/door_device')).json<{ online_only: boolean }>().online_only, true);
+    await row.getByRole('button', { name: 'Allow offline verdicts on Main entrance' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'Main entrance decides offline scans from its copy again.' })
+      .waitFor();
+    assert.equal((await deviceOverApi(session, id)).online_only, false);
     assert.deepEqual(await browser.seriousViolations(page), []);
     await browser.screenshot(page, 'console', 'devices-active');
 

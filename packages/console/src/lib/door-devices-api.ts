@@ -32,6 +32,14 @@ export async function listDoorDevices(): Promise<DoorDevice[]> {
 
 export const createDoorDevice = (body: NewDoorDevice) => answer(dashboard.POST('/dashboard/v1/door_devices', { body }));
 
+export const setDoorDeviceOnlineOnly = (id: string, onlineOnly: boolean) =>
+  answer(
+    dashboard.PATCH('/dashboard/v1/door_devices/{id}', {
+      params: { path: { id } },
+      body: { online_only: onlineOnly },
+    }),
+  );
+
 export const revokeDoorDevice = (id: string) =>
   answer(dashboard.POST('/dashboard/v1/door_devices/{id}/revoke', { params: { path: { id } } }));
 

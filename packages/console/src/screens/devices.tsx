@@ -23,6 +23,7 @@ import {
   listDoorDevices,
   reissueDoorDeviceToken,
   revokeDoorDevice,
+  setDoorDeviceOnlineOnly,
   type DeviceStatus,
   type DoorDevice,
   type ProvisionedDevice,
@@ -105,6 +106,14 @@ export function Devices() {
               await revokeDoorDevice(device.id);
               if (pairing?.id === device.id) setPairing(undefined);
               return `${device.name} was revoked.`;
+            })
+          }
+          onOnlineOnly={(device, onlineOnly) =>
+            void act(device, async () => {
+              await setDoorDeviceOnlineOnly(device.id, onlineOnly);
+              return onlineOnly
+                ? `${device.name} is online only: offline, its scans wait for the network.`
+                : `${device.name} decides offline scans from its copy again.`;
             })
           }
           onNewCode={(device) =>
@@ -281,11 +290,14 @@ function DeviceTable({
   devices,
   busy,
   onRevoke,
+  onOnlineOnly,
   onNewCode,
 }: {
   devices: readonly DoorDevice[];
   busy: string | undefined;
   onRevoke: (device: DoorDevice) => void;
+  /** The device's setting from its next refresh (docs/door.md, "Verdicts"). */
+  onOnlineOnly: (device: DoorDevice, onlineOnly: boolean) => void;
   onNewCode: (device: DoorDevice) => void;
 }) {
   const { organizer } = useSession();
@@ -344,6 +356,17 @@ function DeviceTable({
                       onClick={() => onNewCode(d)}
                     >
                       New pairing code
+                    </button>
+                  )}
+                  {d.status !== 'revoked' && (
+                    <button
+                      type="button"
+                      class="secondary"
+                      disabled={busy === d.id}
+                      aria-label={`${d.online_only ? 'Allow offline verdicts on' : 'Make online only'} ${d.name}`}
+                      onClick={() => onOnlineOnly(d, !d.online_only)}
+                    >
+                      {d.online_only ? 'Allow offline verdicts' : 'Make online only'}
                     </button>
                   )}
                   {d.status !== 'revoked' && (
