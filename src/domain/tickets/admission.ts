@@ -19,12 +19,7 @@ export interface AdmissionFacts {
 }
 
 export type AdmissionRefusal =
-  | 'unknown'
-  | 'wrong_performance'
-  | 'already_checked_in'
-  | 'refunded'
-  | 'cancelled'
-  | 'unpaid';
+  'unknown' | 'wrong_performance' | 'already_checked_in' | 'refunded' | 'cancelled' | 'unpaid';
 
 export type Admission = { admit: true } | { admit: false; reason: AdmissionRefusal };
 
@@ -36,10 +31,7 @@ const ADMIT: Admission = Object.freeze({ admit: true });
  * order of the checks is the order a steward explains a refusal in: a ticket for another
  * night is "another performance" even when it was refunded.
  */
-export function admissionOf(
-  ticket: AdmissionFacts | undefined,
-  performanceIds: readonly string[] | null,
-): Admission {
+export function admissionOf(ticket: AdmissionFacts | undefined, performanceIds: readonly string[] | null): Admission {
   if (ticket === undefined) return refuse('unknown');
   if (performanceIds !== null && !performanceIds.includes(ticket.performance_id)) return refuse('wrong_performance');
   switch (ticket.status) {
