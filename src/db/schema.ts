@@ -541,7 +541,7 @@ export interface DoorDevicesTable {
   updated_at: CreatedAt;
 }
 
-export interface CheckInScansTable {
+interface CheckInScansTable {
   id: Generated<string>;
   organizer_id: string;
   api_key_id: string;

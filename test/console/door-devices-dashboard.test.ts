@@ -61,6 +61,7 @@ interface Device {
   last_seen_at: string | null;
   last_synced_at: string | null;
   scans_today: number;
+  online_only: boolean;
   performances: { id: string; starts_at: string }[];
 }
 

@@ -30,7 +30,7 @@ import { listInView, type ListView } from '../sync/lists.ts';
 import { admissionOf, type AdmissionFacts, type AdmissionRefusal } from './admission.ts';
 
 /** The performances a caller reaches: a door device's, or null for every one of the organizer. */
-export type PerformanceReach = readonly string[] | null;
+type PerformanceReach = readonly string[] | null;
 
 const within = (reach: PerformanceReach, performanceId: string) => reach === null || reach.includes(performanceId);
 
@@ -57,7 +57,7 @@ export async function listTickets(
 }
 
 /** Who admits: a door device (its id and performances) or anyone else (null, null). */
-export interface Admitter {
+interface Admitter {
   deviceId: string | null;
   reach: PerformanceReach;
 }

@@ -13,7 +13,7 @@ type Json<T> = T extends { content: { 'application/json': infer B } } ? B : neve
 export type DoorDevice = Json<paths['/dashboard/v1/door_devices/{id}']['get']['responses'][200]>;
 export type DeviceStatus = DoorDevice['status'];
 export type ProvisionedDevice = Json<paths['/dashboard/v1/door_devices']['post']['responses'][201]>;
-export type NewDoorDevice = Json<NonNullable<paths['/dashboard/v1/door_devices']['post']['requestBody']>>;
+type NewDoorDevice = Json<NonNullable<paths['/dashboard/v1/door_devices']['post']['requestBody']>>;
 export type Attendance = Json<paths['/dashboard/v1/performances/{id}/attendance']['get']['responses'][200]>;
 
 const PAGE = 100;
