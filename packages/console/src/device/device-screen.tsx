@@ -16,7 +16,7 @@ import type { DoorDeviceSelf } from './contract.ts';
 import { forgetEverything, type DeviceDb, type DeviceScan, type DoubleEntry, type Pairing } from './device-db.ts';
 import { DeviceSession, REVOKED, type DeviceState } from './device-session.ts';
 import { listenForWedge } from './keyboard-wedge.ts';
-import { ageOf, copyLine, formatCount } from './sync-age.ts';
+import { coarseAgeOf, copyLine, formatCount } from './sync-age.ts';
 import { describeScan, performanceLabel, zoneOf } from './verdict.ts';
 
 const REPEAT_WINDOW_MS = 4_000;
@@ -32,7 +32,6 @@ export function DeviceScreen({ db, pairing, onUnpaired }: { db: DeviceDb; pairin
   const session = useMemo(() => new DeviceSession(db, pairing), [db, pairing]);
   const [state, setState] = useState<DeviceState>(session.state);
   const [shown, setShown] = useState<Shown & { scan: DeviceScan }>();
-  const [now, setNow] = useState(Date.now());
   const [camera, setCamera] = useState<CameraReader>();
   const [cameraError, setCameraError] = useState<string>();
   const [confirmUnpair, setConfirmUnpair] = useState(false);
@@ -48,11 +47,9 @@ export function DeviceScreen({ db, pairing, onUnpaired }: { db: DeviceDb; pairin
     const offline = () => session.setBrowserOnline(false);
     window.addEventListener('online', online);
     window.addEventListener('offline', offline);
-    const tick = setInterval(() => setNow(Date.now()), 1000);
     return () => {
       unsubscribe();
       session.stop();
-      clearInterval(tick);
       window.removeEventListener('online', online);
       window.removeEventListener('offline', offline);
     };
@@ -139,8 +136,9 @@ export function DeviceScreen({ db, pairing, onUnpaired }: { db: DeviceDb; pairin
             <strong>Offline:</strong>{' '}
             {device.online_only
               ? 'scans are queued, not verified, until the network is back'
-              : `deciding from the tickets as of ${state.syncedAt === null ? 'never' : ageOf(state.syncedAt, now)}`}
-            . {formatCount(state.pending)} scan{state.pending === 1 ? '' : 's'} waiting to be uploaded.
+              : 'deciding from the tickets as of '}
+            {!device.online_only && (state.syncedAt === null ? 'never' : <Ago since={state.syncedAt} />)}.{' '}
+            {formatCount(state.pending)} scan{state.pending === 1 ? '' : 's'} waiting to be uploaded.
           </p>
         </div>
       )}
@@ -161,7 +159,7 @@ export function DeviceScreen({ db, pairing, onUnpaired }: { db: DeviceDb; pairin
         data-sync-ms={state.lastSync?.ms}
         data-sync-items={state.lastSync?.items}
       >
-        {copyLine(state.syncedAt, state.counts.total, now)}
+        <CopyLine syncedAt={state.syncedAt} total={state.counts.total} />
         {state.network === 'online' && state.pending > 0 && ` · ${formatCount(state.pending)} scans to upload`}
       </p>
 
@@ -319,4 +317,22 @@ function CodeForm({ onCode }: { onCode: (code: string) => Promise<void> }) {
       <button type="submit">Check in</button>
     </form>
   );
+}
+
+/** A clock of its own, so the ticking age redraws these few words, not the screen. */
+function useNow(): number {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const tick = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(tick);
+  }, []);
+  return now;
+}
+
+function Ago({ since }: { since: number }) {
+  return <>{coarseAgeOf(since, useNow())}</>;
+}
+
+function CopyLine({ syncedAt, total }: { syncedAt: number | null; total: number }) {
+  return <>{copyLine(syncedAt, total, useNow())}</>;
 }

@@ -8,6 +8,17 @@ export function ageOf(since: number, now: number): string {
   return `${hours} h ${minutes % 60} min ago`;
 }
 
+/**
+ * The age in minutes, for the offline banner: it is an alert, read out again whenever its
+ * words change, so they change once a minute, not every second.
+ */
+export function coarseAgeOf(since: number, now: number): string {
+  const minutes = Math.floor(Math.max(0, now - since) / 60_000);
+  if (minutes === 0) return 'less than a minute ago';
+  if (minutes < 60) return `${minutes} min ago`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min ago`;
+}
+
 const count = new Intl.NumberFormat('en-US');
 
 /** "Tickets as of 12 s ago · 20,000 tickets" */
