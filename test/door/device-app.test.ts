@@ -27,6 +27,7 @@ import {
 import { DeviceSession } from '../../packages/console/src/device/device-session.ts';
 import { WedgeBuffer } from '../../packages/console/src/device/keyboard-wedge.ts';
 import { pairingTokenOf } from '../../packages/console/src/device/pairing.ts';
+import { ageOf, coarseAgeOf, copyLine } from '../../packages/console/src/device/sync-age.ts';
 import { copyCounts, findInCopy, syncCopy } from '../../packages/console/src/device/ticket-copy.ts';
 import { pendingScans, UploadQueue } from '../../packages/console/src/device/upload-queue.ts';
 import { describeScan } from '../../packages/console/src/device/verdict.ts';
@@ -443,6 +444,16 @@ describe('small parts', () => {
     at += 1000;
     assert.equal(wedge.key('Shift', (at += 5)), undefined);
     assert.equal(burst('A-001', 5), 'A-001');
+  });
+
+  test("the copy's age in words: by the second on the line, by the minute in the offline banner", () => {
+    const at = Date.parse('2027-05-01T18:00:00Z');
+    assert.equal(copyLine(null, 0, at), 'Loading the tickets…');
+    assert.equal(copyLine(at - 12_400, 20_000, at), 'Tickets as of 12 s ago · 20,000 tickets');
+    assert.equal(copyLine(at - 185_000, 1, at), 'Tickets as of 3 min ago · 1 ticket');
+    assert.equal(ageOf(at - 3_725_000, at), '1 h 2 min ago');
+    assert.equal(coarseAgeOf(at - 59_000, at), 'less than a minute ago');
+    assert.equal(coarseAgeOf(at - 125_000, at), '2 min ago');
   });
 
   test('the pairing token from a QR link, a pasted link or a bare code', () => {
