@@ -144,7 +144,7 @@ export function DeviceScreen({ db, pairing, onUnpaired }: { db: DeviceDb; pairin
       )}
       {state.trouble !== undefined && state.network === 'online' && (
         <div class="notice error" role="alert" data-state="trouble">
-          <p>Marquee refused a refresh: {state.trouble}</p>
+          <p>{state.trouble}</p>
         </div>
       )}
 

@@ -46,7 +46,7 @@ export interface DeviceState {
   /** The newest scans first. */
   log: DeviceScan[];
   doubles: DoubleEntry[];
-  /** A refusal of a refresh that is not the network's (a 429, a 5xx): its detail. */
+  /** Why the last refresh failed, when not for the network (a 429, a 5xx, the device's storage). */
   trouble: string | undefined;
 }
 
@@ -175,9 +175,14 @@ export class DeviceSession {
     }
     try {
       await this.#uploads.flush();
-      const device = await this.#api.door();
-      this.#state = { ...this.#state, device };
-      await this.db.put('settings', { ...this.pairing, device }, 'pairing');
+      const fetched = await this.#api.door();
+      // The same object while nothing changed: the screen redraws what depends on it only then.
+      const changed = JSON.stringify(fetched) !== JSON.stringify(this.#state.device);
+      const device = changed ? fetched : this.#state.device;
+      if (changed) {
+        this.#state = { ...this.#state, device };
+        await this.db.put('settings', { ...this.pairing, device }, 'pairing');
+      }
       const lastSync = await syncCopy(this.db, this.#api, device.id, this.#o.now);
       await readDoubleEntries(this.db, this.#api, device.id, this.pairing.paired_at);
       this.#reachable = true;
@@ -200,10 +205,13 @@ export class DeviceSession {
     }
     if (err instanceof ApiRefusal) {
       this.#reachable = true;
-      await this.#reload({ trouble: err.detail });
+      await this.#reload({ trouble: `Marquee refused a refresh: ${err.detail}` });
       return;
     }
-    throw err;
+    // The device's own failure (IndexedDB full, say): said on screen, the next refresh tries again.
+    await this.#reload({
+      trouble: `This device could not refresh: ${err instanceof Error ? err.message : String(err)}`,
+    });
   }
 
   async #revoke(): Promise<void> {
