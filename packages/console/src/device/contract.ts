@@ -5,7 +5,7 @@
  */
 import type { AdmissionRefusal } from './admission.ts';
 
-export interface DevicePerformance {
+interface DevicePerformance {
   id: string;
   event_id: string;
   event_name: string;
@@ -55,9 +55,9 @@ export interface ScanUpload {
   device_scan_id: string;
 }
 
-export type ServerRefusal = Exclude<AdmissionRefusal, 'already_checked_in'>;
+type ServerRefusal = Exclude<AdmissionRefusal, 'already_checked_in'>;
 
-export interface DeviceRef {
+interface DeviceRef {
   device_id: string;
   device_name: string;
 }

@@ -10,7 +10,7 @@ import type { Admission } from './admission.ts';
 import type { CheckInScan, DoorDeviceSelf } from './contract.ts';
 import type { StoredTicket } from './stored-ticket.ts';
 
-export const DEVICE_DB_NAME = 'marquee-device';
+const DEVICE_DB_NAME = 'marquee-device';
 const VERSION = 1;
 
 export interface Pairing {
@@ -42,7 +42,7 @@ export interface CopyCounts {
   sold: number;
 }
 
-export const EMPTY_SYNC: SyncState = Object.freeze({
+const EMPTY_SYNC: SyncState = Object.freeze({
   cursor: null,
   synced_at: null,
   doubles_since: null,
@@ -55,7 +55,7 @@ export function syncOf(value: unknown): SyncState {
 }
 
 /** Set once a call answered 401: the key was revoked, the copy deleted. */
-export interface Revocation {
+interface Revocation {
   at: number;
 }
 
@@ -73,7 +73,7 @@ export interface ScanTicket {
  * `offline` decided by the local copy (admissionOf); `unverified` queued by an online-only
  * device; `unknown` no ticket has the code (nothing to send).
  */
-export type ScanMode = 'server' | 'offline' | 'unverified' | 'unknown';
+type ScanMode = 'server' | 'offline' | 'unverified' | 'unknown';
 
 export interface DeviceScan {
   device_scan_id: string;

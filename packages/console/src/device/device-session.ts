@@ -29,7 +29,7 @@ import type { CopyTicket } from './stored-ticket.ts';
 import { findInCopy, markCheckedIn, syncCopy, type CopyCounts, type SyncResult } from './ticket-copy.ts';
 import { pendingCount, UploadQueue } from './upload-queue.ts';
 
-export const REFRESH_EVERY_MS = 15_000;
+const REFRESH_EVERY_MS = 15_000;
 const LOG_LENGTH = 30;
 const DOUBLES_SHOWN = 20;
 
@@ -50,7 +50,7 @@ export interface DeviceState {
   trouble: string | undefined;
 }
 
-export interface SessionOptions extends ApiOptions {
+interface SessionOptions extends ApiOptions {
   browserOnline?: () => boolean;
   now?: () => number;
   newId?: () => string;
@@ -371,7 +371,7 @@ export class DeviceSession {
 export const REVOKED =
   'This device was revoked in the dashboard: it can no longer admit. Ask a manager for a new pairing code.';
 
-export async function recentScans(db: DeviceDb, limit: number): Promise<DeviceScan[]> {
+async function recentScans(db: DeviceDb, limit: number): Promise<DeviceScan[]> {
   const out: DeviceScan[] = [];
   let cursor = await db.transaction('scans').store.index('scanned_at').openCursor(null, 'prev');
   while (cursor && out.length < limit) {

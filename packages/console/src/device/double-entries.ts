@@ -13,7 +13,7 @@ type Reader = Pick<DeviceApi, 'checkIns'>;
 
 const PAGE = 100;
 
-export function doubleOf(scan: CheckInScan): DoubleEntry {
+function doubleOf(scan: CheckInScan): DoubleEntry {
   return {
     id: scan.id,
     ticket_no: scan.ticket_no,

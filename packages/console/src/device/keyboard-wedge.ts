@@ -5,7 +5,7 @@
  * by Enter is a scan. A person typing is far slower than a scanner: a gap longer than
  * `maxGapMs` between two keys starts the burst again, so stray keys are never a scan.
  */
-export const MAX_GAP_MS = 50;
+const MAX_GAP_MS = 50;
 
 export class WedgeBuffer {
   #chars = '';

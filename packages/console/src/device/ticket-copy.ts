@@ -14,7 +14,7 @@ import { fromStored, toStored, type CopyTicket, type StoredTicket } from './stor
 
 export type { CopyCounts };
 
-export const PAGE_SIZE = 1000;
+const PAGE_SIZE = 1000;
 
 export interface SyncResult {
   pages: number;
@@ -53,7 +53,7 @@ export async function syncCopy(
 const isSold = (status: TicketStatus | undefined) => status === 'purchased' || status === 'checked_in';
 
 /** The counts after a ticket went from `before` (undefined: not in the copy) to `after`. */
-export function countsAfter(counts: CopyCounts, before: TicketStatus | undefined, after: TicketStatus): CopyCounts {
+function countsAfter(counts: CopyCounts, before: TicketStatus | undefined, after: TicketStatus): CopyCounts {
   return {
     total: counts.total + (before === undefined ? 1 : 0),
     admitted: counts.admitted + (after === 'checked_in' ? 1 : 0) - (before === 'checked_in' ? 1 : 0),

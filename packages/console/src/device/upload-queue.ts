@@ -13,7 +13,7 @@ import type { CheckInScan } from './contract.ts';
 import type { DeviceDb, DeviceScan } from './device-db.ts';
 import { markCheckedIn, type CopyAdmission } from './ticket-copy.ts';
 
-export const MAX_BATCH = 500;
+const MAX_BATCH = 500;
 
 type Uploader = Pick<DeviceApi, 'uploadCheckIns'>;
 

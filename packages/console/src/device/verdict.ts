@@ -9,7 +9,7 @@ import { formatTimeAt, REFUSAL_HEADLINES, sentences } from '../door/verdict-word
 import type { CheckInScan, DoorDeviceSelf } from './contract.ts';
 import type { DeviceScan } from './device-db.ts';
 
-export interface VerdictView {
+interface VerdictView {
   /** The class and `data-outcome` of the verdict: its colour. */
   kind: 'admitted' | 'refused' | 'queued' | 'double' | 'error';
   /** A refusal's reason (`data-reason`). */

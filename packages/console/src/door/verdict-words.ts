@@ -29,7 +29,7 @@ export function formatTimeAt(iso: string, timeZone: string, locale?: string): st
   return format.format(at);
 }
 
-export type RefusalWord = 'already_checked_in' | 'unpaid' | 'refunded' | 'cancelled' | 'other_performance' | 'unknown';
+type RefusalWord = 'already_checked_in' | 'unpaid' | 'refunded' | 'cancelled' | 'other_performance' | 'unknown';
 
 /** The big line of a refusal. */
 export const REFUSAL_HEADLINES: Readonly<Record<RefusalWord, string>> = {
