@@ -19,6 +19,7 @@ import {
   type WebhookEndpoint,
   type WebhookEvent,
 } from '../../packages/sdk/src/index.ts';
+import { createDoorDevice } from '../../src/domain/devices/door-devices.ts';
 import { deliverDue } from '../../src/webhooks/pump.ts';
 import type { TestApp, TestOrganizer } from '../helpers/app.ts';
 import { startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver.ts';
@@ -195,6 +196,64 @@ describe('the SDK against a live service', () => {
     const again = await client.tickets.checkIn(tickets[0]!.id).catch((err: unknown) => err);
     assert.ok(again instanceof MarqueeApiError);
     assert.deepEqual([again.status, again.code, again.detail], [409, 'invalid_state', 'Ticket is already checked in.']);
+  });
+
+  test('a door device: paired with its code, its copy, an upload and its scans', async () => {
+    const performanceId = item().performance_id;
+    const { token } = await createDoorDevice(
+      t.database.db,
+      org.id,
+      { name: 'North gate', performanceIds: [performanceId], createdBy: null },
+      t.clock.now(),
+    );
+    const claimed = await Marquee.claimDoorDevice(token.token, { baseUrl, fetch: recordingFetch });
+    assert.match(claimed.api_key, /^mqk_/);
+    assert.equal(claimed.device.name, 'North gate');
+    const door = sdk({ apiKey: claimed.api_key });
+    const device = await door.doorDevice.get();
+    assert.deepEqual(
+      [device.id, device.name, device.performances.map((p) => p.id)],
+      [claimed.device.id, 'North gate', [performanceId]],
+    );
+
+    const order = await client.orders.create({ items: [item(3)], buyer: BUYER, tender: 'cash' });
+    const sold = new Set((order.transactions[0]?.items ?? []).map((ticket) => ticket.id));
+    // A list in the sync order shows changes once below its horizon: the test clock moves on.
+    t.clock.advance(1000);
+    // Two pages of 2: the second continues from the first's last position in the sync order.
+    const copy = [];
+    for await (const ticket of door.tickets.listForDoor({ limit: 2 })) copy.push(ticket);
+    const mine = copy.filter((ticket) => sold.has(ticket.id));
+    assert.equal(mine.length, 3);
+    assert.deepEqual(
+      mine.map((ticket) => [ticket.status, ticket.paid, ticket.order_cancelled]),
+      [
+        ['purchased', true, false],
+        ['purchased', true, false],
+        ['purchased', true, false],
+      ],
+    );
+
+    const scan = { ticket_id: mine[0]!.id, scanned_at: t.clock.now().toISOString(), device_scan_id: 'scan-1' };
+    const uploaded = await door.checkIns.upload([scan]);
+    assert.deepEqual(
+      uploaded.data.map((s) => [s.device_scan_id, s.outcome, s.checked_in_at]),
+      [['scan-1', 'admitted', scan.scanned_at]],
+    );
+    const again = await door.checkIns.upload([scan]);
+    assert.deepEqual(again.data, uploaded.data);
+    const scans = await door.checkIns.list({ performance_id: performanceId });
+    assert.deepEqual(
+      scans.data.map((s) => s.id),
+      [uploaded.data[0]!.id],
+    );
+    // A device key reaches nothing else.
+    const refused = await door.orders.list().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    assert.ok(refused instanceof MarqueeApiError);
+    assert.deepEqual([refused.status, refused.code], [403, 'forbidden_scope']);
   });
 
   test('typed errors carry status, code, param, detail and the request id', async () => {
@@ -500,7 +559,7 @@ describe('the SDK against a live service', () => {
           operationId: op.operationId,
         })),
       );
-    assert.equal(operations.length, 27);
+    assert.equal(operations.length, 32);
     const called = new Set<string>();
     for (const call of sent) {
       const op = operations.find((o) => o.method === call.method && o.pattern.test(call.path));

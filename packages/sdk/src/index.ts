@@ -11,10 +11,20 @@
  *
  *   const dashboard = new Marquee({ session: { csrfToken: () => token }, baseUrl: `${location.origin}/dashboard` });
  */
-import { ApiKey, Events, Orders, Performances, Tickets, WebhookDeliveries, WebhookEndpoints } from './resources.ts';
+import {
+  ApiKey,
+  CheckIns,
+  DoorDevice,
+  Events,
+  Orders,
+  Performances,
+  Tickets,
+  WebhookDeliveries,
+  WebhookEndpoints,
+} from './resources.ts';
 import { Transport, type TransportOptions } from './transport.ts';
 import { verifyWebhook, type WebhookHeaders } from './webhooks.ts';
-import type { WebhookEvent } from './types.ts';
+import type { ClaimedDoorDevice, WebhookEvent } from './types.ts';
 
 export type MarqueeOptions = TransportOptions;
 
@@ -24,6 +34,8 @@ export class Marquee {
   readonly performances: Performances;
   readonly orders: Orders;
   readonly tickets: Tickets;
+  readonly checkIns: CheckIns;
+  readonly doorDevice: DoorDevice;
   readonly webhookEndpoints: WebhookEndpoints;
   readonly webhookDeliveries: WebhookDeliveries;
   readonly webhooks = {
@@ -32,6 +44,18 @@ export class Marquee {
       verifyWebhook(payload, headers, secret),
   };
 
+  /**
+   * Pairs a door device: trades the one-time pairing code shown in the dashboard for the
+   * device's key (scope `check_in`, limited to its performances) and the device, once. No
+   * credential is sent. Then `new Marquee({ apiKey: claimed.api_key, baseUrl })`.
+   */
+  static claimDoorDevice(
+    token: string,
+    options: Omit<MarqueeOptions, 'apiKey' | 'session'>,
+  ): Promise<ClaimedDoorDevice> {
+    return new Transport(options, { anonymous: true }).request('POST', '/v1/device_claims', { body: { token } });
+  }
+
   constructor(options: MarqueeOptions) {
     const transport = new Transport(options);
     this.apiKey = new ApiKey(transport);
@@ -39,6 +63,8 @@ export class Marquee {
     this.performances = new Performances(transport);
     this.orders = new Orders(transport);
     this.tickets = new Tickets(transport);
+    this.checkIns = new CheckIns(transport);
+    this.doorDevice = new DoorDevice(transport);
     this.webhookEndpoints = new WebhookEndpoints(transport);
     this.webhookDeliveries = new WebhookDeliveries(transport);
   }

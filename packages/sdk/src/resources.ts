@@ -12,12 +12,14 @@ function list<I extends { id: string }>(
   transport: Transport,
   path: string,
   params: { starting_after?: string } & Query = {},
+  /** The list is always in the sync order (the door's copy), whatever `order` says. */
+  syncOrderOnly = false,
 ): PageRequest<I> {
   const { starting_after, ...query } = params;
   // The sync order continues after the position of the last item seen: its updated_at and
   // id together (docs/sync.md), not after wherever that item has moved since.
   const position = (last: I | undefined): Query =>
-    query.order === 'updated_asc' && last !== undefined && 'updated_at' in last
+    (syncOrderOnly || query.order === 'updated_asc') && last !== undefined && 'updated_at' in last
       ? { updated_gte: last.updated_at as string }
       : {};
   return new PageRequest<I>(
@@ -108,6 +110,39 @@ export class Tickets {
   /** Admits the ticket once; a second admit is a 409 `invalid_state`. */
   checkIn(id: string, options?: RequestOptions): Promise<T.Ticket> {
     return this.transport.request('POST', at('/v1/tickets/{id}/check_in', id), options);
+  }
+  /**
+   * A door's local copy: the tickets cut down to what a door decides and shows, always in
+   * the sync order, up to 1,000 a page; pass the last item's `updated_at` as `updated_gte`
+   * and its id as `starting_after` to read only what changed (docs/door.md).
+   */
+  listForDoor(params: T.ListDoorTicketsParams = {}): PageRequest<T.DoorTicket> {
+    return list(this.transport, '/v1/door_tickets', params, true);
+  }
+}
+
+/** Door scans: the upload of a door device's scans and their outcomes (docs/check-ins.md). */
+export class CheckIns {
+  constructor(private readonly transport: Transport) {}
+  /**
+   * Up to 500 scans, applied in `scanned_at` order; every scan's outcome, in the order
+   * sent. A scan sent again (its `device_scan_id`) is answered from its first outcome.
+   */
+  upload(scans: T.UploadCheckInsRequest['data'], options?: RequestOptions): Promise<T.UploadedCheckIns> {
+    return this.transport.request('POST', '/v1/check_ins', { body: { data: scans }, ...options });
+  }
+  /** The uploaded scans, newest first; `outcome: 'already_checked_in'` lists the double entries. */
+  list(params: T.ListCheckInsParams = {}): PageRequest<T.CheckInScan> {
+    return list(this.transport, '/v1/check_ins', params);
+  }
+}
+
+/** The door device a device key belongs to (docs/door.md); its pairing is Marquee.claimDoorDevice(). */
+export class DoorDevice {
+  constructor(private readonly transport: Transport) {}
+  /** Its name, organizer, performances and online-only setting; a device key only. */
+  get(): Promise<T.DoorDeviceSelf> {
+    return this.transport.request('GET', '/v1/door_device');
   }
 }
 

@@ -67,11 +67,17 @@ export class Transport {
   /** How a request proves who sends it: the bearer key, or the session cookie and its CSRF token. */
   readonly #credentials: (method: string) => { headers: Record<string, string>; init: RequestInit };
 
-  constructor(options: TransportOptions) {
+  /**
+   * With `anonymous`, no credential at all: for the API's public operations (a door
+   * device's claim, which trades a pairing code for the device's key).
+   */
+  constructor(options: TransportOptions, { anonymous = false }: { anonymous?: boolean } = {}) {
     const { session } = options;
-    if (session === undefined && !options.apiKey) throw new TypeError('Marquee: apiKey is required');
+    if (!anonymous && session === undefined && !options.apiKey) throw new TypeError('Marquee: apiKey is required');
     if (!options.baseUrl) throw new TypeError('Marquee: baseUrl is required');
-    if (session !== undefined) {
+    if (anonymous) {
+      this.#credentials = () => ({ headers: {}, init: {} });
+    } else if (session !== undefined) {
       if (options.apiKey !== undefined) throw new TypeError('Marquee: apiKey and session are exclusive');
       this.#credentials = (method) => {
         const headers: Record<string, string> = {};

@@ -32,6 +32,12 @@ export type CreateOrderRequest = Schemas['CreateOrderRequest'];
 export type CreateWebhookEndpointRequest = Schemas['CreateWebhookEndpointRequest'];
 export type UpdateWebhookEndpointRequest = Schemas['UpdateWebhookEndpointRequest'];
 export type RecoverWebhookEndpointRequest = Schemas['RecoverWebhookEndpointRequest'];
+export type DoorDeviceSelf = Schemas['DoorDeviceSelf'];
+export type ClaimedDoorDevice = Schemas['ClaimedDoorDevice'];
+export type DoorTicket = Schemas['DoorTicket'];
+export type CheckInScan = Schemas['CheckInScan'];
+export type UploadCheckInsRequest = Schemas['UploadCheckInsRequest'];
+export type UploadedCheckIns = Schemas['UploadedCheckIns'];
 
 /** Any webhook body, a union discriminated on `type`. */
 export type WebhookEvent = Schemas['WebhookEvent'];
@@ -60,6 +66,8 @@ export type ListOrdersParams = ListQuery<'listOrders'>;
 export type ListTicketsParams = ListQuery<'listTickets'>;
 export type ListWebhookEndpointsParams = ListQuery<'listWebhookEndpoints'>;
 export type ListWebhookDeliveriesParams = ListQuery<'listWebhookDeliveries'>;
+export type ListDoorTicketsParams = ListQuery<'listDoorTickets'>;
+export type ListCheckInsParams = ListQuery<'listCheckIns'>;
 
 export interface GetOrderParams {
   /** `['items']` embeds each transaction's tickets. */
