@@ -9,8 +9,7 @@
  */
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { Beeper } from '../door/beep.ts';
-import { startCamera, type CameraReader } from '../door/camera.ts';
-import { RepeatFilter } from '../door/repeat-filter.ts';
+import { CameraPanel } from '../door/camera-panel.tsx';
 import { formatTimeAt } from '../door/verdict-words.ts';
 import type { DoorDeviceSelf } from './contract.ts';
 import { forgetEverything, type DeviceDb, type DeviceScan, type DoubleEntry, type Pairing } from './device-db.ts';
@@ -18,8 +17,6 @@ import { DeviceSession, REVOKED, type DeviceState } from './device-session.ts';
 import { listenForWedge } from './keyboard-wedge.ts';
 import { coarseAgeOf, copyLine, formatCount } from './sync-age.ts';
 import { describeScan, performanceLabel, zoneOf } from './verdict.ts';
-
-const REPEAT_WINDOW_MS = 4_000;
 
 let scanCounter = 0;
 
@@ -32,12 +29,8 @@ export function DeviceScreen({ db, pairing, onUnpaired }: { db: DeviceDb; pairin
   const session = useMemo(() => new DeviceSession(db, pairing), [db, pairing]);
   const [state, setState] = useState<DeviceState>(session.state);
   const [shown, setShown] = useState<Shown & { scan: DeviceScan }>();
-  const [camera, setCamera] = useState<CameraReader>();
-  const [cameraError, setCameraError] = useState<string>();
   const [confirmUnpair, setConfirmUnpair] = useState(false);
   const beeper = useMemo(() => new Beeper(), []);
-  const repeats = useMemo(() => new RepeatFilter(REPEAT_WINDOW_MS), []);
-  const video = useRef<HTMLVideoElement>(null);
   const latest = useRef(0);
 
   useEffect(() => {
@@ -79,19 +72,6 @@ export function DeviceScreen({ db, pairing, onUnpaired }: { db: DeviceDb; pairin
       if (performance.getEntriesByName(name).length === 0) performance.measure(name, `door-scan-${token}`);
     });
   }, [shown?.token]);
-
-  useEffect(() => () => camera?.stop(), [camera]);
-
-  const startReading = async () => {
-    beeper.unlock();
-    setCameraError(undefined);
-    if (!video.current) return;
-    try {
-      setCamera(await startCamera(video.current, (text) => repeats.accept(text) && void handle(text)));
-    } catch (err) {
-      setCameraError(err instanceof Error ? err.message : String(err));
-    }
-  };
 
   const { device } = state;
   // The log is drawn again only when it changed, not on every tick of the sync age.
@@ -172,24 +152,11 @@ export function DeviceScreen({ db, pairing, onUnpaired }: { db: DeviceDb; pairin
             return handle(typed);
           }}
         />
-        <div class="door-camera">
-          {camera ? (
-            <button type="button" class="secondary" onClick={() => setCamera(undefined)}>
-              Stop camera
-            </button>
-          ) : (
-            <button type="button" onClick={() => void startReading()}>
-              Start camera
-            </button>
-          )}
-          {camera && <p class="hint">Reading QR codes with {camera.decoder}.</p>}
-          {cameraError !== undefined && (
-            <div class="notice error" role="alert">
-              <p>The camera is not available ({cameraError}). Type the codes instead.</p>
-            </div>
-          )}
-          <video ref={video} class={camera ? 'door-video' : 'door-video off'} aria-label="Camera view" muted />
-        </div>
+        <CameraPanel
+          onCode={(text) => void handle(text)}
+          onStart={() => beeper.unlock()}
+          fallback="Type the codes instead."
+        />
       </div>
       <p class="hint">A handheld scanner works anywhere on this page: scan, and its code is checked.</p>
 

@@ -3,26 +3,17 @@
  * code the dashboard shows, or the code or link is pasted. The API's own words explain a
  * code that cannot be used (used, expired, never issued).
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { startCamera, type CameraReader } from '../door/camera.ts';
-import { RepeatFilter } from '../door/repeat-filter.ts';
+import { useRef, useState } from 'preact/hooks';
+import { CameraPanel } from '../door/camera-panel.tsx';
 import { ApiRefusal, NoAnswer } from './api.ts';
 import type { DeviceDb, Pairing } from './device-db.ts';
 import { pairDevice, pairingTokenOf } from './pairing.ts';
-
-const REPEAT_WINDOW_MS = 4_000;
 
 export function PairingScreen({ db, onPaired }: { db: DeviceDb; onPaired: (pairing: Pairing) => void }) {
   const [text, setText] = useState('');
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
-  const [camera, setCamera] = useState<CameraReader>();
-  const [cameraError, setCameraError] = useState<string>();
-  const video = useRef<HTMLVideoElement>(null);
   const busyRef = useRef(false);
-  const repeats = useRef(new RepeatFilter(REPEAT_WINDOW_MS));
-
-  useEffect(() => () => camera?.stop(), [camera]);
 
   const pair = async (input: string) => {
     const token = pairingTokenOf(input);
@@ -36,7 +27,6 @@ export function PairingScreen({ db, onPaired }: { db: DeviceDb; onPaired: (pairi
     setError(undefined);
     try {
       const pairing = await pairDevice(db, token);
-      camera?.stop();
       onPaired(pairing);
     } catch (err) {
       setError(
@@ -49,20 +39,6 @@ export function PairingScreen({ db, onPaired }: { db: DeviceDb; onPaired: (pairi
     } finally {
       busyRef.current = false;
       setBusy(false);
-    }
-  };
-
-  const startReading = async () => {
-    setCameraError(undefined);
-    if (!video.current) return;
-    try {
-      setCamera(
-        await startCamera(video.current, (code) => {
-          if (repeats.current.accept(code)) void pair(code);
-        }),
-      );
-    } catch (err) {
-      setCameraError(err instanceof Error ? err.message : String(err));
     }
   };
 
@@ -94,24 +70,11 @@ export function PairingScreen({ db, onPaired }: { db: DeviceDb; onPaired: (pairi
             {busy ? 'Pairing…' : 'Pair'}
           </button>
         </form>
-        <div class="door-camera">
-          {camera ? (
-            <button type="button" class="secondary" onClick={() => setCamera(undefined)}>
-              Stop camera
-            </button>
-          ) : (
-            <button type="button" onClick={() => void startReading()}>
-              Read the pairing code with the camera
-            </button>
-          )}
-          {camera && <p class="hint">Reading QR codes with {camera.decoder}.</p>}
-          {cameraError !== undefined && (
-            <div class="notice error" role="alert">
-              <p>The camera is not available ({cameraError}). Paste the code instead.</p>
-            </div>
-          )}
-          <video ref={video} class={camera ? 'door-video' : 'door-video off'} aria-label="Camera view" muted />
-        </div>
+        <CameraPanel
+          onCode={(code) => void pair(code)}
+          startLabel="Read the pairing code with the camera"
+          fallback="Paste the code instead."
+        />
       </div>
       {error !== undefined && (
         <div class="notice error" role="alert" data-pairing-error>

@@ -16,15 +16,12 @@ import { usePolling } from '../lib/use-async.ts';
 import { useTitle } from '../lib/title.ts';
 import { Attendance, type Counts } from './attendance.ts';
 import { Beeper, type Tone } from './beep.ts';
-import { startCamera, type CameraReader } from './camera.ts';
+import { CameraPanel } from './camera-panel.tsx';
 import { describeOutcome, formatTimeAt, type Outcome } from './outcome.ts';
-import { RepeatFilter } from './repeat-filter.ts';
 import { ScanQueue, type QueueStatus } from './scan-queue.ts';
 import { openScanStore, scanStoreName, type ScanStore, type StoredScan } from './scan-store.ts';
 import './door.css';
 
-/** A code the camera keeps seeing is acted on once, then again only after it left view this long. */
-const REPEAT_WINDOW_MS = 4_000;
 const COUNTER_REFRESH_MS = 10_000;
 const LOG_LENGTH = 30;
 /** Settled scans stay on the device this long (docs/door.md, "Offline"); pending ones until sent. */
@@ -58,7 +55,6 @@ export function DoorPanel({ event, performances, performance: chosen, onLeave }:
   const door = useMemo(() => sessionClient({ maxRetries: 0, timeoutMs: 10_000 }), []);
   const attendance = useMemo(() => new Attendance(door, chosen.id), [door, chosen.id]);
   const beeper = useMemo(() => new Beeper(), []);
-  const repeats = useMemo(() => new RepeatFilter(REPEAT_WINDOW_MS), []);
   const [queue, setQueue] = useState<ScanQueue>();
   const [status, setStatus] = useState<QueueStatus>({
     network: navigator.onLine ? 'online' : 'offline',
@@ -70,9 +66,6 @@ export function DoorPanel({ event, performances, performance: chosen, onLeave }:
   const [shown, setShown] = useState<{ token: number; scan: StoredScan; tone: Tone }>();
   const [counts, setCounts] = useState<Counts>();
   const [code, setCode] = useState('');
-  const [camera, setCamera] = useState<CameraReader>();
-  const [cameraError, setCameraError] = useState<string>();
-  const video = useRef<HTMLVideoElement>(null);
   const input = useRef<HTMLInputElement>(null);
   const latest = useRef(0);
 
@@ -152,8 +145,6 @@ export function DoorPanel({ event, performances, performance: chosen, onLeave }:
     });
   }, [shown?.token]);
 
-  useEffect(() => () => camera?.stop(), [camera]);
-
   const handle = async (raw: string) => {
     if (!queue || raw.trim() === '') return;
     const token = ++scanCounter;
@@ -164,17 +155,6 @@ export function DoorPanel({ event, performances, performance: chosen, onLeave }:
     const tone = toneOf(scan);
     beeper.play(tone);
     setShown({ token, scan, tone });
-  };
-
-  const startReading = async () => {
-    beeper.unlock();
-    setCameraError(undefined);
-    if (!video.current) return;
-    try {
-      setCamera(await startCamera(video.current, (text) => repeats.accept(text) && void handle(text)));
-    } catch (err) {
-      setCameraError(err instanceof Error ? err.message : String(err));
-    }
   };
 
   const waitingSince = status.waitingUntil === undefined ? undefined : new Date(status.waitingUntil).toISOString();
@@ -270,24 +250,12 @@ export function DoorPanel({ event, performances, performance: chosen, onLeave }:
             Check in
           </button>
         </form>
-        <div class="door-camera">
-          {camera ? (
-            <button type="button" class="secondary" onClick={() => setCamera(undefined)}>
-              Stop camera
-            </button>
-          ) : (
-            <button type="button" onClick={() => void startReading()} disabled={!queue}>
-              Start camera
-            </button>
-          )}
-          {camera && <p class="hint">Reading QR codes with {camera.decoder}.</p>}
-          {cameraError !== undefined && (
-            <div class="notice error" role="alert">
-              <p>The camera is not available ({cameraError}). Type the codes instead.</p>
-            </div>
-          )}
-          <video ref={video} class={camera ? 'door-video' : 'door-video off'} aria-label="Camera view" muted />
-        </div>
+        <CameraPanel
+          onCode={(text) => void handle(text)}
+          onStart={() => beeper.unlock()}
+          fallback="Type the codes instead."
+          disabled={!queue}
+        />
       </div>
 
       <h2>Scans</h2>
