@@ -38,21 +38,28 @@ export function parseMoney(text: string, currency: string): number | undefined {
   return Number(whole) * 10 ** digits + Number(fraction.padEnd(digits, '0') || '0');
 }
 
+/** The hour and minute (and second) of a time shown. */
+const clockParts = (seconds: boolean): Intl.DateTimeFormatOptions => ({
+  hour: '2-digit',
+  minute: '2-digit',
+  ...(seconds ? { second: '2-digit' } : {}),
+});
+
+/** The instant in `timeZone` with these parts, the zone named. */
+const inZone = (iso: string, timeZone: string, locale: string | undefined, parts: Intl.DateTimeFormatOptions) =>
+  new Intl.DateTimeFormat(locale, { ...parts, timeZone, timeZoneName: 'short' }).format(new Date(iso));
+
 /**
  * "Dec 5, 2026, 08:00 PM GMT+1": the instant in `timeZone`, the zone named; `seconds`
  * adds them (the audit log tells apart entries a moment apart).
  */
 export function dateTime(iso: string, timeZone: string, locale?: string, { seconds = false } = {}): string {
-  return new Intl.DateTimeFormat(locale, {
-    year: 'numeric',
-    month: 'short',
-    day: 'numeric',
-    hour: '2-digit',
-    minute: '2-digit',
-    ...(seconds ? { second: '2-digit' } : {}),
-    timeZone,
-    timeZoneName: 'short',
-  }).format(new Date(iso));
+  return inZone(iso, timeZone, locale, { year: 'numeric', month: 'short', day: 'numeric', ...clockParts(seconds) });
+}
+
+/** "09:04 PM GMT+1": the time of day of `iso` in `timeZone`, the zone named. */
+export function timeOfDay(iso: string, timeZone: string, locale?: string, { seconds = false } = {}): string {
+  return inZone(iso, timeZone, locale, clockParts(seconds));
 }
 
 /**

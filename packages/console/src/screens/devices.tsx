@@ -17,7 +17,7 @@ import { Field } from '../components/field.tsx';
 import { SubmitActions } from '../components/form-actions.tsx';
 import { loadSchedules, PerformanceChecklist, type EventSchedule } from '../components/performance-checklist.tsx';
 import { ActionsCol, NumCol } from '../components/table-headers.tsx';
-import { ago, minutesLeft, timeOfDay } from '../lib/ages.ts';
+import { ago, minutesLeft } from '../lib/ages.ts';
 import {
   createDoorDevice,
   listDoorDevices,
@@ -29,7 +29,7 @@ import {
   type ProvisionedDevice,
 } from '../lib/door-devices-api.ts';
 import { fieldId, useFormErrors } from '../lib/form-errors.ts';
-import { dateTime } from '../lib/format.ts';
+import { dateTime, timeOfDay } from '../lib/format.ts';
 import { useSession } from '../lib/session.ts';
 import { useTitle } from '../lib/title.ts';
 import { useAsync, usePolling } from '../lib/use-async.ts';
