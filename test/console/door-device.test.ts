@@ -342,8 +342,8 @@ describe('the door device app', { skip: BROWSER_SKIP }, () => {
     await page.context().setOffline(true);
     for (const ticket of tickets) assert.equal((await typeScan(page, ticket.serial_no)).outcome, 'admitted');
 
-    // The page loads again while /v1 cannot be reached (the page itself needs the network
-    // to load: the console has no service worker).
+    // The page loads again while /v1 cannot be reached. Fully offline, the page loads from
+    // the service worker (test/console/device-offline-shell.test.ts); here only /v1 fails.
     await page.route('**/v1/**', (route) => route.abort('internetdisconnected'));
     await page.context().setOffline(false);
     await page.reload();

@@ -13,7 +13,7 @@ import { ensureConsoleBuilt } from '../helpers/console.ts';
 
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; font-src 'self'; " +
-  "connect-src 'self'; manifest-src 'self'; form-action 'self'; frame-ancestors 'none'; object-src 'none'; " +
+  "connect-src 'self'; manifest-src 'self'; worker-src 'self'; form-action 'self'; frame-ancestors 'none'; object-src 'none'; " +
   "base-uri 'none'";
 const SECURITY_HEADERS = {
   'content-security-policy': CSP,
@@ -63,6 +63,17 @@ describe('the console at /app/', () => {
     assert.deepEqual(securityHeadersOf(missing.headers), SECURITY_HEADERS);
     // The build stamp is not a file of the app.
     assert.equal((await t.inject({ method: 'GET', url: '/app/.built' })).statusCode, 404);
+  });
+
+  test('the offline shell service worker is served as script, never cached, at the scope /app/', async () => {
+    const res = await t.inject({ method: 'GET', url: '/app/service-worker.js' });
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers['content-type'], 'application/javascript; charset=utf-8');
+    // A new build's worker is fetched at the next visit (docs/console.md, "Offline shell").
+    assert.equal(res.headers['cache-control'], 'no-cache');
+    assert.equal(res.headers['service-worker-allowed'], undefined);
+    assert.deepEqual(securityHeadersOf(res.headers), SECURITY_HEADERS);
+    assert.equal(res.body, readFileSync(`${CONSOLE_DIR}/service-worker.js`, 'utf8'));
   });
 
   test('the console is not in the OpenAPI document', async () => {

@@ -12,6 +12,8 @@ const CONTENT_SECURITY_POLICY = [
   "font-src 'self'",
   "connect-src 'self'",
   "manifest-src 'self'",
+  // The offline shell's service worker, /app/service-worker.js (docs/console.md).
+  "worker-src 'self'",
   "form-action 'self'",
   "frame-ancestors 'none'",
   "object-src 'none'",

@@ -10,6 +10,7 @@ import { DeviceScreen } from '../device/device-screen.tsx';
 import { PairingScreen } from '../device/pairing-screen.tsx';
 import { pairDevice, pairingTokenOf } from '../device/pairing.ts';
 import { ApiRefusal } from '../device/api.ts';
+import { registerOfflineShell } from '../device/offline-shell.ts';
 import { useTitle } from '../lib/title.ts';
 import '../door/door.css';
 import '../device/device.css';
@@ -27,6 +28,9 @@ export function Device() {
   useTitle('Door device');
   const [loaded, setLoaded] = useState<Loaded>();
   const [failure, setFailure] = useState<string>();
+
+  // The door app must load again with no network (docs/door.md, "Offline start").
+  useEffect(registerOfflineShell, []);
 
   useEffect(() => {
     void (async () => {
