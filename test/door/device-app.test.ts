@@ -54,7 +54,7 @@ const device: DoorDeviceSelf = {
       event_id: 'e1',
       event_name: 'Night at the Lighthouse',
       starts_at: '2027-05-01T18:00:00.000Z',
-      ends_at: null,
+      ends_at: '2027-05-01T21:00:00.000Z',
       timezone: 'Europe/Berlin',
     },
   ],

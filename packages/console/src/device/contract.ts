@@ -1,46 +1,13 @@
 /**
- * The /v1 resources the door device app reads and writes (docs/door.md, "The door
- * device"), typed by hand from the API's contract: small, and kept here so the app does
- * not wait for the SDK to be generated again.
+ * The /v1 resources the door device app reads and writes (docs/door.md, "Door devices"),
+ * as the SDK's types generated from the OpenAPI document name them: the app and the API
+ * cannot drift apart.
  */
-import type { AdmissionRefusal } from './admission.ts';
+import type { CheckInScan, DoorDeviceSelf, DoorTicket, Ticket, UploadCheckInsRequest } from '@marquee/sdk';
 
-interface DevicePerformance {
-  id: string;
-  event_id: string;
-  event_name: string;
-  starts_at: string;
-  ends_at: string | null;
-  timezone: string;
-}
+export type { CheckInScan, DoorDeviceSelf, DoorTicket };
 
-/** GET /v1/door_device: the device as its own key sees it. */
-export interface DoorDeviceSelf {
-  id: string;
-  name: string;
-  online_only: boolean;
-  organizer: { id: string; name: string; timezone: string };
-  performances: DevicePerformance[];
-}
-
-export type TicketStatus = 'purchased' | 'checked_in' | 'refunded' | 'cancelled';
-
-/** One ticket of the local copy (GET /v1/door_tickets). */
-export interface DoorTicket {
-  id: string;
-  serial_no: string;
-  ticket_no: string;
-  performance_id: string;
-  ticket_type_id: string;
-  ticket_type_name: string;
-  holder_name: string;
-  status: TicketStatus;
-  paid: boolean;
-  order_cancelled: boolean;
-  checked_in_at: string | null;
-  checked_in_device_id: string | null;
-  updated_at: string;
-}
+export type TicketStatus = DoorTicket['status'];
 
 export interface ListPage<T> {
   object: 'list';
@@ -49,41 +16,7 @@ export interface ListPage<T> {
 }
 
 /** One scan as POST /v1/check_ins takes it. */
-export interface ScanUpload {
-  ticket_id: string;
-  scanned_at: string;
-  device_scan_id: string;
-}
-
-type ServerRefusal = Exclude<AdmissionRefusal, 'already_checked_in'>;
-
-interface DeviceRef {
-  device_id: string;
-  device_name: string;
-}
-
-/** An uploaded scan and what the server made of it (POST and GET /v1/check_ins). */
-export interface CheckInScan {
-  id: string;
-  device_scan_id: string;
-  ticket_id: string;
-  ticket_no: string | null;
-  performance_id: string | null;
-  scanned_at: string;
-  received_at: string;
-  outcome: 'admitted' | 'already_checked_in' | 'not_admittable';
-  reason: ServerRefusal | null;
-  checked_in_at: string | null;
-  checked_in_by: DeviceRef | null;
-  device: DeviceRef | null;
-}
+export type ScanUpload = UploadCheckInsRequest['data'][number];
 
 /** The few fields of a /v1 ticket the device reads when a code is not in its copy. */
-export interface ApiTicket {
-  id: string;
-  serial_no: string;
-  ticket_no: string;
-  performance_id: string;
-  status: TicketStatus;
-  holder: { first_name: string | null; last_name: string | null };
-}
+export type ApiTicket = Pick<Ticket, 'id' | 'serial_no' | 'ticket_no' | 'performance_id' | 'status' | 'holder'>;
