@@ -47,6 +47,16 @@ const layers = [
     paths: [NO_SQL],
   },
   { files: ['src/lib/**/*.ts'], patterns: [HTTP, DOMAIN, DB, WORKERS] },
+  {
+    // Words and formats of what a buyer receives: pure, loaded by the render threads too.
+    files: ['src/i18n/**/*.ts'],
+    patterns: [HTTP, DOMAIN, DB, WORKERS, forbid(['**/mail/**', '**/webhooks/**'], 'src/i18n is below mail.')],
+  },
+  {
+    // A buyer's documents (docs/tickets.md): called by mail and by the domain, never the reverse.
+    files: ['src/documents/**/*.ts'],
+    patterns: [HTTP, DOMAIN, WORKERS, forbid(['**/mail/**', '**/webhooks/**'], 'src/documents is below mail.')],
+  },
 ];
 
 export default tseslint.config(

@@ -4,6 +4,7 @@
  * a message that names the variable.
  */
 import { existsSync } from 'node:fs';
+import { parseSecretsKey } from './lib/secret-box.ts';
 import { DEFAULT_DATABASE_TIMEOUTS, DEFAULT_POOL_SIZE } from './db/client.ts';
 
 type Role = 'api' | 'worker' | 'all';
@@ -86,6 +87,8 @@ export interface Config {
   consoleEnabled: boolean;
   /** AUDIT_LOG_RETENTION_DAYS: how long audit log entries are kept (docs/dashboard.md, "Audit log"). */
   auditLogRetentionDays: number;
+  /** WALLET_SECRETS_KEY: seals organizers' wallet signing keys at rest (docs/tickets.md); unset: no wallet can be configured. */
+  walletSecretsKey: Buffer | undefined;
 }
 
 export interface SessionSettings {
@@ -317,13 +320,25 @@ type LogFormat = 'auto' | 'json' | 'pretty';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
+function adminToken(read: EnvReader): string | undefined {
+  const token = read.optional('ADMIN_TOKEN');
+  if (token !== undefined && token.length < 16) read.invalid('ADMIN_TOKEN', 'must be at least 16 characters.');
+  return token;
+}
+
+function walletSecretsKey(read: EnvReader): Buffer | undefined {
+  const text = read.optional('WALLET_SECRETS_KEY');
+  if (text === undefined) return undefined;
+  const key = parseSecretsKey(text);
+  if (!key)
+    read.invalid('WALLET_SECRETS_KEY', 'must be 32 bytes as base64 or as 64 hex digits (openssl rand -base64 32).');
+  return key;
+}
+
 /** Reads and validates every variable; throws one ConfigError listing all invalid ones. */
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const read = new EnvReader(env);
   const role = read.oneOf<Role>('ROLE', 'all', ['api', 'worker', 'all'], 'api, worker or all');
-  const adminToken = read.optional('ADMIN_TOKEN');
-  if (adminToken !== undefined && adminToken.length < 16)
-    read.invalid('ADMIN_TOKEN', 'must be at least 16 characters.');
   const port = read.integer('PORT', 3000, 0, 65535);
   const config: Config = {
     port,
@@ -337,7 +352,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     databaseStatementTimeoutMs: read.duration('DATABASE_STATEMENT_TIMEOUT', DEFAULT_DATABASE_TIMEOUTS.statement),
     databaseLockTimeoutMs: read.duration('DATABASE_LOCK_TIMEOUT', DEFAULT_DATABASE_TIMEOUTS.lock),
     redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:']),
-    adminToken,
+    adminToken: adminToken(read),
     role,
     workerJobs: workerJobs(read),
     smtpUrl: read.url('SMTP_URL', ['smtp:', 'smtps:']),
@@ -375,6 +390,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     metricsHost: read.text('METRICS_HOST', '127.0.0.1'),
     consoleEnabled: read.boolean('CONSOLE_ENABLED', true),
     auditLogRetentionDays: read.integer('AUDIT_LOG_RETENTION_DAYS', 365, 1, 36_500),
+    walletSecretsKey: walletSecretsKey(read),
   };
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return Object.freeze(config);

@@ -29,6 +29,10 @@ export interface OrganizersTable {
   contact_email: string | null;
   /** The Reply-To of the buyer's mails, before contact_email (docs/dashboard.md, "Organizer settings"). */
   sender_email: string | null;
+  /** The language of its events' mails, PDFs and passes unless an event sets its own (docs/tickets.md); null: English. */
+  default_language: string | null;
+  /** The paper size of its PDF tickets (docs/tickets.md). */
+  ticket_paper_size: Generated<'a4' | 'letter'>;
   created_at: CreatedAt;
   updated_at: CreatedAt;
 }
@@ -86,6 +90,8 @@ export interface EventsTable {
   status: 'draft' | 'published';
   published_at: Timestamp | null;
   is_archived: Generated<boolean>;
+  /** The language of what its buyers receive (docs/tickets.md); null: the organizer's default. */
+  language: string | null;
   created_at: CreatedAt;
   updated_at: CreatedAt;
 }
@@ -387,6 +393,8 @@ export interface EmailJobsTable {
   link: string | null;
   /** What an account e-mail says besides its link (organizer name, inviter, role). */
   account_data: Json<Record<string, string>> | null;
+  /** What a sent mail left out and why (a wallet pass that could not be signed). */
+  notes: string | null;
   created_at: CreatedAt;
   updated_at: CreatedAt;
 }

@@ -113,10 +113,15 @@ export function findTicketsForMail(db: Executor, orderId: string) {
       't.serial_no',
       't.holder_first_name',
       't.holder_last_name',
+      't.total_minor',
+      't.event_id',
+      't.performance_id',
       'e.title as event_title',
       'e.timezone as event_timezone',
+      'e.language as event_language',
       'v.name as venue_name',
       'p.starts_at',
+      'p.ends_at',
       'tt.name as ticket_type_name',
     ])
     .where('t.order_id', '=', orderId)
