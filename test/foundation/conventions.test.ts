@@ -176,6 +176,8 @@ describe('conventions every route shares', () => {
         tax_rate_bps: 0,
         contact_email: null,
         sender_email: null,
+        default_language: null,
+        ticket_paper_size: 'a4',
         currency_locked: false,
         created_at: undefined,
         updated_at: undefined,

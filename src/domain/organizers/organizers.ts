@@ -12,6 +12,7 @@ import {
 import { keysetPage, type PageRequest } from '../../db/pagination.ts';
 import { DomainError, invalid, notFound } from '../../errors/domain-error.ts';
 import { isValidCurrency, isValidTimeZone } from '../../lib/locale.ts';
+import { isLanguage, LANGUAGES } from '../../i18n/index.ts';
 
 /** What an update may change (PATCH /admin/v1/organizers/{id} and PATCH /dashboard/v1/organizer). */
 interface OrganizerSettings {
@@ -24,6 +25,22 @@ interface OrganizerSettings {
   contact_email?: string | null;
   /** null clears it. */
   sender_email?: string | null;
+  /** A language a catalogue ships for (docs/tickets.md, "Languages"); null: English. */
+  default_language?: string | null;
+  ticket_paper_size?: 'a4' | 'letter';
+}
+
+/**
+ * 400 for a language no catalogue ships, naming those that do: the check of the
+ * organizer's default and of an event's language (docs/dashboard.md).
+ */
+export function checkLanguage(tag: string | null | undefined, param: string): void {
+  if (tag === undefined || tag === null || isLanguage(tag)) return;
+  throw invalid(
+    'parameter_invalid',
+    `\`${param}\` must be a language Marquee ships (${LANGUAGES.join(', ')}), got "${tag}".`,
+    param,
+  );
 }
 
 function checkSettings(input: OrganizerSettings): void {
@@ -43,6 +60,7 @@ function checkSettings(input: OrganizerSettings): void {
       'currency',
     );
   }
+  checkLanguage(input.default_language, 'default_language');
 }
 
 export async function createOrganizer(

@@ -106,6 +106,9 @@ export const OPERATION_PERMISSIONS: Readonly<Record<string, Requirement>> = {
   listHolds: ['read'],
   createHold: ['catalog'],
   releaseHold: ['catalog'],
+  // The language of an event's e-mails, PDF tickets and passes (dashboard only).
+  getEventTicketSettings: ['read'],
+  updateEventTicketSettings: ['catalog'],
   // Organizer settings, reports and the audit log.
   getOrganizerSettings: ['team'],
   updateOrganizerSettings: ['team'],

@@ -15,6 +15,8 @@ export function presentOrganizer(row: OrganizerSettingsRow) {
     tax_rate_bps: row.tax_rate_bps,
     contact_email: row.contact_email,
     sender_email: row.sender_email,
+    default_language: row.default_language,
+    ticket_paper_size: row.ticket_paper_size,
     currency_locked: row.currency_locked,
     created_at: row.created_at,
     updated_at: row.updated_at,

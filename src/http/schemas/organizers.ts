@@ -1,5 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable, Timestamp, TimestampInput, Uuid } from './common.ts';
+import { LANGUAGES } from '../../i18n/index.ts';
+import { Nullable, StringEnum, Timestamp, TimestampInput, Uuid } from './common.ts';
+
+/** A language of what buyers receive: one a catalogue ships for (docs/tickets.md, "Languages"). */
+export const TicketLanguage = Type.String({
+  maxLength: 35,
+  description: `a language Marquee ships: ${LANGUAGES.join(', ')}`,
+});
+const PaperSize = StringEnum(['a4', 'letter'] as const, { description: 'the paper size of its PDF tickets' });
 
 export const Organizer = Type.Object({
   id: Uuid,
@@ -16,6 +24,12 @@ export const Organizer = Type.Object({
         'the Reply-To of the receipts and e-tickets (else contact_email); the From stays the platform address, with the organizer name',
     }),
   ),
+  default_language: Nullable(
+    Type.String({
+      description: 'the language of its buyers’ e-mails, PDF tickets and passes unless an event sets its own; null: en',
+    }),
+  ),
+  ticket_paper_size: PaperSize,
   currency_locked: Type.Boolean({ description: 'true once the organizer has an order: the currency is then fixed' }),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -41,6 +55,8 @@ export const UpdateOrganizer = Type.Object(
     tax_rate_bps: Type.Optional(Type.Integer({ minimum: 0, maximum: 10000 })),
     contact_email: Type.Optional(Nullable(OrganizerEmail)),
     sender_email: Type.Optional(Nullable(OrganizerEmail)),
+    default_language: Type.Optional(Nullable(TicketLanguage)),
+    ticket_paper_size: Type.Optional(PaperSize),
   },
   { additionalProperties: false },
 );

@@ -673,6 +673,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/dashboard/v1/events/{id}/ticket_settings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The language of an event’s e-mails, PDF tickets and passes
+     * @description The event’s own `language` (null: the organizer’s `default_language` applies) and `effective_language`, what its buyers receive: the event’s language, else the organizer’s default, else `en`.
+     */
+    get: operations['getEventTicketSettings'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Set the language of an event’s e-mails, PDF tickets and passes
+     * @description Sets `language`, a language Marquee ships (en, de, fr, es, ar); null hands the event back to the organizer’s `default_language`. Another language answers 400 `parameter_invalid`, param `language`, naming those it ships. Mails already sent keep their language. The /v1 Event does not change, and no webhook is sent.
+     */
+    patch: operations['updateEventTicketSettings'];
+    trace?: never;
+  };
   '/dashboard/v1/organizer': {
     parameters: {
       query?: never;
@@ -682,7 +706,7 @@ export interface paths {
     };
     /**
      * The organizer’s settings
-     * @description The session’s organizer: name, default time zone, currency (with `currency_locked`, true once it has an order), box-office fee, tax, contact and sender e-mail.
+     * @description The session’s organizer: name, default time zone, currency (with `currency_locked`, true once it has an order), box-office fee, tax, contact and sender e-mail, the default language of its buyers’ documents and the paper size of its PDF tickets.
      */
     get: operations['getOrganizerSettings'];
     put?: never;
@@ -692,7 +716,7 @@ export interface paths {
     head?: never;
     /**
      * Change the organizer’s settings
-     * @description A partial update: name, timezone (IANA), currency (ISO 4217), box_office_fee_minor, tax_rate_bps, contact_email and sender_email (null clears them). Fees and tax apply to sales made from now on. The currency is fixed once the organizer has an order: changing it then answers 409 `invalid_state` with param `currency`.
+     * @description A partial update: name, timezone (IANA), currency (ISO 4217), box_office_fee_minor, tax_rate_bps, contact_email and sender_email (null clears them), default_language (a language Marquee ships; null: English) and ticket_paper_size (`a4` or `letter`). A language Marquee does not ship answers 400 `parameter_invalid` with param `default_language`. Fees and tax apply to sales made from now on. The currency is fixed once the organizer has an order: changing it then answers 409 `invalid_state` with param `currency`.
      */
     patch: operations['updateOrganizerSettings'];
     trace?: never;
@@ -7376,6 +7400,198 @@ export interface operations {
       };
     };
   };
+  getEventTicketSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            language: string | null;
+            /**
+             * @description what its buyers’ e-mails, PDF tickets and passes speak: the event’s language, else the organizer’s default, else en
+             * @enum {string}
+             */
+            effective_language: 'en' | 'de' | 'fr' | 'es' | 'ar';
+          };
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource for this organizer (a malformed id included) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateEventTicketSettings: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes retries safe: the first request with a key executes and its response (any status) is stored for 24 hours; a retry with the same key and payload replays it with `idempotent-replayed: true`. A different payload or API key, or a retry while the first is in flight, answers 409. Scoped to the organizer. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          language: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            language: string | null;
+            /**
+             * @description what its buyers’ e-mails, PDF tickets and passes speak: the event’s language, else the organizer’s default, else en
+             * @enum {string}
+             */
+            effective_language: 'en' | 'de' | 'fr' | 'es' | 'ar';
+          };
+        };
+      };
+      /** @description The request is malformed or a field is invalid (`param` names it) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource for this organizer (a malformed id included) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body is larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   getOrganizerSettings: {
     parameters: {
       query?: never;
@@ -7405,6 +7621,12 @@ export interface operations {
             tax_rate_bps: number;
             contact_email: string | null;
             sender_email: string | null;
+            default_language: string | null;
+            /**
+             * @description the paper size of its PDF tickets
+             * @enum {string}
+             */
+            ticket_paper_size: 'a4' | 'letter';
             /** @description true once the organizer has an order: the currency is then fixed */
             currency_locked: boolean;
             /** Format: date-time */
@@ -7478,6 +7700,12 @@ export interface operations {
           tax_rate_bps?: number;
           contact_email?: string | null;
           sender_email?: string | null;
+          default_language?: string | null;
+          /**
+           * @description the paper size of its PDF tickets
+           * @enum {string}
+           */
+          ticket_paper_size?: 'a4' | 'letter';
         };
       };
     };
@@ -7502,6 +7730,12 @@ export interface operations {
             tax_rate_bps: number;
             contact_email: string | null;
             sender_email: string | null;
+            default_language: string | null;
+            /**
+             * @description the paper size of its PDF tickets
+             * @enum {string}
+             */
+            ticket_paper_size: 'a4' | 'letter';
             /** @description true once the organizer has an order: the currency is then fixed */
             currency_locked: boolean;
             /** Format: date-time */

@@ -1,7 +1,8 @@
 /**
  * `/app/settings` (permission `team`: owners): the organizer's settings (docs/dashboard.md,
  * "Organizer settings"): name, default time zone, currency, box-office fee, tax rate,
- * contact and sender e-mail addresses. Saved with one PATCH of the fields that changed;
+ * contact and sender e-mail addresses, the language of buyers' e-mails, PDF tickets and
+ * passes (English when none is set) and the PDF tickets' paper size. Saved with one PATCH of the fields that changed;
  * the header then shows the new name (the session body is asked again). The currency
  * cannot change once the organizer has an order (`currency_locked`): its select is
  * disabled, with the reason beside it.
@@ -13,6 +14,7 @@ import { SubmitActions } from '../components/form-actions.tsx';
 import { answer, dashboard } from '../lib/dashboard.ts';
 import { fieldId, useFormErrors } from '../lib/form-errors.ts';
 import { minorDigits, parseMoney } from '../lib/format.ts';
+import { TICKET_LANGUAGES } from '../lib/languages.ts';
 import { getSettings, updateSettings, type OrganizerSettings, type SettingsChange } from '../lib/organizer-api.ts';
 import { useSession } from '../lib/session.ts';
 import { useTitle } from '../lib/title.ts';
@@ -26,6 +28,8 @@ const FIELDS = [
   'tax_rate_bps',
   'contact_email',
   'sender_email',
+  'default_language',
+  'ticket_paper_size',
 ] as const;
 type FieldName = (typeof FIELDS)[number];
 
@@ -38,6 +42,9 @@ interface Draft {
   tax: string;
   contactEmail: string;
   senderEmail: string;
+  /** A language tag; English when the organizer has none. */
+  language: string;
+  paperSize: 'a4' | 'letter';
 }
 
 /** A minor-unit amount as the major-unit text a person types: 250 EUR → "2.50", 300 JPY → "300". */
@@ -65,6 +72,8 @@ const draftOf = (s: OrganizerSettings): Draft => ({
   tax: percentText(s.tax_rate_bps),
   contactEmail: s.contact_email ?? '',
   senderEmail: s.sender_email ?? '',
+  language: s.default_language ?? 'en',
+  paperSize: s.ticket_paper_size,
 });
 
 /** The IANA zones this browser knows (with the saved one, should it be missing: "UTC" is not always listed). */
@@ -133,6 +142,9 @@ function SettingsForm({ settings: initial }: { settings: OrganizerSettings }) {
       tax_rate_bps: tax,
       contact_email: draft.contactEmail.trim() === '' ? null : draft.contactEmail.trim(),
       sender_email: draft.senderEmail.trim() === '' ? null : draft.senderEmail.trim(),
+      // English as shown for "none set" is no change; another choice is sent as its tag.
+      default_language: draft.language === (saved.default_language ?? 'en') ? saved.default_language : draft.language,
+      ticket_paper_size: draft.paperSize,
     };
     // Only what changed is sent; an emptied e-mail address is cleared (null).
     const change: SettingsChange = {};
@@ -236,6 +248,37 @@ function SettingsForm({ settings: initial }: { settings: OrganizerSettings }) {
             <input {...a} type="email" autoComplete="off" value={draft.senderEmail} onInput={set('senderEmail')} />
           )}
         </Field>
+        <div class="row">
+          <Field
+            id={fieldId('default_language')}
+            label="Ticket language"
+            hint="Buyers' e-mails, PDF tickets and wallet passes speak it, unless an event sets its own."
+            error={errors.of('default_language')}
+          >
+            {(a) => (
+              <select {...a} value={draft.language} onChange={set('language')}>
+                {TICKET_LANGUAGES.map((language) => (
+                  <option key={language.tag} value={language.tag} lang={language.tag}>
+                    {language.name}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <Field
+            id={fieldId('ticket_paper_size')}
+            label="Paper size"
+            hint="The page size of the PDF tickets."
+            error={errors.of('ticket_paper_size')}
+          >
+            {(a) => (
+              <select {...a} value={draft.paperSize} onChange={set('paperSize')}>
+                <option value="a4">A4</option>
+                <option value="letter">Letter</option>
+              </select>
+            )}
+          </Field>
+        </div>
         <ErrorNotice error={errors.general} />
         <SubmitActions label="Save settings" busyLabel="Saving…" busy={busy} />
       </form>

@@ -575,7 +575,7 @@ export interface paths {
         head?: never;
         /**
          * Update organizer settings (fee, tax, defaults)
-         * @description A partial update of the organizer’s settings: name, currency, timezone, fees, tax, contact and sender e-mail (null clears them). The currency is fixed once the organizer has an order: changing it then answers 409 `invalid_state`.
+         * @description A partial update of the organizer’s settings: name, currency, timezone, fees, tax, contact and sender e-mail (null clears them), default_language (a language Marquee ships; null: English; another answers 400 with param `default_language`) and ticket_paper_size (`a4` or `letter`). The currency is fixed once the organizer has an order: changing it then answers 409 `invalid_state`.
          */
         patch: operations["adminUpdateOrganizer"];
         trace?: never;
@@ -5619,6 +5619,12 @@ export interface operations {
                             tax_rate_bps: number;
                             contact_email: string | null;
                             sender_email: string | null;
+                            default_language: string | null;
+                            /**
+                             * @description the paper size of its PDF tickets
+                             * @enum {string}
+                             */
+                            ticket_paper_size: "a4" | "letter";
                             /** @description true once the organizer has an order: the currency is then fixed */
                             currency_locked: boolean;
                             /** Format: date-time */
@@ -5712,6 +5718,12 @@ export interface operations {
                         tax_rate_bps: number;
                         contact_email: string | null;
                         sender_email: string | null;
+                        default_language: string | null;
+                        /**
+                         * @description the paper size of its PDF tickets
+                         * @enum {string}
+                         */
+                        ticket_paper_size: "a4" | "letter";
                         /** @description true once the organizer has an order: the currency is then fixed */
                         currency_locked: boolean;
                         /** Format: date-time */
@@ -5812,6 +5824,12 @@ export interface operations {
                         tax_rate_bps: number;
                         contact_email: string | null;
                         sender_email: string | null;
+                        default_language: string | null;
+                        /**
+                         * @description the paper size of its PDF tickets
+                         * @enum {string}
+                         */
+                        ticket_paper_size: "a4" | "letter";
                         /** @description true once the organizer has an order: the currency is then fixed */
                         currency_locked: boolean;
                         /** Format: date-time */
@@ -5893,6 +5911,12 @@ export interface operations {
                     tax_rate_bps?: number;
                     contact_email?: string | null;
                     sender_email?: string | null;
+                    default_language?: string | null;
+                    /**
+                     * @description the paper size of its PDF tickets
+                     * @enum {string}
+                     */
+                    ticket_paper_size?: "a4" | "letter";
                 };
             };
         };
@@ -5917,6 +5941,12 @@ export interface operations {
                         tax_rate_bps: number;
                         contact_email: string | null;
                         sender_email: string | null;
+                        default_language: string | null;
+                        /**
+                         * @description the paper size of its PDF tickets
+                         * @enum {string}
+                         */
+                        ticket_paper_size: "a4" | "letter";
                         /** @description true once the organizer has an order: the currency is then fixed */
                         currency_locked: boolean;
                         /** Format: date-time */
@@ -7846,6 +7876,7 @@ export interface operations {
                             status: string;
                             attempts: number;
                             last_error: string | null;
+                            notes: string | null;
                             next_attempt_at: string | null;
                             sent_at: string | null;
                             /** Format: date-time */

@@ -24,6 +24,7 @@ import { attendanceRoutes } from './attendance.ts';
 import { auditLogRoutes } from './audit-log.ts';
 import { catalogRoutes } from './catalog.ts';
 import { doorDeviceRoutes } from './door-devices.ts';
+import { eventTicketSettingsRoutes } from './event-ticket-settings.ts';
 import { linkRoutes } from './links.ts';
 import { memberRoutes } from './members.ts';
 import { operationRoutes } from './operations.ts';
@@ -56,6 +57,7 @@ export const dashboardRoutes: FastifyPluginAsync = async (app) => {
     await signedIn.register(apiKeyRoutes);
     await signedIn.register(operationRoutes);
     await signedIn.register(catalogRoutes);
+    await signedIn.register(eventTicketSettingsRoutes);
     await signedIn.register(organizerRoutes);
     await signedIn.register(reportRoutes);
     await signedIn.register(attendanceRoutes);

@@ -22,7 +22,7 @@ export const organizerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'getOrganizerSettings',
         summary: 'The organizer’s settings',
         description:
-          'The session’s organizer: name, default time zone, currency (with `currency_locked`, true once it has an order), box-office fee, tax, contact and sender e-mail.',
+          'The session’s organizer: name, default time zone, currency (with `currency_locked`, true once it has an order), box-office fee, tax, contact and sender e-mail, the default language of its buyers’ documents and the paper size of its PDF tickets.',
         response: { 200: success(Organizer), ...errorResponses(401, 403) },
       },
     },
@@ -38,7 +38,7 @@ export const organizerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'updateOrganizerSettings',
         summary: 'Change the organizer’s settings',
         description:
-          'A partial update: name, timezone (IANA), currency (ISO 4217), box_office_fee_minor, tax_rate_bps, contact_email and sender_email (null clears them). Fees and tax apply to sales made from now on. The currency is fixed once the organizer has an order: changing it then answers 409 `invalid_state` with param `currency`.',
+          'A partial update: name, timezone (IANA), currency (ISO 4217), box_office_fee_minor, tax_rate_bps, contact_email and sender_email (null clears them), default_language (a language Marquee ships; null: English) and ticket_paper_size (`a4` or `letter`). A language Marquee does not ship answers 400 `parameter_invalid` with param `default_language`. Fees and tax apply to sales made from now on. The currency is fixed once the organizer has an order: changing it then answers 409 `invalid_state` with param `currency`.',
         body: UpdateOrganizer,
         response: { 200: success(Organizer), ...errorResponses(400, 401, 403, 409, 413, 415) },
       },

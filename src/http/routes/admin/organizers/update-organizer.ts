@@ -15,7 +15,7 @@ export const updateOrganizerRoute: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'adminUpdateOrganizer',
         summary: 'Update organizer settings (fee, tax, defaults)',
         description:
-          'A partial update of the organizer’s settings: name, currency, timezone, fees, tax, contact and sender e-mail (null clears them). The currency is fixed once the organizer has an order: changing it then answers 409 `invalid_state`.',
+          'A partial update of the organizer’s settings: name, currency, timezone, fees, tax, contact and sender e-mail (null clears them), default_language (a language Marquee ships; null: English; another answers 400 with param `default_language`) and ticket_paper_size (`a4` or `letter`). The currency is fixed once the organizer has an order: changing it then answers 409 `invalid_state`.',
         params: IdParams,
         body: UpdateOrganizer,
         response: { 200: success(Organizer), ...errorResponses(400, 401, 404, 409, 413, 415) },
