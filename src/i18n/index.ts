@@ -103,7 +103,10 @@ export function translator(language: Language): Translator {
     locale,
     dir: RIGHT_TO_LEFT.has(language) ? 'rtl' : 'ltr',
     t(key, values) {
-      if (!instance.exists(key, { lng: language, fallbackLng: false } as never)) keysMissing.add(`${language}:${key}`);
+      // `count` lets exists() find a plural key by its language's forms (`key_one`, `key_few`…).
+      if (!instance.exists(key, { ...values, lng: language, fallbackLng: false } as never)) {
+        keysMissing.add(`${language}:${key}`);
+      }
       return instance.t(key, values ?? {});
     },
     money: (minor, currency) => formatMoney(locale, minor, currency),

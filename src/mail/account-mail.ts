@@ -9,6 +9,7 @@
  * job's `link` is erased in the same UPDATE that records the outcome.
  */
 import { insertEmailJobs, type EmailJobRow } from '../db/repositories/emails.ts';
+import type { Language } from '../i18n/index.ts';
 import type { Executor } from '../db/transaction.ts';
 import type { RenderRequest } from './render-task.ts';
 import { EMAIL_MAX_ATTEMPTS } from './retry-policy.ts';
@@ -79,15 +80,22 @@ function checkData(
   if (kind === 'invitation' && accountRole(data.role!) === undefined) throw new Error(`unknown role ${data.role}`);
 }
 
-/** What an account mail's job renders: its link and the data queued with it, nothing else. */
-export function accountMailRequest(job: EmailJobRow, kind: AccountEmailKind): RenderRequest {
+/**
+ * What an account mail's job renders: its link and the data queued with it, nothing else,
+ * in `language` (docs/tickets.md, "Languages": an invitation speaks its organizer's
+ * default language, a password reset English).
+ */
+export function accountMailRequest(job: EmailJobRow, kind: AccountEmailKind, language: Language): RenderRequest {
   if (job.link === null) throw new Error(`${kind} e-mail job ${job.id} has no link`);
   const data = job.account_data;
   checkData(kind, data);
-  if (kind === 'password_reset') return { kind, input: { to: job.recipient, link: job.link, name: data.name! } };
+  if (kind === 'password_reset') {
+    return { kind, input: { language, to: job.recipient, link: job.link, name: data.name! } };
+  }
   return {
     kind,
     input: {
+      language,
       to: job.recipient,
       link: job.link,
       organizerName: data.organizer_name!,

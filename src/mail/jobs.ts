@@ -22,12 +22,13 @@ import type { OrderRow } from '../db/repositories/orders.ts';
 import {
   claimEmailJobs,
   findReceiptLines,
-  findTicketsForMail,
   finishEmailJob,
   insertEmailJobs,
   type EmailJobRow,
 } from '../db/repositories/emails.ts';
 import { findOrderById, findTransactionsOfOrders, markEticketsSent } from '../db/repositories/orders.ts';
+import { loadOrderDocuments } from '../documents/load.ts';
+import { DEFAULT_LANGUAGE, languageOf, type Language } from '../i18n/index.ts';
 import type { ComposedMail } from './compose.ts';
 import type { MailRenderer } from './render-pool.ts';
 import type { RenderRequest } from './render-task.ts';
@@ -246,9 +247,17 @@ async function mailContent(db: Db, job: EmailJobRow): Promise<MailContent | unde
       if (job.order_id === null) throw new Error(`${job.kind} e-mail job ${job.id} has no order`);
       return orderMailContent(db, { kind: job.kind, orderId: job.order_id, recipient: job.recipient });
     case 'invitation':
+      return { request: accountMailRequest(job, job.kind, await organizerLanguage(db, job.organizer_id)) };
     case 'password_reset':
-      return { request: accountMailRequest(job, job.kind) };
+      // An account is no organizer's: its mails speak the platform's language.
+      return { request: accountMailRequest(job, job.kind, DEFAULT_LANGUAGE) };
   }
+}
+
+/** An invitation speaks its organizer's default language, else English. */
+async function organizerLanguage(db: Db, organizerId: string | null): Promise<Language> {
+  const organizer = organizerId === null ? undefined : await findOrganizer(db, organizerId);
+  return languageOf(null, organizer?.default_language);
 }
 
 /** An order's mail: its kind, its order, its buyer's address. */
@@ -271,6 +280,8 @@ async function orderMailContent(db: Db, { kind, orderId, recipient }: OrderMail)
       findTransactionsOfOrders(db, [order.id]),
     ]);
     const input = {
+      // One mail speaks one language: that of the order's first event (an order rarely spans two).
+      language: languageOf(lines[0]?.event_language, organizer.default_language),
       organizerName: organizer.name,
       orderNo: order.order_no,
       buyer,
@@ -294,25 +305,27 @@ async function orderMailContent(db: Db, { kind, orderId, recipient }: OrderMail)
     return { request: { kind: 'receipt', input, sender } };
   }
   if (order.status === 'cancelled') return undefined;
-  const tickets = await findTicketsForMail(db, order.id);
-  if (tickets.length === 0) return undefined;
+  // The tickets as every document of the order reads them (src/documents), in its language.
+  const documents = await loadOrderDocuments(db, order);
+  if (!documents) return undefined;
   const input = {
-    organizerName: organizer.name,
-    orderNo: order.order_no,
+    language: documents.language,
+    organizerName: documents.organizerName,
+    orderNo: documents.orderNo,
     buyer,
-    tickets: tickets.map((t) => ({
-      ticketNo: t.ticket_no,
-      serialNo: t.serial_no,
-      eventTitle: t.event_title,
-      ticketTypeName: t.ticket_type_name,
-      performanceStartsAt: t.starts_at,
-      eventTimeZone: t.event_timezone,
-      venueName: t.venue_name,
-      holderName: t.holder_last_name ? `${t.holder_first_name} ${t.holder_last_name}` : t.holder_first_name,
+    tickets: documents.tickets.map((t) => ({
+      ticketNo: t.ticketNo,
+      serialNo: t.serialNo,
+      eventTitle: t.eventTitle,
+      ticketTypeName: t.ticketTypeName,
+      performanceStartsAt: t.performanceStartsAt,
+      eventTimeZone: t.eventTimeZone,
+      venueName: t.venueName,
+      holderName: t.holderName,
     })),
   };
   return {
     request: { kind: 'etickets', input, sender },
-    etickets: { orderId: order.id, organizerId: order.organizer_id, ticketIds: tickets.map((t) => t.id) },
+    etickets: { orderId: order.id, organizerId: order.organizer_id, ticketIds: documents.tickets.map((t) => t.id) },
   };
 }

@@ -6,8 +6,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { ManualClock } from '../../src/lib/clock.ts';
+import { translator } from '../../src/i18n/index.ts';
 import {
-  formatMoney,
   qrCodePng,
   renderETickets,
   renderReceipt,
@@ -22,6 +22,7 @@ const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0
 
 function receiptInput(overrides: Partial<ReceiptInput> = {}): ReceiptInput {
   return {
+    language: 'en',
     organizerName: 'Riverside Hall',
     orderNo: 'M-100042',
     buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.test' },
@@ -56,6 +57,7 @@ function eTicketInput(overrides: Partial<ETicketInput> = {}): ETicketInput {
     holderName: 'Ada Lovelace',
   };
   return {
+    language: 'en',
     organizerName: 'Riverside Hall',
     orderNo: 'M-100042',
     buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.test' },
@@ -68,8 +70,9 @@ function eTicketInput(overrides: Partial<ETicketInput> = {}): ETicketInput {
 }
 
 /** A port nothing listens on: bind an ephemeral port, then release it. */
-describe('formatMoney', () => {
+describe('money in a mail', () => {
   test('uses the minor-unit digits of each currency', () => {
+    const formatMoney = (minor: number, currency: string) => translator('en').money(minor, currency);
     assert.equal(formatMoney(1250, 'EUR'), '€12.50');
     assert.equal(formatMoney(1250, 'JPY'), '¥1,250');
     assert.match(formatMoney(1250, 'KWD'), /^KWD\s1\.250$/); // ICU puts a no-break space here

@@ -38,6 +38,7 @@ function pngChunks(png: Buffer): PngChunk[] {
 
 function eTickets(count: number): ETicketInput {
   return {
+    language: 'en',
     organizerName: 'Riverside Hall',
     orderNo: 'M-100042',
     buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.test' },

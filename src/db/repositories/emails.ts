@@ -78,6 +78,7 @@ export function findReceiptLines(db: Executor, orderId: string) {
     .select((eb) => [
       'e.title as event_title',
       'e.timezone as event_timezone',
+      'e.language as event_language',
       'p.starts_at',
       'tt.name as ticket_type_name',
       't.unit_price_minor',
@@ -89,6 +90,7 @@ export function findReceiptLines(db: Executor, orderId: string) {
       'ot.position',
       'e.title',
       'e.timezone',
+      'e.language',
       'p.starts_at',
       'tt.name',
       't.ticket_type_id',
