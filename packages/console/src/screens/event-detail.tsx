@@ -2,7 +2,8 @@
  * One event: its facts, its performances with what remains per ticket type (refreshed
  * every 5 s while the page is visible), and, for a role with `catalog`, publish, archive
  * and restore in the header (../components/event-actions.tsx) and the edit form (title,
- * description, contact e-mail).
+ * description, contact e-mail), and the language of its buyers' documents
+ * (../components/ticket-language.tsx).
  */
 import { useState } from 'preact/hooks';
 import type { EventDetail, Performance } from '@marquee/sdk';
@@ -13,6 +14,7 @@ import { EventActions } from '../components/event-actions.tsx';
 import { EventEditForm } from '../components/event-edit-form.tsx';
 import { HoldsPanel } from '../components/holds-panel.tsx';
 import { QuestionEditor } from '../components/question-editor.tsx';
+import { TicketLanguage } from '../components/ticket-language.tsx';
 import { useAvailability } from '../lib/availability.ts';
 import { dateTime, money } from '../lib/format.ts';
 import { useSession } from '../lib/session.ts';
@@ -80,6 +82,7 @@ export function EventDetailScreen({ id }: { id: string }) {
         currency={organizer.currency}
       />
       {can('catalog') && <EventEditForm event={current} onSaved={setEvent} />}
+      {can('read') && <TicketLanguage eventId={current.id} />}
       {can('catalog') && <AddPerformances event={current} onAdded={catalogChanged} />}
       {can('catalog') && <AddTicketTypes event={current} currency={organizer.currency} onAdded={catalogChanged} />}
       <QuestionEditor event={current} />
