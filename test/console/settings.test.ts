@@ -5,7 +5,9 @@
  * API answers them and the header shows the new name; a fee that is no amount is refused
  * beside its field before anything is sent; once the organizer has an order the currency
  * select is disabled with the reason beside it; the whole form works with the keyboard
- * alone; a manager has neither Settings nor Audit log.
+ * alone; a manager has neither Settings nor Audit log; the ticket language (German) and
+ * paper size are saved and shown after a reload, and an event's detail offers the
+ * organizer's default as its ticket language.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -179,6 +181,43 @@ describe('organizer settings in the console', { skip: BROWSER_SKIP }, () => {
     const saved = await settingsOverApi();
     assert.equal(saved.sender_email, 'tickets@lighthouse.example');
     assert.equal(saved.currency, 'EUR');
+    assert.deepEqual(browser.errorsOf(page), []);
+  });
+
+  test('ticket language and paper size: German on Letter, saved, shown after a reload and on an event', async () => {
+    const page = await browser.newPage();
+    await signIn(page, service.baseUrl, service.owner, '/app/settings');
+    const language = page.getByLabel('Ticket language');
+    await language.waitFor();
+    assert.deepEqual([await language.inputValue(), await page.getByLabel('Paper size').inputValue()], ['en', 'a4']);
+    await language.selectOption({ label: 'Deutsch' });
+    await page.getByLabel('Paper size').selectOption({ label: 'Letter' });
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByRole('status').filter({ hasText: 'Settings saved.' }).waitFor();
+    const saved = await settingsOverApi();
+    assert.deepEqual([saved.default_language, saved.ticket_paper_size], ['de', 'letter']);
+    await page.reload();
+    await page.getByLabel('Ticket language').waitFor();
+    assert.deepEqual(
+      [await page.getByLabel('Ticket language').inputValue(), await page.getByLabel('Paper size').inputValue()],
+      ['de', 'letter'],
+    );
+
+    // An event follows the organizer until it chooses its own.
+    const event = await createEvent(service.t, service.org.key);
+    await page.goto(`${service.baseUrl}/app/events/${event.id}`);
+    const eventLanguage = page.getByRole('combobox', { name: 'Ticket language' });
+    await eventLanguage.waitFor();
+    assert.equal(await eventLanguage.inputValue(), '');
+    assert.equal(await eventLanguage.locator('option:checked').textContent(), 'Organizer default (Deutsch)');
+    await eventLanguage.selectOption({ label: 'Español' });
+    await page.getByRole('button', { name: 'Save ticket language' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved: buyers receive their tickets in Español.' }).waitFor();
+    await page.reload();
+    await eventLanguage.waitFor();
+    assert.equal(await eventLanguage.inputValue(), 'es');
+    await browser.screenshot(page, 'console', 'event-ticket-language');
+    assert.deepEqual(await browser.seriousViolations(page), []);
     assert.deepEqual(browser.errorsOf(page), []);
   });
 

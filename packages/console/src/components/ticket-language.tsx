@@ -73,7 +73,7 @@ function TicketLanguageForm({ eventId, initial }: { eventId: string; initial: Ev
   };
 
   return (
-    <form onSubmit={(e) => void submit(e)} aria-label="Ticket language">
+    <form onSubmit={(e) => void submit(e)}>
       <Field
         id={fieldId('language')}
         label="Ticket language"
