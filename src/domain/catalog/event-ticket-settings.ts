@@ -13,7 +13,7 @@ import { notFound } from '../../errors/domain-error.ts';
 import { languageOf, type Language } from '../../i18n/index.ts';
 import { checkLanguage } from '../organizers/organizers.ts';
 
-export interface EventTicketSettings {
+interface EventTicketSettings {
   /** The event's own language; null: the organizer's default applies. */
   language: string | null;
   /** What its buyers' documents speak: the event's language, else the organizer's default, else English. */
