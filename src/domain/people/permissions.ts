@@ -145,6 +145,7 @@ export const OPERATION_PERMISSIONS: Readonly<Record<string, Requirement>> = {
   listOrders: ['read'],
   // The door reads a refused ticket's order to say why (not paid, cancelled).
   getOrder: DOOR_LOOKUP,
+  getOrderTicketsPdf: ['read'],
   createOrder: ['sell'],
   listTickets: DOOR_LOOKUP,
   getTicket: DOOR_LOOKUP,

@@ -8,6 +8,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { apiKeyAuth } from '../../plugins/api-key-auth.ts';
 import { createOrderRoute } from './orders/create-order.ts';
 import { getOrderRoute } from './orders/get-order.ts';
+import { getOrderTicketsPdfRoute } from './orders/get-order-tickets-pdf.ts';
 import { listOrdersRoute } from './orders/list-orders.ts';
 import { checkInTicketRoute } from './tickets/check-in-ticket.ts';
 import { getTicketRoute } from './tickets/get-ticket.ts';
@@ -85,6 +86,7 @@ export const sharedOperations: FastifyPluginAsync = async (app) => {
   await app.register(listOrdersRoute);
   await app.register(createOrderRoute);
   await app.register(getOrderRoute);
+  await app.register(getOrderTicketsPdfRoute);
   await app.register(listTicketsRoute);
   await app.register(getTicketRoute);
   await app.register(checkInTicketRoute);
