@@ -120,7 +120,7 @@ export function translator(language: Language): Translator {
  * with exactly that many fraction digits round-trips for every safe integer, so floating
  * point does not leak into totals.
  */
-export function formatMoney(locale: string, minor: number, currency: string): string {
+function formatMoney(locale: string, minor: number, currency: string): string {
   const format = cached(
     moneyFormats,
     `${locale} ${currency}`,
@@ -135,7 +135,7 @@ export function formatMoney(locale: string, minor: number, currency: string): st
  * given zone, with its offset and, unless it is UTC, its IANA name, so a buyer abroad
  * reads the local time of the show and knows which zone it is in.
  */
-export function formatDateTime(locale: string, at: Date, timeZone = 'UTC'): string {
+function formatDateTime(locale: string, at: Date, timeZone = 'UTC'): string {
   const format = cached(
     dateTimeFormats,
     `${locale} ${timeZone}`,
