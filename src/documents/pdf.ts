@@ -463,7 +463,7 @@ function drawHeading(
 ) {
   const halfWidth = CONTENT_WIDTH / 2 - 8;
   type.line(input.organizerName, SMALL, rtl ? left + CONTENT_WIDTH - halfWidth : left, y, halfWidth);
-  const pageLabel = t.t('pdf.page', { index: index + 1, count: input.tickets.length });
+  const pageLabel = t.t('pdf.page', { index: index + 1, total: input.tickets.length });
   type.line(pageLabel, SMALL, rtl ? left : left + CONTENT_WIDTH - halfWidth, y, halfWidth, 'end');
   y += 26;
   // The title: as large as fits in three lines.
