@@ -175,6 +175,8 @@ describe('the SDK against a live service', () => {
     const read = await client.orders.get(order.id, { expand: ['items'] });
     assert.deepEqual(read, order);
     assert.equal((await client.orders.get(order.id)).transactions[0]?.items, undefined);
+    const pdf = await client.orders.ticketsPdf(order.id);
+    assert.equal(new TextDecoder().decode(pdf.subarray(0, 5)), '%PDF-');
     const placed = await client.orders.list({ status: 'placed', email: BUYER.email });
     assert.ok(placed.data.some((o) => o.id === order.id));
     assert.deepEqual((await client.orders.list({ status: 'cancelled' })).data, []);
@@ -559,7 +561,7 @@ describe('the SDK against a live service', () => {
           operationId: op.operationId,
         })),
       );
-    assert.equal(operations.length, 32);
+    assert.equal(operations.length, 33);
     const called = new Set<string>();
     for (const call of sent) {
       const op = operations.find((o) => o.method === call.method && o.pattern.test(call.path));

@@ -97,6 +97,15 @@ export class Orders {
   get(id: string, params: T.GetOrderParams = {}): Promise<T.OrderDetail> {
     return this.transport.request('GET', at('/v1/orders/{id}', id), { query: { 'expand[]': params.expand } });
   }
+  /**
+   * The order's PDF tickets (docs/tickets.md, "PDF tickets"): one page per ticket still
+   * valid, as the buyer receives them; the file's bytes. 409 `invalid_state` when no
+   * ticket is left (all cancelled or refunded).
+   */
+  async ticketsPdf(id: string): Promise<Uint8Array> {
+    const response = await this.transport.download(at('/v1/orders/{id}/tickets.pdf', id), {}, 'application/pdf');
+    return new Uint8Array(await response.arrayBuffer());
+  }
 }
 
 export class Tickets {

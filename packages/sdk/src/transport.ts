@@ -100,16 +100,16 @@ export class Transport {
   }
 
   /**
-   * A GET whose answer is a file (the CSV exports): the Response as soon as its headers
+   * A GET whose answer is a file (the CSV exports, the PDF tickets): the Response as soon as its headers
    * arrive, its body unread, for the caller to stream (`response.body`) or read
    * (`response.text()`). Errors and retries are those of request(); `timeoutMs` bounds
    * the wait for the headers only, so a long download is not cut off.
    */
-  async download(path: string, query?: Query): Promise<Response> {
+  async download(path: string, query?: Query, accept = 'text/csv'): Promise<Response> {
     const o = this.#options;
     const url = `${o.baseUrl}${path}${queryString(query)}`;
     const credentials = this.#credentials('GET');
-    const headers = { ...credentials.headers, accept: 'text/csv' };
+    const headers = { ...credentials.headers, accept };
     for (let attempt = 0; ; attempt++) {
       const controller = new AbortController();
       const timer = setTimeout(
