@@ -1173,6 +1173,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/dashboard/v1/orders/{id}/tickets.pdf': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Download an order’s tickets as a PDF
+     * @description The PDF the buyer receives with the e-tickets: one page per ticket still valid (purchased or checked in) with the event title, the performance’s date and time in the event’s time zone (named), the venue, ticket type, price, holder, ticket number, order number, the organizer, and the ticket’s serial as a QR code (over 45 mm, for the door’s scanner) with the serial printed under it. In the event’s language, else the organizer’s default language, else English; A4 or Letter per the organizer’s `ticket_paper_size` (docs/tickets.md, "PDF tickets"). An unknown or another organizer’s order answers 404; an order with no valid ticket left (all cancelled or refunded) 409 `invalid_state`.
+     */
+    get: operations['getOrderTicketsPdf'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/dashboard/v1/tickets': {
     parameters: {
       query?: never;
@@ -10930,6 +10950,99 @@ export interface operations {
       };
       /** @description No such resource for this organizer (a malformed id included) */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getOrderTicketsPdf: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The order’s tickets as one PDF, a page per valid ticket (purchased or checked in) */
+      200: {
+        headers: {
+          /** @description `attachment; filename="tickets-<order_no>.pdf"` */
+          'content-disposition'?: string;
+          /** @description `no-store`: personal data, kept by no cache */
+          'cache-control'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/pdf': string;
+        };
+      };
+      /** @description The request is malformed or a field is invalid (`param` names it) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource for this organizer (a malformed id included) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The request conflicts with the resource’s state, or an Idempotency-Key is in use or was used differently */
+      409: {
         headers: {
           [name: string]: unknown;
         };
