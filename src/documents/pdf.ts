@@ -247,6 +247,10 @@ interface Style {
   color: string;
 }
 
+/** Widths of tokens (words, mostly) per point of font size, by font; bounded. */
+const emWidths = new Map<string, number>();
+const MAX_CACHED_WIDTHS = 20_000;
+
 /** The baseline's depth below a line's top, in ems (Noto Sans's capitals are 0.71 em tall). */
 const BASELINE = 0.92;
 
@@ -265,8 +269,17 @@ class Typesetter {
   private readonly widths = new Map<string, number>();
 
   private tokenWidth(token: Token, style: Style): number {
-    this.use(token.script, style);
-    return this.doc.widthOfString(token.text);
+    // A token's width per point of size, kept across documents: measuring lays the text
+    // out (shaping), which pdfkit caches per document only.
+    const key = `${fontName(token.script, style.weight)}:${token.text}`;
+    let perPoint = emWidths.get(key);
+    if (perPoint === undefined) {
+      this.use(token.script, style);
+      perPoint = this.doc.widthOfString(token.text) / style.size;
+      if (emWidths.size >= MAX_CACHED_WIDTHS) emWidths.clear();
+      emWidths.set(key, perPoint);
+    }
+    return perPoint * style.size;
   }
 
   width(text: string, style: Style): number {
@@ -523,9 +536,26 @@ function drawFieldsAndCode({ doc, type, t, input, rtl, left }: PageContext, tick
   return Math.max(y, qrY + QR_BOX + 22) + 16;
 }
 
+/** The translator with its entries without values kept: every page asks for the same labels. */
+function withKeptLabels(t: Translator): Translator {
+  const kept = new Map<string, string>();
+  return {
+    ...t,
+    t(key, values) {
+      if (values) return t.t(key, values);
+      let label = kept.get(key);
+      if (label === undefined) {
+        label = t.t(key);
+        kept.set(key, label);
+      }
+      return label;
+    },
+  };
+}
+
 /** The order's tickets as one PDF, a page per ticket, in the input's language and paper size. */
 export function renderTicketsPdf(input: OrderDocumentInput): Promise<Buffer> {
-  const t = translator(input.language);
+  const t = withKeptLabels(translator(input.language));
   const doc = new PDFDocument({
     autoFirstPage: false,
     lang: t.locale,
