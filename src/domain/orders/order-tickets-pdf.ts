@@ -5,7 +5,7 @@ import { loadOrderDocuments } from '../../documents/load.ts';
 import { renderTicketsPdf } from '../../documents/pdf.ts';
 import { conflict, notFound } from '../../errors/domain-error.ts';
 
-export interface TicketsPdf {
+interface TicketsPdf {
   orderNo: string;
   pdf: Buffer;
 }
