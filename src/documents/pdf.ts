@@ -536,6 +536,8 @@ function drawFieldsAndCode({ doc, type, t, input, rtl, left }: PageContext, tick
   return Math.max(y, qrY + QR_BOX + 22) + 16;
 }
 
+const PAGES_PER_SLICE = 20;
+
 /** The translator with its entries without values kept: every page asks for the same labels. */
 function withKeptLabels(t: Translator): Translator {
   const kept = new Map<string, string>();
@@ -554,7 +556,7 @@ function withKeptLabels(t: Translator): Translator {
 }
 
 /** The order's tickets as one PDF, a page per ticket, in the input's language and paper size. */
-export function renderTicketsPdf(input: OrderDocumentInput): Promise<Buffer> {
+export async function renderTicketsPdf(input: OrderDocumentInput): Promise<Buffer> {
   const t = withKeptLabels(translator(input.language));
   const doc = new PDFDocument({
     autoFirstPage: false,
@@ -573,9 +575,16 @@ export function renderTicketsPdf(input: OrderDocumentInput): Promise<Buffer> {
     doc.on('end', () => resolve(Buffer.concat(chunks)));
     doc.on('error', reject);
   });
+  // Awaited at the end; until then a stream error must not count as unhandled.
+  done.catch(() => undefined);
   registerFonts(doc);
   const type = new Typesetter(doc, t.dir);
-  input.tickets.forEach((ticket, index) => drawTicket(doc, type, t, input, ticket, index));
+  for (const [index, ticket] of input.tickets.entries()) {
+    // A page is a few milliseconds of CPU: a large order lets other work (requests, when
+    // rendered on the API's thread) run between slices of pages.
+    if (index > 0 && index % PAGES_PER_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+    drawTicket(doc, type, t, input, ticket, index);
+  }
   doc.end();
   return done;
 }
