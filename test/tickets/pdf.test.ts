@@ -14,6 +14,7 @@ import { promisify } from 'node:util';
 import jsQRModule from 'jsqr';
 import { problemOf, useTestApp, type TestApp } from '../helpers/app.ts';
 import { setupSale, BUYER, type Sale } from '../helpers/orders.ts';
+import { claimKey, createDevice } from '../door-devices/fixtures.ts';
 
 // jsqr is CommonJS; under NodeNext its default export sits one level down (as in test/people/totp.test.ts).
 const jsQR = jsQRModule.default;
@@ -239,6 +240,28 @@ describe('GET /v1/orders/{id}/tickets.pdf', () => {
       const getOrder = await t.api(key, 'GET', `/v1/orders/${id}`);
       assert.deepEqual([getOrder.statusCode, getOrder.json()], [404, ORDER_NOT_FOUND]);
     }
+  });
+
+  test('the dashboard downloads it with `read`; a door device’s key is refused', async () => {
+    const order = await pdfOrder(t);
+    const url = `/dashboard/v1/orders/${order.id}/tickets.pdf`;
+    const viewer = await t.createUser({ organizerId: order.sale.org.id, role: 'viewer' });
+    const viewed = await t.dash(await t.signIn(viewer.email, viewer.password), 'GET', url);
+    assert.equal(viewed.statusCode, 200, viewed.body);
+    assert.equal(viewed.headers['content-type'], 'application/pdf');
+    assert.equal(viewed.headers['content-disposition'], `attachment; filename="tickets-${order.orderNo}.pdf"`);
+    assert.equal(viewed.rawPayload.subarray(0, 5).toString('latin1'), '%PDF-');
+
+    const owner = await t.createUser({ organizerId: order.sale.org.id, role: 'owner' });
+    const device = await createDevice(t, await t.signIn(owner.email, owner.password), {
+      name: 'Gate',
+      performance_ids: [order.sale.performanceId],
+    });
+    const res = await t.api(await claimKey(t, device.provisioning_token), 'GET', `/v1/orders/${order.id}/tickets.pdf`);
+    assert.deepEqual(
+      [res.statusCode, res.json()],
+      [403, problemOf(403, 'This API key lacks the `read` scope that GET requests need.', 'forbidden_scope')],
+    );
   });
 
   test('no ticket left to use: 409 invalid_state; a refunded one is left out', async () => {
