@@ -569,3 +569,24 @@ export interface Database {
   door_devices: DoorDevicesTable;
   check_in_scans: CheckInScansTable;
 }
+
+/** An organizer's Apple Wallet pass certificate (migrations/0022_apple_wallet.sql). */
+export interface AppleWalletSettingsTable {
+  organizer_id: string;
+  pass_type_identifier: string;
+  team_identifier: string;
+  certificate_pem: string;
+  /** The private key PEM sealed with WALLET_SECRETS_KEY (src/lib/secret-box.ts). */
+  sealed_private_key: string;
+  wwdr_certificate_pem: string;
+  certificate_expires_at: Timestamp;
+  background_color: string | null;
+  foreground_color: string | null;
+  label_color: string | null;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface Database {
+  apple_wallet_settings: AppleWalletSettingsTable;
+}
