@@ -5,8 +5,10 @@
  *
  * - `mail` (PostgreSQL): N one-ticket orders and one 1,000-ticket order (20 items × 50,
  *   the largest order the API takes); e-mails/s and e-tickets/s from the first order to
- *   the last mail, the big order's e-ticket mail time, and the ticket.issued lag (domain
- *   event time − order time) from the database.
+ *   the last mail, the big order's e-ticket mail time, the mail size per ticket, and the
+ *   ticket.issued lag (domain event time − order time) from the database. A second
+ *   baseline (BENCH_MAIL_DOCUMENTS_BASELINE) is the tree before the e-ticket mail carried
+ *   its PDF and calendar files.
  * - `mailload` (PGlite and PostgreSQL): one 1,000-ticket order, then GET /v1/events/{id}
  *   one request after another on the same process until its e-ticket mail has arrived;
  *   GET p99/max and the process's event-loop delay (monitorEventLoopDelay, preloaded
@@ -33,6 +35,11 @@ import { latencySummary, percentile, round } from '../lib/stats.ts';
 import { check, type Check, type Goal, type ScenarioOptions, type ScenarioResult } from './types.ts';
 
 const BASELINE_REF = process.env.BENCH_MAIL_BASELINE ?? 'a10c21b';
+/**
+ * The tree before e-ticket mails carried documents (PDF tickets, calendar files): the
+ * `mail` scenario's second baseline, against which what the documents cost is measured.
+ */
+const DOCUMENTS_BASELINE_REF = process.env.BENCH_MAIL_DOCUMENTS_BASELINE ?? '871aa31';
 const BIG_ITEMS = 20;
 const PER_ITEM_MAX = 50;
 
@@ -281,6 +288,7 @@ async function mailRun(root: string | undefined, smallOrders: number, bigTickets
     // small orders a run places next to the big one.
     const smallETickets = sink.mails.filter((m) => m.subject.startsWith('Your tickets') && m !== bigMail);
     const smallSeconds = (Math.max(...smallETickets.map((m) => m.at)) - started) / 1000;
+    const smallMailBytes = smallETickets.reduce((sum, m) => sum + m.bytes, 0) / smallETickets.length;
     const lags = await withClient(scratch!.url, async (c) => {
       const rows = await c.query<{ lag_ms: number; tickets: number }>(
         `SELECT EXTRACT(EPOCH FROM (e.created_at - o.created_at)) * 1000 AS lag_ms, (e.data->>'ticket_count')::int AS tickets
@@ -299,6 +307,9 @@ async function mailRun(root: string | undefined, smallOrders: number, bigTickets
         one_ticket_etickets_per_s: round(smallETickets.length / smallSeconds, 1),
         big_order_eticket_mail_ms: round(bigMail.at - postedAt),
         big_order_mail_mib: round(bigMail.bytes / 2 ** 20, 2),
+        // What one ticket weighs in a mail: a one-ticket mail whole, and the big one shared out.
+        one_ticket_mail_kib: round(smallMailBytes / 1024, 1),
+        big_order_mail_kib_per_ticket: round(bigMail.bytes / 1024 / bigTickets, 2),
         ticket_issued_lag_p50_ms: round(percentile(lagMs, 50)),
         ticket_issued_lag_p99_ms: round(percentile(lagMs, 99)),
         ticket_issued_lag_max_ms: round(Math.max(...lagMs)),
@@ -316,13 +327,15 @@ export async function mailScenario(opts: ScenarioOptions): Promise<ScenarioResul
   const bigTickets = opts.quick ? 200 : BIG_ITEMS * PER_ITEM_MAX;
   // The baseline sends a few hundred mails a minute: fewer small orders keep it short;
   // the figures are rates.
-  const sizes = { before: opts.quick ? 40 : 150, after: opts.quick ? 200 : 1000 };
+  const sizes = { before: opts.quick ? 40 : 150, nodocs: opts.quick ? 200 : 1000, after: opts.quick ? 200 : 1000 };
   const baseline: BaselineTree = checkoutBaseline(BASELINE_REF);
+  const noDocuments: BaselineTree = checkoutBaseline(DOCUMENTS_BASELINE_REF);
+  const roots = { before: baseline.root, nodocs: noDocuments.root, after: undefined };
   const figures: Record<string, number> = {};
   const checks: Check[] = [];
   try {
-    for (const label of ['before', 'after'] as const) {
-      const r = await mailRun(label === 'before' ? baseline.root : undefined, sizes[label], bigTickets);
+    for (const label of ['before', 'nodocs', 'after'] as const) {
+      const r = await mailRun(roots[label], sizes[label], bigTickets);
       for (const [k, v] of Object.entries(r.figures)) figures[`${label}_${k}`] = v;
       checks.push(
         check(
@@ -341,6 +354,7 @@ export async function mailScenario(opts: ScenarioOptions): Promise<ScenarioResul
     }
   } finally {
     baseline.remove();
+    noDocuments.remove();
   }
   const commit = baseline.commit;
   return {
@@ -355,9 +369,16 @@ export async function mailScenario(opts: ScenarioOptions): Promise<ScenarioResul
         bound: 10,
         kind: 'min',
       },
+      // The documents (a PDF and a calendar file in every e-ticket mail) may cost at most half.
+      {
+        name: 'one-ticket e-tickets/s with documents, after / nodocs',
+        ratio: round(figures.after_one_ticket_etickets_per_s! / figures.nodocs_one_ticket_etickets_per_s!, 2),
+        bound: 0.5,
+        kind: 'min',
+      },
     ],
     notes: [
-      `before = commit ${commit} with ${sizes.before} one-ticket orders, after = this tree with ${sizes.after}; each with one ${bigTickets}-ticket order, PostgreSQL, same run.`,
+      `before = commit ${commit} with ${sizes.before} one-ticket orders, nodocs = commit ${noDocuments.commit} (e-ticket mails without PDF or calendar files) with ${sizes.nodocs}, after = this tree with ${sizes.after}; each with one ${bigTickets}-ticket order, PostgreSQL, same run.`,
     ],
   };
 }

@@ -113,6 +113,7 @@ describe('resend e-tickets', () => {
       sent_at: null,
       link: null,
       account_data: null,
+      notes: null,
       created_at: queuedAt,
       updated_at: queuedAt,
     });

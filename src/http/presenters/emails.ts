@@ -12,6 +12,7 @@ export function presentEmail(row: EmailJobRow) {
     status: row.status,
     attempts: row.attempts,
     last_error: row.last_error,
+    notes: row.notes,
     next_attempt_at: row.status === 'pending' ? row.next_attempt_at : null,
     sent_at: row.sent_at,
     created_at: row.created_at,

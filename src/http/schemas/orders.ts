@@ -183,6 +183,12 @@ export const Email = Type.Object({
   status: Type.String({ description: '`pending`, `sending`, `sent`, `failed` or `skipped`' }),
   attempts: Type.Integer(),
   last_error: Nullable(Type.String()),
+  notes: Nullable(
+    Type.String({
+      description:
+        'what a sent mail left out and why, such as a wallet pass that could not be signed (docs/tickets.md); null when nothing was',
+    }),
+  ),
   next_attempt_at: Nullable(Timestamp),
   sent_at: Nullable(Timestamp),
   created_at: Timestamp,
