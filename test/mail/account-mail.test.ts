@@ -228,6 +228,7 @@ describe('account e-mails', () => {
           status: 'sent',
           attempts: 1,
           last_error: null,
+          notes: null,
           next_attempt_at: null,
           sent_at: invite.sent_at!.toISOString(),
           created_at: invite.created_at.toISOString(),
