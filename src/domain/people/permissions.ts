@@ -112,6 +112,9 @@ export const OPERATION_PERMISSIONS: Readonly<Record<string, Requirement>> = {
   // Organizer settings, reports and the audit log.
   getOrganizerSettings: ['team'],
   updateOrganizerSettings: ['team'],
+  getAppleWalletSettings: ['team'],
+  updateAppleWalletSettings: ['team'],
+  deleteAppleWalletSettings: ['team'],
   getEventReport: ['read'],
   getAttendance: ['read'],
   listAuditLog: ['team'],
@@ -146,6 +149,7 @@ export const OPERATION_PERMISSIONS: Readonly<Record<string, Requirement>> = {
   // The door reads a refused ticket's order to say why (not paid, cancelled).
   getOrder: DOOR_LOOKUP,
   getOrderTicketsPdf: ['read'],
+  getTicketApplePass: ['read'],
   createOrder: ['sell'],
   listTickets: DOOR_LOOKUP,
   getTicket: DOOR_LOOKUP,

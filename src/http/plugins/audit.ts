@@ -77,6 +77,8 @@ const TARGETS: Readonly<Record<string, TargetRule>> = {
   confirmTotpEnrolment: { from: 'self' },
   removeTotp: { from: 'self' },
   updateOrganizerSettings: { from: 'organizer' },
+  updateAppleWalletSettings: { from: 'organizer' },
+  deleteAppleWalletSettings: { from: 'organizer' },
 };
 
 /** Dashboard routes without a session that are recorded (they let a person in). */

@@ -25,6 +25,7 @@ import { auditLogRoutes } from './audit-log.ts';
 import { catalogRoutes } from './catalog.ts';
 import { doorDeviceRoutes } from './door-devices.ts';
 import { eventTicketSettingsRoutes } from './event-ticket-settings.ts';
+import { walletAppleRoutes } from './wallet-apple.ts';
 import { linkRoutes } from './links.ts';
 import { memberRoutes } from './members.ts';
 import { operationRoutes } from './operations.ts';
@@ -58,6 +59,7 @@ export const dashboardRoutes: FastifyPluginAsync = async (app) => {
     await signedIn.register(operationRoutes);
     await signedIn.register(catalogRoutes);
     await signedIn.register(eventTicketSettingsRoutes);
+    await signedIn.register(walletAppleRoutes);
     await signedIn.register(organizerRoutes);
     await signedIn.register(reportRoutes);
     await signedIn.register(attendanceRoutes);
