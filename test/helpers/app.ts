@@ -13,7 +13,7 @@ import { createTestDatabase, type TestDatabase, type TestDatabaseOptions } from 
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
-export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'OPTIONS';
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
 export interface TestOrganizer {
   id: string;
