@@ -27,11 +27,11 @@ import {
   type EmailJobRow,
 } from '../db/repositories/emails.ts';
 import { findOrderById, findTransactionsOfOrders, markEticketsSent } from '../db/repositories/orders.ts';
+import { loadAppleSigner } from '../documents/apple-signer.ts';
 import { loadOrderDocuments } from '../documents/load.ts';
 import { DEFAULT_LANGUAGE, languageOf, type Language } from '../i18n/index.ts';
-import type { ComposedMail } from './compose.ts';
 import type { MailRenderer } from './render-pool.ts';
-import type { RenderRequest } from './render-task.ts';
+import type { RenderedMail, RenderRequest } from './render-task.ts';
 import { accountMailRequest } from './account-mail.ts';
 import { EMAIL_MAX_ATTEMPTS, EMAIL_RETRY_DELAYS_MS } from './retry-policy.ts';
 import type { Mailer } from './transport.ts';
@@ -104,6 +104,8 @@ interface EmailJobDeps {
   concurrency?: number;
   /** Where each job's outcome is logged (docs/orders.md, "E-mail"); omitted: nowhere. */
   log?: MailOutcomeLogger;
+  /** Opens the organizers' wallet signing keys (WALLET_SECRETS_KEY); omitted: no wallet passes. */
+  walletSecretsKey?: Buffer | undefined;
 }
 
 /** The log of mail outcomes: ids and kinds, never a recipient address or a mail's content. */
@@ -154,9 +156,9 @@ export async function runEmailJobsOnce(deps: EmailJobDeps): Promise<number> {
 }
 
 async function processJob(deps: EmailJobDeps, job: EmailJobRow): Promise<void> {
-  let rendered: (MailContent & { message: ComposedMail }) | undefined;
+  let rendered: (MailContent & { message: RenderedMail }) | undefined;
   try {
-    const found = await mailContent(deps.db, job);
+    const found = await mailContent(deps, job);
     rendered = found && { ...found, message: await deps.renderer.render(found.request) };
   } catch (err) {
     return recordFailure(deps, job, err);
@@ -186,6 +188,7 @@ async function processJob(deps: EmailJobDeps, job: EmailJobRow): Promise<void> {
       sent_at: sentAt,
       message_id: messageId,
       last_error: null,
+      notes: rendered.message.notes.length > 0 ? rendered.message.notes.join('\n').slice(0, 2000) : null,
       link: null,
       updated_at: sentAt,
     });
@@ -240,12 +243,13 @@ interface MailContent {
 }
 
 /** What the job's mail says, read from the database as it is now; undefined: nothing to send. */
-async function mailContent(db: Db, job: EmailJobRow): Promise<MailContent | undefined> {
+async function mailContent(deps: EmailJobDeps, job: EmailJobRow): Promise<MailContent | undefined> {
+  const { db } = deps;
   switch (job.kind) {
     case 'receipt':
     case 'etickets':
       if (job.order_id === null) throw new Error(`${job.kind} e-mail job ${job.id} has no order`);
-      return orderMailContent(db, { kind: job.kind, orderId: job.order_id, recipient: job.recipient });
+      return orderMailContent(deps, { kind: job.kind, orderId: job.order_id, recipient: job.recipient });
     case 'invitation':
       return { request: accountMailRequest(job, job.kind, await organizerLanguage(db, job.organizer_id)) };
     case 'password_reset':
@@ -267,7 +271,10 @@ interface OrderMail {
   recipient: string;
 }
 
-async function orderMailContent(db: Db, { kind, orderId, recipient }: OrderMail): Promise<MailContent | undefined> {
+async function orderMailContent(
+  { db, walletSecretsKey }: EmailJobDeps,
+  { kind, orderId, recipient }: OrderMail,
+): Promise<MailContent | undefined> {
   const order = await findOrderById(db, orderId);
   const organizer = await findOrganizer(db, order.organizer_id);
   if (!organizer) throw new Error(`organizer ${order.organizer_id} not found`);
@@ -313,19 +320,12 @@ async function orderMailContent(db: Db, { kind, orderId, recipient }: OrderMail)
     organizerName: documents.organizerName,
     orderNo: documents.orderNo,
     buyer,
-    tickets: documents.tickets.map((t) => ({
-      ticketNo: t.ticketNo,
-      serialNo: t.serialNo,
-      eventTitle: t.eventTitle,
-      ticketTypeName: t.ticketTypeName,
-      performanceStartsAt: t.performanceStartsAt,
-      eventTimeZone: t.eventTimeZone,
-      venueName: t.venueName,
-      holderName: t.holderName,
-    })),
+    // A document's ticket has every field the e-ticket template reads.
+    tickets: documents.tickets,
   };
+  const apple = await loadAppleSigner(db, order.organizer_id, walletSecretsKey);
   return {
-    request: { kind: 'etickets', input, sender },
+    request: { kind: 'etickets', input, sender, documents: { documents, apple } },
     etickets: { orderId: order.id, organizerId: order.organizer_id, ticketIds: documents.tickets.map((t) => t.id) },
   };
 }

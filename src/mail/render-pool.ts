@@ -12,11 +12,10 @@
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import type { ComposedMail } from './compose.ts';
-import type { RenderRequest, RenderTask } from './render-task.ts';
+import type { RenderedMail, RenderRequest, RenderTask } from './render-task.ts';
 
 export interface MailRenderer {
-  render(request: RenderRequest): Promise<ComposedMail>;
+  render(request: RenderRequest): Promise<RenderedMail>;
   /** Waits for the tasks in hand, then ends the threads. */
   close(): Promise<void>;
 }
@@ -57,4 +56,4 @@ export function createRenderPool(opts: RenderPoolOptions): MailRenderer {
   };
 }
 
-type SerializedMail = Omit<ComposedMail, 'raw'> & { raw: Uint8Array };
+type SerializedMail = Omit<RenderedMail, 'raw'> & { raw: Uint8Array };

@@ -14,12 +14,13 @@ import {
   type PasswordResetInput,
   type ReceiptInput,
 } from './templates.ts';
+import { renderTicketDocuments, type TicketDocumentsRequest } from './ticket-documents.ts';
 import type { MailMessage } from './transport.ts';
 
 /** An order's mails speak for its organizer (`sender`); the account mails for the platform. */
 export type RenderRequest =
   | { kind: 'receipt'; input: ReceiptInput; sender?: MailSender }
-  | { kind: 'etickets'; input: ETicketInput; sender?: MailSender }
+  | { kind: 'etickets'; input: ETicketInput; sender?: MailSender; documents?: TicketDocumentsRequest }
   | { kind: 'invitation'; input: InvitationInput }
   | { kind: 'password_reset'; input: PasswordResetInput };
 
@@ -29,12 +30,31 @@ export interface RenderTask {
   request: RenderRequest;
 }
 
-async function renderAndCompose(task: RenderTask): Promise<ComposedMail> {
-  const sender = 'sender' in task.request ? task.request.sender : undefined;
-  return composeMail(task.from, await renderMessage(task.request), sender);
+/** A composed mail, and what it left out and why (an e-ticket mail's documents). */
+export interface RenderedMail extends ComposedMail {
+  notes: string[];
 }
 
-function renderMessage(request: RenderRequest): Promise<MailMessage> {
+async function renderAndCompose(task: RenderTask): Promise<RenderedMail> {
+  const sender = 'sender' in task.request ? task.request.sender : undefined;
+  const { message, notes } = await renderMessage(task.request);
+  return { ...(await composeMail(task.from, message, sender)), notes };
+}
+
+async function renderMessage(request: RenderRequest): Promise<{ message: MailMessage; notes: string[] }> {
+  if (request.kind === 'etickets' && request.documents) {
+    const documents = await renderTicketDocuments(request.documents);
+    const input = {
+      ...request.input,
+      extraAttachments: documents.attachments,
+      ...(documents.googleWalletUrl ? { googleWalletUrl: documents.googleWalletUrl } : {}),
+    };
+    return { message: await renderETickets(input), notes: documents.notes };
+  }
+  return { message: await renderPlain(request), notes: [] };
+}
+
+function renderPlain(request: RenderRequest): Promise<MailMessage> {
   switch (request.kind) {
     case 'receipt':
       return renderReceipt(request.input);

@@ -66,6 +66,7 @@ export const emailJob: JobFactory = (deps) => {
           clock: deps.clock,
           concurrency: deps.config.smtpMaxConnections,
           log: deps.logger,
+          walletSecretsKey: deps.config.walletSecretsKey,
         });
       } catch (err) {
         // The database is down or slow: keep looping, after a longer pause.

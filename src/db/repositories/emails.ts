@@ -44,6 +44,8 @@ export function finishEmailJob(
     last_error?: string | null;
     sent_at?: Date;
     message_id?: string;
+    /** What a sent mail left out and why (docs/tickets.md). */
+    notes?: string | null;
     /** null erases an account mail's link: once it is sent, or has finally failed. */
     link?: null;
     updated_at: Date;
