@@ -133,6 +133,7 @@ export const OPERATION_PERMISSIONS: Readonly<Record<string, Requirement>> = {
   getPerformance: DOOR_LOOKUP,
   listEventQuestions: ['read'],
   getPerformanceAvailability: ['read'],
+  getPerformanceCalendar: ['read'],
   createEvent: ['catalog'],
   updateEvent: ['catalog'],
   listWebhookEndpoints: ['read'],

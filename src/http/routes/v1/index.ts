@@ -35,6 +35,7 @@ import { listEventPerformancesRoute } from './events/list-event-performances.ts'
 import { listEventQuestionsRoute } from './events/list-event-questions.ts';
 import { getPerformanceRoute } from './performances/get-performance.ts';
 import { getAvailabilityRoute } from './performances/get-availability.ts';
+import { getPerformanceCalendarRoute } from './performances/get-performance-calendar.ts';
 import { exportOrdersRoute } from './exports/export-orders.ts';
 import { exportTicketsRoute } from './exports/export-tickets.ts';
 import { getCurrentApiKeyRoute } from './api-key/get-current-api-key.ts';
@@ -72,6 +73,7 @@ export const sharedOperations: FastifyPluginAsync = async (app) => {
   await app.register(listEventQuestionsRoute);
   await app.register(getPerformanceRoute);
   await app.register(getAvailabilityRoute);
+  await app.register(getPerformanceCalendarRoute);
   // Webhook endpoints and their delivery log.
   await app.register(listWebhookEndpointsRoute);
   await app.register(createWebhookEndpointRoute);
