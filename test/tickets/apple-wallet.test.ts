@@ -14,6 +14,10 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { problemOf, useTestApp, type DashboardSession, type TestApp } from '../helpers/app.ts';
 import { setupSale, BUYER, type Sale } from '../helpers/orders.ts';
+import { runEmailJobsOnce } from '../../src/mail/jobs.ts';
+import { createMailer } from '../../src/mail/transport.ts';
+import { inThreadRenderer } from '../helpers/mail-renderer.ts';
+import { header, parseMime } from '../helpers/smtp-receiver.ts';
 
 const run = promisify(execFile);
 const SECRETS_KEY = '11'.repeat(32);
@@ -254,6 +258,40 @@ describe('Apple Wallet passes', () => {
       ],
       { cwd: dir },
     );
+  });
+
+  test('the e-ticket mail carries the pass', async () => {
+    const outbox = join(dir, 'outbox');
+    const from = 'Marquee <no-reply@localhost>';
+    const mailer = createMailer({ from, outboxDir: outbox, clock: t.clock });
+    try {
+      t.clock.advance(1000);
+      await runEmailJobsOnce({
+        db: t.database.db,
+        mailer,
+        renderer: inThreadRenderer(from),
+        clock: t.clock,
+        walletSecretsKey: Buffer.from(SECRETS_KEY, 'hex'),
+      });
+    } finally {
+      mailer.close();
+    }
+    const mails = await Promise.all(
+      (await readdir(outbox)).map(async (file) => parseMime(await readFile(join(outbox, file), 'latin1'))),
+    );
+    const etickets = mails.find((m) => header(m.headers, 'subject')?.startsWith('Your tickets'))!;
+    const attached = etickets.parts.find((p) => p.contentType === 'application/vnd.apple.pkpass')!;
+    assert.equal(attached.filename, `ticket-${ticketNo}.pkpass`);
+    await writeFile(join(dir, 'mailed.pkpass'), attached.content);
+    const { stdout } = await run('unzip', ['-p', 'mailed.pkpass', 'pass.json'], { cwd: dir });
+    assert.equal(JSON.parse(stdout).barcodes[0].message, serialNo);
+    const job = await t.database.db
+      .selectFrom('email_jobs')
+      .select(['status', 'notes'])
+      .where('kind', '=', 'etickets')
+      .where('organizer_id', '=', sale.org.id)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(job, { status: 'sent', notes: null });
   });
 
   test('DELETE removes the settings; the pass answers 409 again', async () => {
