@@ -145,6 +145,7 @@ describe('the SDK against a live service', () => {
     );
     assert.deepEqual(await client.performances.get(performanceId), schedule.data[0]);
     const availability = await client.performances.availability(performanceId);
+    assert.ok((await client.performances.calendar(performanceId)).includes(`UID:${performanceId}@marquee\r\n`));
     assert.equal(availability.performance_id, performanceId);
     assert.equal(availability.object, 'availability');
   });
@@ -561,7 +562,7 @@ describe('the SDK against a live service', () => {
           operationId: op.operationId,
         })),
       );
-    assert.equal(operations.length, 33);
+    assert.equal(operations.length, 34);
     const called = new Set<string>();
     for (const call of sent) {
       const op = operations.find((o) => o.method === call.method && o.pattern.test(call.path));

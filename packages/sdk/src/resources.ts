@@ -83,6 +83,11 @@ export class Performances {
   availability(id: string): Promise<T.Availability> {
     return this.transport.request('GET', at('/v1/performances/{id}/availability', id));
   }
+  /** The performance as an iCalendar file (text, CRLF line ends), in the event's time zone. */
+  async calendar(id: string): Promise<string> {
+    const response = await this.transport.download(at('/v1/performances/{id}/calendar.ics', id), {}, 'text/calendar');
+    return response.text();
+  }
 }
 
 export class Orders {
