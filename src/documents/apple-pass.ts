@@ -52,7 +52,7 @@ function solidPng(side: number, [r, g, b]: [number, number, number]): Buffer {
 }
 
 /** `rgb(r, g, b)` or `#rrggbb` as three bytes; undefined when it is neither. */
-export function parseColour(text: string): [number, number, number] | undefined {
+function parseColour(text: string): [number, number, number] | undefined {
   const hex = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(text.trim());
   if (hex) return [parseInt(hex[1]!, 16), parseInt(hex[2]!, 16), parseInt(hex[3]!, 16)];
   const rgb = /^rgb\(\s*(\d{1,3})\s*,\s*(\d{1,3})\s*,\s*(\d{1,3})\s*\)$/i.exec(text.trim());

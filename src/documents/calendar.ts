@@ -28,7 +28,7 @@ export interface CalendarFile {
   content: string;
 }
 
-export interface CalendarPerformance {
+interface CalendarPerformance {
   performanceId: string;
   eventTitle: string;
   startsAt: Date;
@@ -40,7 +40,7 @@ export interface CalendarPerformance {
 }
 
 /** What an order's calendar file says of it: its number and how many of its tickets are for the performance. */
-export interface CalendarOrder {
+interface CalendarOrder {
   orderNo: string;
   ticketCount: number;
 }
@@ -172,7 +172,7 @@ function wallClock(at: Date, timeZone: string): string {
  * RFC 5545, 3.1: a line longer than 75 octets continues on lines that start with a space.
  * The split falls between characters (code points), never inside one's UTF-8 bytes.
  */
-export function fold(line: string): string {
+function fold(line: string): string {
   const parts: string[] = [];
   let current = '';
   let octets = 0;

@@ -21,14 +21,14 @@ import type { MailAttachment } from './transport.ts';
  * its own tap: past a handful, the PDF serves a group better, and every pass stays a
  * download away in the console (GET /v1/tickets/{id}/pass.pkpass).
  */
-export const MAX_PASSES_PER_MAIL = 10;
+const MAX_PASSES_PER_MAIL = 10;
 
 export interface TicketDocumentsRequest {
   documents: OrderDocumentInput;
   apple?: AppleSigner;
 }
 
-export interface RenderedTicketDocuments {
+interface RenderedTicketDocuments {
   attachments: MailAttachment[];
   googleWalletUrl?: string;
   /** What was left out and why, one line each. */

@@ -8,7 +8,7 @@ import type { Executor } from '../transaction.ts';
 
 export type AppleWalletSettingsRow = Selectable<AppleWalletSettingsTable>;
 
-export interface AppleWalletSettingsValues {
+interface AppleWalletSettingsValues {
   pass_type_identifier: string;
   team_identifier: string;
   certificate_pem: string;

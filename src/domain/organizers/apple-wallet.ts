@@ -17,7 +17,7 @@ import { renderApplePass, appleColour, type AppleSigner } from '../../documents/
 import { conflict, invalid } from '../../errors/domain-error.ts';
 import { sealSecret } from '../../lib/secret-box.ts';
 
-export interface AppleWalletSettings {
+interface AppleWalletSettings {
   configured: boolean;
   pass_type_identifier: string | null;
   team_identifier: string | null;
@@ -29,7 +29,7 @@ export interface AppleWalletSettings {
   updated_at: string | null;
 }
 
-export interface AppleWalletSettingsInput {
+interface AppleWalletSettingsInput {
   pass_type_identifier: string;
   team_identifier: string;
   certificate_pem: string;
