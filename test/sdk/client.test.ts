@@ -182,6 +182,12 @@ describe('the SDK against a live service', () => {
     assert.ok(placed.data.some((o) => o.id === order.id));
     assert.deepEqual((await client.orders.list({ status: 'cancelled' })).data, []);
 
+    // No Apple Wallet settings: the pass is refused, in the SDK's typed error.
+    await assert.rejects(client.tickets.applePass(tickets[0]!.id), (err: unknown) => {
+      assert.ok(err instanceof MarqueeApiError);
+      assert.deepEqual([err.status, err.code], [409, 'invalid_state']);
+      return true;
+    });
     const listed = await client.tickets.list({ order_id: order.id });
     assert.deepEqual(listed.data.map((x) => x.id).sort(), tickets.map((x) => x.id).sort());
     assert.deepEqual(await client.tickets.get(tickets[0]!.id), tickets[0]);
@@ -562,7 +568,7 @@ describe('the SDK against a live service', () => {
           operationId: op.operationId,
         })),
       );
-    assert.equal(operations.length, 34);
+    assert.equal(operations.length, 35);
     const called = new Set<string>();
     for (const call of sent) {
       const op = operations.find((o) => o.method === call.method && o.pattern.test(call.path));

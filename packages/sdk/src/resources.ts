@@ -121,6 +121,19 @@ export class Tickets {
   get(id: string): Promise<T.Ticket> {
     return this.transport.request('GET', at('/v1/tickets/{id}', id));
   }
+  /**
+   * The ticket's Apple Wallet pass (docs/tickets.md, "Apple Wallet"): the .pkpass file's
+   * bytes. 409 `invalid_state` when the organizer has no Apple Wallet settings, or the
+   * ticket is no longer valid.
+   */
+  async applePass(id: string): Promise<Uint8Array> {
+    const response = await this.transport.download(
+      at('/v1/tickets/{id}/pass.pkpass', id),
+      {},
+      'application/vnd.apple.pkpass',
+    );
+    return new Uint8Array(await response.arrayBuffer());
+  }
   /** Admits the ticket once; a second admit is a 409 `invalid_state`. */
   checkIn(id: string, options?: RequestOptions): Promise<T.Ticket> {
     return this.transport.request('POST', at('/v1/tickets/{id}/check_in', id), options);
