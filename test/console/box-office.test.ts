@@ -60,6 +60,28 @@ describe('the box office on an order and an event', { skip: BROWSER_SKIP }, () =
       l.trim(),
     );
 
+  test('the order screen downloads what the buyer carries: the PDF and a calendar file, no pass unconfigured', async () => {
+    const order = await sell(2, 'cash');
+    const page = await browser.newPage();
+    await signIn(page, service.baseUrl, service.owner, `/app/orders/${order.id}`);
+    const section = page.getByRole('region', { name: 'What the buyer carries' });
+    await section.waitFor();
+    const links = section.getByRole('link');
+    await page.waitForLoadState('networkidle');
+    const [pdfLink, calendarLink, ...more] = await links.evaluateAll((as) =>
+      as.map((a) => [a.textContent ?? '', a.getAttribute('href')] as const),
+    );
+    assert.deepEqual(pdfLink, ['PDF tickets (2 pages)', `/dashboard/v1/orders/${order.id}/tickets.pdf`]);
+    assert.equal(calendarLink?.[1], `/dashboard/v1/performances/${performanceId}/calendar.ics`);
+    assert.match(calendarLink?.[0] ?? '', new RegExp(`^Calendar file: ${event.title}, \\w{3} \\d{1,2}, \\d{4}`));
+    assert.deepEqual(more, []);
+    const pdf = await page.request.get(`${service.baseUrl}/dashboard/v1/orders/${order.id}/tickets.pdf`);
+    assert.equal(pdf.status(), 200);
+    assert.equal(pdf.headers()['content-type'], 'application/pdf');
+    assert.equal((await pdf.body()).subarray(0, 5).toString(), '%PDF-');
+    await page.close();
+  });
+
   test('settle an unpaid order by card: a double click settles once, one order.paid; resend the e-tickets', async () => {
     const order = await sell(2, 'pay_later');
     assert.equal(order.status, 'unpaid');

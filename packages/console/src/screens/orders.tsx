@@ -9,6 +9,7 @@ import type { Event as CatalogEvent, ListOrdersParams, Order, Performance } from
 import { ErrorNotice } from '../components/error-notice.tsx';
 import { LoadMore } from '../components/load-more.tsx';
 import { OrderActions } from '../components/order-actions.tsx';
+import { TicketDocuments } from '../components/ticket-documents.tsx';
 import { loadOrderContext, OrderView } from '../components/order-view.tsx';
 import { dateTime, money } from '../lib/format.ts';
 import { useSession } from '../lib/session.ts';
@@ -216,6 +217,7 @@ export function OrderDetailScreen({ id }: { id: string }) {
           }
         />
       </OrderView>
+      <TicketDocuments order={current.order} context={current.context} />
     </>
   );
 }
