@@ -34,6 +34,7 @@ describe('configuration', () => {
       sessions: { idleTimeoutMs: 43_200_000, absoluteTimeoutMs: 604_800_000 },
       publicUrl: 'http://127.0.0.1:3000',
       trustProxy: false,
+      walletSecretsKey: undefined,
       logLevel: 'info',
       logFormat: 'auto',
       http: {

@@ -697,6 +697,34 @@ export interface paths {
     patch: operations['updateEventTicketSettings'];
     trace?: never;
   };
+  '/dashboard/v1/organizer/wallet/apple': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The organizer’s Apple Wallet pass certificate
+     * @description Whether tickets get an Apple Wallet pass, the pass type and team identifiers, the certificate’s subject and expiry, and the pass colours. The private key is never answered.
+     */
+    get: operations['getAppleWalletSettings'];
+    /**
+     * Configure the Apple Wallet pass certificate
+     * @description Stores the pass type certificate, its private key (encrypted with the service’s WALLET_SECRETS_KEY), Apple’s WWDR certificate and optional colours, replacing any earlier settings. Checked before storing: each PEM parses, the key matches the certificate, the certificate has not expired, the pass type and team identifiers are those the certificate names, and a trial pass signs; each failure answers 400 `parameter_invalid` with `param` naming the field. A service without WALLET_SECRETS_KEY answers 409 `invalid_state`.
+     */
+    put: operations['updateAppleWalletSettings'];
+    post?: never;
+    /**
+     * Remove the Apple Wallet pass certificate
+     * @description Removes the settings and the stored key: tickets get no Apple Wallet pass from now on. Answers the unconfigured settings, also when there were none.
+     */
+    delete: operations['deleteAppleWalletSettings'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/dashboard/v1/organizer': {
     parameters: {
       query?: never;
@@ -977,6 +1005,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/dashboard/v1/performances/{id}/calendar.ics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Download a performance as a calendar file (.ics)
+     * @description The performance as an iCalendar event: the event's title, start and end in the event's time zone (with its VTIMEZONE), the venue, and the organizer, in the event's language (docs/tickets.md, "Calendar files"). The e-ticket mail attaches the same entry per performance. An unknown or another organizer’s performance answers 404.
+     */
+    get: operations['getPerformanceCalendar'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/dashboard/v1/webhook_endpoints': {
     parameters: {
       query?: never;
@@ -1185,6 +1233,26 @@ export interface paths {
      * @description The PDF the buyer receives with the e-tickets: one page per ticket still valid (purchased or checked in) with the event title, the performance’s date and time in the event’s time zone (named), the venue, ticket type, price, holder, ticket number, order number, the organizer, and the ticket’s serial as a QR code (over 45 mm, for the door’s scanner) with the serial printed under it. In the event’s language, else the organizer’s default language, else English; A4 or Letter per the organizer’s `ticket_paper_size` (docs/tickets.md, "PDF tickets"). An unknown or another organizer’s order answers 404; an order with no valid ticket left (all cancelled or refunded) 409 `invalid_state`.
      */
     get: operations['getOrderTicketsPdf'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/dashboard/v1/tickets/{id}/pass.pkpass': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Download a ticket’s Apple Wallet pass
+     * @description The .pkpass the buyer receives with the e-tickets, signed with the organizer’s pass certificate: an event ticket with the event, the start in the event’s time zone, venue, ticket type, holder and ticket number, the serial as a QR barcode, and the start as relevant date, in the event’s language (docs/tickets.md, "Apple Wallet"). An unknown or another organizer’s ticket answers 404; an organizer without Apple Wallet settings, or a ticket no longer valid (cancelled or refunded), 409 `invalid_state`.
+     */
+    get: operations['getTicketApplePass'];
     put?: never;
     post?: never;
     delete?: never;
@@ -7612,6 +7680,273 @@ export interface operations {
       };
     };
   };
+  getAppleWalletSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description whether tickets get an Apple Wallet pass */
+            configured: boolean;
+            pass_type_identifier: string | null;
+            team_identifier: string | null;
+            certificate_subject: string | null;
+            certificate_expires_at: string | null;
+            background_color: string | null;
+            foreground_color: string | null;
+            label_color: string | null;
+            updated_at: string | null;
+          };
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateAppleWalletSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          pass_type_identifier: string;
+          team_identifier: string;
+          /** @description the pass type certificate, PEM */
+          certificate_pem: string;
+          /** @description its private key, PEM; stored encrypted, never answered */
+          private_key_pem: string;
+          /** @description when the key is encrypted */
+          private_key_passphrase?: string;
+          /** @description Apple’s WWDR intermediate certificate, PEM */
+          wwdr_certificate_pem: string;
+          background_color?: string | null;
+          foreground_color?: string | null;
+          label_color?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description whether tickets get an Apple Wallet pass */
+            configured: boolean;
+            pass_type_identifier: string | null;
+            team_identifier: string | null;
+            certificate_subject: string | null;
+            certificate_expires_at: string | null;
+            background_color: string | null;
+            foreground_color: string | null;
+            label_color: string | null;
+            updated_at: string | null;
+          };
+        };
+      };
+      /** @description The request is malformed or a field is invalid (`param` names it) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The request conflicts with the resource’s state, or an Idempotency-Key is in use or was used differently */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body is larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteAppleWalletSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description whether tickets get an Apple Wallet pass */
+            configured: boolean;
+            pass_type_identifier: string | null;
+            team_identifier: string | null;
+            certificate_subject: string | null;
+            certificate_expires_at: string | null;
+            background_color: string | null;
+            foreground_color: string | null;
+            label_color: string | null;
+            updated_at: string | null;
+          };
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   getOrganizerSettings: {
     parameters: {
       query?: never;
@@ -9743,6 +10078,88 @@ export interface operations {
       };
     };
   };
+  getPerformanceCalendar: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The performance's iCalendar file (RFC 5545): one event in the event's time zone */
+      200: {
+        headers: {
+          /** @description `attachment` with a file name made of the event title and the local start */
+          'content-disposition'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'text/calendar': string;
+        };
+      };
+      /** @description The request is malformed or a field is invalid (`param` names it) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource for this organizer (a malformed id included) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   listWebhookEndpoints: {
     parameters: {
       query?: {
@@ -11003,6 +11420,99 @@ export interface operations {
         };
         content: {
           'application/pdf': string;
+        };
+      };
+      /** @description The request is malformed or a field is invalid (`param` names it) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource for this organizer (a malformed id included) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The request conflicts with the resource’s state, or an Idempotency-Key is in use or was used differently */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getTicketApplePass: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The ticket’s signed Apple Wallet pass */
+      200: {
+        headers: {
+          /** @description `attachment; filename="ticket-<ticket_no>.pkpass"` */
+          'content-disposition'?: string;
+          /** @description `no-store`: personal data, kept by no cache */
+          'cache-control'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/vnd.apple.pkpass': string;
         };
       };
       /** @description The request is malformed or a field is invalid (`param` names it) */
