@@ -24,8 +24,10 @@ describe('organizer settings in the console', { skip: BROWSER_SKIP }, () => {
   const browser = useBrowser();
 
   /** GET /dashboard/v1/organizer as the owner, over the API (not the page). */
+  // One API session for the file: each sign-in counts against the owner's sign-in rate limit.
+  let apiSession: Awaited<ReturnType<typeof service.t.signIn>> | undefined;
   const settingsOverApi = async () => {
-    const session = await service.t.signIn(service.owner.email, service.owner.password);
+    const session = (apiSession ??= await service.t.signIn(service.owner.email, service.owner.password));
     const res = await service.t.dash(session, 'GET', '/dashboard/v1/organizer');
     assert.equal(res.statusCode, 200, res.body);
     return res.json<Record<string, unknown>>();

@@ -24,6 +24,7 @@ import { useAsync } from '../lib/use-async.ts';
 const ORGANIZER_DEFAULT = '';
 
 export function TicketLanguage({ eventId }: { eventId: string }) {
+  const { can } = useSession();
   const loaded = useAsync(() => getEventTicketSettings(eventId), [eventId]);
   return (
     <section aria-labelledby="ticket-language-heading">
@@ -34,15 +35,20 @@ export function TicketLanguage({ eventId }: { eventId: string }) {
         ) : (
           <p class="loading">Loading the ticket language…</p>
         )
-      ) : (
+      ) : can('catalog') ? (
         <TicketLanguageForm key={eventId} eventId={eventId} initial={loaded.data} />
+      ) : (
+        // A role that may not change it reads it: no form to fill in.
+        <p>
+          E-mails, PDF tickets and wallet passes of this event are in {languageName(loaded.data.effective_language)}
+          {loaded.data.language === null ? ", the organizer's default." : '.'}
+        </p>
       )}
     </section>
   );
 }
 
 function TicketLanguageForm({ eventId, initial }: { eventId: string; initial: EventTicketSettings }) {
-  const { can } = useSession();
   const [saved, setSaved] = useState(initial);
   const [choice, setChoice] = useState(initial.language ?? ORGANIZER_DEFAULT);
   // The organizer's default is known while the event has none of its own (its effective language).
@@ -52,7 +58,6 @@ function TicketLanguageForm({ eventId, initial }: { eventId: string; initial: Ev
   const [busy, setBusy] = useState(false);
   const [status, setStatus] = useState('');
   const errors = useFormErrors((param) => (param === 'language' ? 'language' : undefined));
-  const editable = can('catalog');
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -81,7 +86,7 @@ function TicketLanguageForm({ eventId, initial }: { eventId: string; initial: Ev
         error={errors.of('language')}
       >
         {(a) => (
-          <select {...a} value={choice} disabled={!editable} onChange={(e) => setChoice(e.currentTarget.value)}>
+          <select {...a} value={choice} onChange={(e) => setChoice(e.currentTarget.value)}>
             <option value={ORGANIZER_DEFAULT}>
               Organizer default{organizerDefault === undefined ? '' : ` (${languageName(organizerDefault)})`}
             </option>
@@ -94,13 +99,11 @@ function TicketLanguageForm({ eventId, initial }: { eventId: string; initial: Ev
         )}
       </Field>
       <ErrorNotice error={errors.general} />
-      {editable && (
-        <SubmitActions label="Save ticket language" busyLabel="Saving…" busy={busy}>
-          <p role="status" class="status">
-            {status}
-          </p>
-        </SubmitActions>
-      )}
+      <SubmitActions label="Save ticket language" busyLabel="Saving…" busy={busy}>
+        <p role="status" class="status">
+          {status}
+        </p>
+      </SubmitActions>
     </form>
   );
 }
