@@ -211,6 +211,13 @@ export async function runCase(target: FuzzTarget, request: FuzzRequest, op: Oper
     }
     return;
   }
+  const fileType = op.fileStatuses[String(status)];
+  if (fileType !== undefined) {
+    // A document a buyer carries (docs/tickets.md): its declared type, and something in it.
+    if (!String(response.headers['content-type']).startsWith(fileType)) fail(`a ${status} is not ${fileType}`);
+    if (response.rawPayload.length === 0) fail(`the ${status} document is empty`);
+    return;
+  }
   if (response.headers['content-type'] !== JSON_TYPE) fail(`a ${status} is not ${JSON_TYPE}`);
   const validate = target.validatorFor(op, status);
   if (!validate) fail(`status ${status} is not documented for ${op.operationId}`);

@@ -38,6 +38,8 @@ export interface Operation {
   responses: Record<string, JsonSchema | undefined>;
   /** The status codes whose success body is CSV text (the exports), not JSON. */
   csvStatuses: string[];
+  /** Statuses answered with a document of another type (a PDF, a calendar file, a pass): status → type. */
+  fileStatuses: Record<string, string>;
 }
 
 interface OpenApiDocument {
@@ -64,9 +66,13 @@ export function operationsOf(document: unknown): Operation[] {
     for (const [method, op] of Object.entries(methods)) {
       const responses: Record<string, JsonSchema | undefined> = {};
       const csvStatuses: string[] = [];
+      const fileStatuses: Record<string, string> = {};
       for (const [status, response] of Object.entries(op.responses)) {
         responses[status] = response.content?.['application/json']?.schema ?? response.content?.['text/csv']?.schema;
         if (response.content?.['text/csv']) csvStatuses.push(status);
+        const types = Object.keys(response.content ?? {});
+        if (types.length > 0 && !types.includes('application/json') && !types.includes('text/csv'))
+          fileStatuses[status] = types[0]!;
       }
       operations.push({
         operationId: op.operationId,
@@ -76,6 +82,7 @@ export function operationsOf(document: unknown): Operation[] {
         requestBody: op.requestBody?.content['application/json']?.schema,
         responses,
         csvStatuses,
+        fileStatuses,
       });
     }
   }
