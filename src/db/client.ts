@@ -33,6 +33,11 @@ export interface DatabaseHandle {
   engine: Engine;
   /** The connections of this process: how many there may be, are checked out, and are waited for. */
   pool(): PoolUse;
+  /**
+   * Embedded only: the data directory as a tar archive, which `snapshot` opens another
+   * in-memory database from (tests start each file's database from a migrated one).
+   */
+  dumpEmbedded?(): Promise<Uint8Array>;
   close(): Promise<void>;
 }
 
@@ -122,6 +127,8 @@ interface OpenDatabaseOptions {
   databaseUrl?: string;
   /** Directory of the embedded database; omitted means in-memory (tests). */
   dataDir?: string;
+  /** An in-memory embedded database starts as a copy of this archive (DatabaseHandle.dumpEmbedded). */
+  snapshot?: Uint8Array;
   poolSize?: number;
   /** Longest wait for a free connection (both engines); default 5 s. */
   acquireTimeoutMs?: number;
@@ -188,7 +195,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<DatabaseH
     dataDir = path.resolve(opts.dataDir, 'pgdata');
     mkdirSync(dataDir, { recursive: true });
   }
-  const pglite = await startEmbeddedDatabase(dataDir);
+  const pglite = await startEmbeddedDatabase(dataDir, undefined, dataDir ? undefined : opts.snapshot);
   // One connection, two queues for it: requests go before background jobs (src/db/embedded-turns.ts).
   const turns = new EmbeddedTurns(acquireTimeoutMs);
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite, { turns }) });
@@ -198,6 +205,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<DatabaseH
     backgroundDb,
     engine: 'pglite',
     pool: () => ({ max: 1, open: 1, ...turns.use() }),
+    dumpEmbedded: () => pglite.dump(),
     async close() {
       await Promise.all([db.destroy(), backgroundDb.destroy()]);
       await pglite.close();

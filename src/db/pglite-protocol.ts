@@ -3,7 +3,17 @@
  * Failures are answers too: a thrown error would cross the thread boundary as a bare
  * message, without the PostgreSQL fields callers classify it by (src/db/errors.ts).
  */
-export type EmbeddedRequest = { op: 'open'; dataDir: string | undefined } | StatementRequest | { op: 'close' };
+export type EmbeddedRequest =
+  | {
+      op: 'open';
+      dataDir: string | undefined;
+      /** A data directory as a tar archive (EmbeddedDatabase.dump()) to start from, in memory. */
+      snapshot?: Uint8Array;
+    }
+  | StatementRequest
+  /** The data directory as an uncompressed tar archive: one result whose one row is its bytes. */
+  | { op: 'dump' }
+  | { op: 'close' };
 
 export type StatementRequest = (
   | { op: 'query'; sql: string; params: unknown[] }

@@ -51,7 +51,11 @@ async function answer(request: EmbeddedRequest): Promise<EmbeddedResponse> {
 async function run(request: EmbeddedRequest): Promise<EmbeddedResult[]> {
   if (request.op === 'open') {
     if (pglite !== undefined) throw new Error('the embedded database is already open on this thread');
-    pglite = await PGlite.create(request.dataDir, { startParams: START_PARAMS });
+    pglite = await PGlite.create({
+      dataDir: request.dataDir,
+      startParams: START_PARAMS,
+      ...(request.snapshot ? { loadDataDir: new Blob([request.snapshot as Uint8Array<ArrayBuffer>]) } : {}),
+    });
     prepared.clear();
     return [];
   }
@@ -63,6 +67,10 @@ async function run(request: EmbeddedRequest): Promise<EmbeddedResult[]> {
         code: '08006',
       },
     );
+  }
+  if (request.op === 'dump') {
+    const archive = await pglite.dumpDataDir('none');
+    return [{ rows: [new Uint8Array(await archive.arrayBuffer())], affectedRows: undefined }];
   }
   if (request.op === 'close') {
     await pglite.close();

@@ -35,6 +35,8 @@ export interface EmbeddedDatabase {
   exec(sql: string, edges?: TransactionEdges): Promise<EmbeddedResult[]>;
   /** `execute` (EXECUTE `name` …), PREPAREing `name` AS `sql` first on this session if needed (./pglite-prepared.ts). */
   executePrepared(name: string, sql: string, execute: string, edges?: TransactionEdges): Promise<EmbeddedResult>;
+  /** The whole data directory as an uncompressed tar archive, to open another database from. */
+  dump(): Promise<Uint8Array>;
   close(): Promise<void>;
 }
 
@@ -46,12 +48,15 @@ export interface EmbeddedDatabase {
  * (scripts/embedded-template.mjs). Without a template it is initialised on a thread of
  * its own that then ends: initialisation leaves hundreds of megabytes of WebAssembly
  * memory behind, which a WebAssembly instance never gives back, so the database is then
- * opened afresh.
+ * opened afresh. With a `snapshot` (an archive from dump()) an in-memory database starts
+ * as a copy of it instead.
  */
 export async function startEmbeddedDatabase(
   dataDir: string | undefined,
   templateDir: string = DEFAULT_TEMPLATE_DIR,
+  snapshot?: Uint8Array,
 ): Promise<EmbeddedDatabase> {
+  if (snapshot !== undefined) return openOnThread(dataDir, snapshot);
   if (dataDir !== undefined && !existsSync(join(dataDir, 'PG_VERSION'))) {
     if (!(await copyTemplate(templateDir, dataDir))) {
       const initialising = await openOnThread(dataDir);
@@ -88,7 +93,7 @@ async function copyTemplate(templateDir: string, dataDir: string): Promise<boole
  */
 const TASKS_IN_HAND = 8;
 
-async function openOnThread(dataDir: string | undefined): Promise<EmbeddedDatabase> {
+async function openOnThread(dataDir: string | undefined, snapshot?: Uint8Array): Promise<EmbeddedDatabase> {
   // Worker threads inherit the process's execArgv, so under `--import tsx` (development,
   // tests) piscina loads the TypeScript task as this thread does, and dist/ its JavaScript.
   const thread = new Piscina<EmbeddedRequest, EmbeddedResponse>({
@@ -123,7 +128,7 @@ async function openOnThread(dataDir: string | undefined): Promise<EmbeddedDataba
   };
 
   try {
-    await send({ op: 'open', dataDir });
+    await send({ op: 'open', dataDir, ...(snapshot ? { snapshot } : {}) });
   } catch (err) {
     await thread.destroy();
     throw err;
@@ -138,6 +143,10 @@ async function openOnThread(dataDir: string | undefined): Promise<EmbeddedDataba
     async executePrepared(name, sql, execute, edges) {
       const [result] = await send({ op: 'prepared', name, sql, execute, ...edges });
       return result ?? { rows: [], affectedRows: undefined };
+    },
+    async dump() {
+      const [result] = await send({ op: 'dump' });
+      return result?.rows[0] as Uint8Array;
     },
     close() {
       closing ??= (async () => {

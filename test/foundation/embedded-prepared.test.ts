@@ -56,6 +56,7 @@ describe('prepared statements on the embedded database', () => {
         calls.push(execute);
         return embedded.executePrepared(name, text, execute, edges);
       },
+      dump: () => embedded.dump(),
       close: () => embedded.close(),
     };
     db = new Kysely({ dialect: new PGliteDialect(recording, { turns: new EmbeddedTurns(5_000) }) });

@@ -47,6 +47,7 @@ describe('transactions on the embedded database', () => {
         record(execute, edges);
         return embedded.executePrepared(name, text, execute, edges);
       },
+      dump: () => embedded.dump(),
       close: () => embedded.close(),
     };
     db = new Kysely<Database>({ dialect: new PGliteDialect(recording, { turns: new EmbeddedTurns(5_000) }) });

@@ -2,10 +2,13 @@
  * A fresh, migrated database for one test file: in-memory PGlite by default, or a new
  * database on the PostgreSQL server named by TEST_DATABASE_URL (dropped at close).
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { openDatabase, type DatabaseHandle } from '../../src/db/client.ts';
-import { migrate } from '../../src/db/migrate.ts';
+import { migrate, readMigrations } from '../../src/db/migrate.ts';
 
 export const testDatabaseUrl = process.env.TEST_DATABASE_URL || undefined;
 export const onPostgres = testDatabaseUrl !== undefined;
@@ -63,7 +66,8 @@ export interface TestDatabaseOptions {
 export async function createTestDatabase(opts: TestDatabaseOptions = {}): Promise<TestDatabase> {
   const { poolSize: _poolSize, ...timeouts } = opts;
   if (!testDatabaseUrl) {
-    const handle = await openDatabase(timeouts);
+    const handle = await openDatabase({ ...timeouts, snapshot: await migratedSnapshot() });
+    // Applies nothing on a current snapshot; still checks every checksum.
     await migrate(handle.db);
     return { ...handle, url: undefined };
   }
@@ -78,4 +82,54 @@ export async function createTestDatabase(opts: TestDatabaseOptions = {}): Promis
       await empty.drop();
     },
   };
+}
+
+const SNAPSHOT_DIR = fileURLToPath(new URL('../../node_modules/.cache/marquee-test-database/', import.meta.url));
+let snapshot: Promise<Uint8Array> | undefined;
+
+/**
+ * An embedded database with every migration applied, as an archive each test file's
+ * database starts from: initialising and migrating one costs seconds of WebAssembly per
+ * file, loading the archive a fraction of that. It is made once per set of migrations
+ * and PGlite version, and kept under node_modules/.cache; test files that find none at
+ * once each make one (the last rename wins, all of them equal).
+ */
+function migratedSnapshot(): Promise<Uint8Array> {
+  snapshot ??= (async () => {
+    const pgliteVersion = (
+      JSON.parse(
+        await readFile(new URL('../../node_modules/@electric-sql/pglite/package.json', import.meta.url), 'utf8'),
+      ) as {
+        version: string;
+      }
+    ).version;
+    const key = createHash('sha256')
+      .update(pgliteVersion)
+      .update(
+        readMigrations()
+          .map((m) => `${m.name}:${m.checksum}`)
+          .join('\n'),
+      )
+      .digest('hex')
+      .slice(0, 16);
+    const file = path.join(SNAPSHOT_DIR, `${key}.tar`);
+    try {
+      return new Uint8Array(await readFile(file));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    const handle = await openDatabase({});
+    try {
+      await migrate(handle.db);
+      const archive = await handle.dumpEmbedded!();
+      await mkdir(SNAPSHOT_DIR, { recursive: true });
+      const partial = `${file}.${process.pid}.partial`;
+      await writeFile(partial, archive);
+      await rename(partial, file);
+      return archive;
+    } finally {
+      await handle.close();
+    }
+  })();
+  return snapshot;
 }
