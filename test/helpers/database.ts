@@ -18,14 +18,20 @@ export interface TestDatabase extends DatabaseHandle {
   url: string | undefined;
 }
 
-/** Creates an empty database on the test server and returns its URL (PostgreSQL only). */
-export async function createEmptyPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+/**
+ * Creates a database on the test server and returns its URL (PostgreSQL only): empty, or
+ * a copy of `template`.
+ */
+export async function createEmptyPostgresDatabase(template?: string): Promise<{ url: string; drop(): Promise<void> }> {
   if (!testDatabaseUrl) throw new Error('TEST_DATABASE_URL is not set');
   const name = `marquee_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: testDatabaseUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
+  try {
+    await admin.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
+  } finally {
+    await admin.end();
+  }
   const url = new URL(testDatabaseUrl);
   url.pathname = `/${name}`;
   return {
@@ -34,23 +40,31 @@ export async function createEmptyPostgresDatabase(): Promise<{ url: string; drop
       const client = new pg.Client({ connectionString: testDatabaseUrl });
       await client.connect();
       try {
-        // pg's pool.end() resolves before its sockets are gone; terminating them with FORCE
-        // would make their clients emit an unhandled error, so wait for them to leave first.
-        for (let attempt = 0; attempt < 50; attempt++) {
-          try {
-            await client.query(`DROP DATABASE IF EXISTS ${name}`);
-            return;
-          } catch (err) {
-            if ((err as { code?: string }).code !== '55006') throw err; // object_in_use
-            await new Promise((resolve) => setTimeout(resolve, 100));
-          }
-        }
-        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        if (!(await onceUnused(client, `DROP DATABASE IF EXISTS ${name}`)))
+          await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       } finally {
         await client.end();
       }
     },
   };
+}
+
+/**
+ * Runs a statement that needs a database without sessions (DROP, RENAME): pg's pool.end()
+ * resolves before its sockets are gone, and terminating them would make their clients
+ * emit an unhandled error, so it waits for them to leave. False if they stay 5 s.
+ */
+async function onceUnused(client: pg.Client, statement: string): Promise<boolean> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    try {
+      await client.query(statement);
+      return true;
+    } catch (err) {
+      if ((err as { code?: string }).code !== '55006') throw err; // object_in_use
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  return false;
 }
 
 export interface TestDatabaseOptions {
@@ -71,8 +85,9 @@ export async function createTestDatabase(opts: TestDatabaseOptions = {}): Promis
     await migrate(handle.db);
     return { ...handle, url: undefined };
   }
-  const empty = await createEmptyPostgresDatabase();
+  const empty = await createEmptyPostgresDatabase(await migratedTemplate());
   const handle = await openDatabase({ ...timeouts, databaseUrl: empty.url, poolSize: opts.poolSize ?? 30 });
+  // Applies nothing on a current template; still checks every checksum.
   await migrate(handle.db);
   return {
     ...handle,
@@ -82,6 +97,60 @@ export async function createTestDatabase(opts: TestDatabaseOptions = {}): Promis
       await empty.drop();
     },
   };
+}
+
+/** What makes a migrated database: the migrations, and the engine's version when embedded. */
+function migrationsKey(...extra: string[]): string {
+  return createHash('sha256')
+    .update(extra.join('\n'))
+    .update(
+      readMigrations()
+        .map((m) => `${m.name}:${m.checksum}`)
+        .join('\n'),
+    )
+    .digest('hex')
+    .slice(0, 16);
+}
+
+let template: Promise<string> | undefined;
+
+/**
+ * The name of a database on the test server with every migration applied, which each test
+ * file's database is created from (CREATE DATABASE … TEMPLATE copies files; migrating
+ * costs about a second per file). Made once per set of migrations, under an advisory lock
+ * so test files starting together wait for one; templates of other migrations are dropped.
+ */
+function migratedTemplate(): Promise<string> {
+  template ??= (async () => {
+    const name = `marquee_template_${migrationsKey()}`;
+    const admin = new pg.Client({ connectionString: testDatabaseUrl });
+    await admin.connect();
+    try {
+      await admin.query('SELECT pg_advisory_lock(4242002)');
+      const { rows } = await admin.query<{ datname: string }>(
+        "SELECT datname FROM pg_database WHERE datname LIKE 'marquee\\_template\\_%'",
+      );
+      if (rows.some((row) => row.datname === name)) return name;
+      for (const row of rows) await admin.query(`DROP DATABASE IF EXISTS ${row.datname}`).catch(() => undefined);
+      const building = `${name}_building`;
+      await admin.query(`CREATE DATABASE ${building}`);
+      const url = new URL(testDatabaseUrl!);
+      url.pathname = `/${building}`;
+      const handle = await openDatabase({ databaseUrl: url.toString(), poolSize: 1 });
+      try {
+        await migrate(handle.db);
+      } finally {
+        await handle.close();
+      }
+      // Renamed once complete: a run killed while migrating leaves no template behind.
+      if (!(await onceUnused(admin, `ALTER DATABASE ${building} RENAME TO ${name}`)))
+        throw new Error(`the test template ${building} is still in use after migrating`);
+      return name;
+    } finally {
+      await admin.end(); // ends the session, and its advisory lock with it
+    }
+  })();
+  return template;
 }
 
 const SNAPSHOT_DIR = fileURLToPath(new URL('../../node_modules/.cache/marquee-test-database/', import.meta.url));
@@ -103,16 +172,7 @@ function migratedSnapshot(): Promise<Uint8Array> {
         version: string;
       }
     ).version;
-    const key = createHash('sha256')
-      .update(pgliteVersion)
-      .update(
-        readMigrations()
-          .map((m) => `${m.name}:${m.checksum}`)
-          .join('\n'),
-      )
-      .digest('hex')
-      .slice(0, 16);
-    const file = path.join(SNAPSHOT_DIR, `${key}.tar`);
+    const file = path.join(SNAPSHOT_DIR, `${migrationsKey(pgliteVersion)}.tar`);
     try {
       return new Uint8Array(await readFile(file));
     } catch (err) {
