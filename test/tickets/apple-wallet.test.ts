@@ -7,13 +7,13 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHash, X509Certificate } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { problemOf, useTestApp, type DashboardSession, type TestApp } from '../helpers/app.ts';
 import { setupSale, BUYER, type Sale } from '../helpers/orders.ts';
+import { makePassCertificates, type PassCertificates } from '../helpers/wallet-certificates.ts';
 import { runEmailJobsOnce } from '../../src/mail/jobs.ts';
 import { createMailer } from '../../src/mail/transport.ts';
 import { inThreadRenderer } from '../helpers/mail-renderer.ts';
@@ -27,65 +27,14 @@ const STARTS_AT = '2027-03-12T18:30:00.000Z';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 let dir: string;
-const pem: Record<string, string> = {};
-
-async function openssl(...args: string[]): Promise<void> {
-  await run('openssl', args, { cwd: dir });
-}
+let pem: PassCertificates['pem'];
+let certificates: PassCertificates;
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'marquee-apple-'));
-  await Promise.all([
-    openssl(
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      'ca.key',
-      '-out',
-      'ca.pem',
-      '-days',
-      '3650',
-      '-subj',
-      '/CN=Test WWDR CA',
-    ),
-  ]);
-  await openssl(
-    'req',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    'signer.key',
-    '-out',
-    'signer.csr',
-    '-subj',
-    `/UID=${PASS_TYPE}/CN=Pass Type ID: ${PASS_TYPE}/OU=${TEAM}/O=Marquee Test/C=DE`,
-  );
-  await openssl(
-    'x509',
-    '-req',
-    '-in',
-    'signer.csr',
-    '-CA',
-    'ca.pem',
-    '-CAkey',
-    'ca.key',
-    '-CAcreateserial',
-    '-out',
-    'signer.pem',
-    '-days',
-    '365',
-  );
-  await openssl('genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', 'other.key');
-  for (const name of ['ca.pem', 'signer.pem', 'signer.key', 'other.key'])
-    pem[name] = await readFile(join(dir, name), 'utf8');
+  certificates = await makePassCertificates(PASS_TYPE, TEAM);
+  ({ dir, pem } = certificates);
 });
-after(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+after(() => certificates.remove());
 
 const settingsBody = (overrides: Record<string, unknown> = {}) => ({
   pass_type_identifier: PASS_TYPE,
@@ -184,7 +133,7 @@ describe('Apple Wallet passes', () => {
       pass_type_identifier: PASS_TYPE,
       team_identifier: TEAM,
       certificate_subject: `UID=${PASS_TYPE}, CN=Pass Type ID: ${PASS_TYPE}, OU=${TEAM}, O=Marquee Test, C=DE`,
-      certificate_expires_at: new Date(new X509Certificate(pem['signer.pem']!).validTo).toISOString(),
+      certificate_expires_at: new Date(new X509Certificate(pem['signer.pem']).validTo).toISOString(),
       background_color: 'rgb(16, 32, 48)',
       foreground_color: null,
       label_color: null,
@@ -303,7 +252,7 @@ describe('Apple Wallet passes', () => {
   });
 
   test('an expired certificate answers 400 naming its date', async () => {
-    const expires = new Date(new X509Certificate(pem['signer.pem']!).validTo);
+    const expires = new Date(new X509Certificate(pem['signer.pem']).validTo);
     t.clock.advance(400 * 24 * 3600 * 1000);
     // The session expired meanwhile: sign in again.
     const later = await ownerOf(t, sale.org.id, 'apple-later@example.com');
