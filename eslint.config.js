@@ -69,6 +69,9 @@ export default tseslint.config(
       'bench/results.*',
       '**/*.d.ts',
       'packages/sdk/src/generated/**',
+      // What npm test compiles in place (scripts/test.mjs).
+      '{src,test,bench,examples,scripts}/**/*.js',
+      'packages/*/src/**/*.js',
     ],
   },
   js.configs.recommended,
