@@ -7,20 +7,25 @@
  * select is disabled with the reason beside it; the whole form works with the keyboard
  * alone; a manager has neither Settings nor Audit log; the ticket language (German) and
  * paper size are saved and shown after a reload, and an event's detail offers the
- * organizer's default as its ticket language.
+ * organizer's default as its ticket language; an Apple Wallet certificate with a key that
+ * is not its own is refused beside the key's field, then stored with its own key (shown
+ * with its expiry, the key nowhere in the page), then removed, asked once.
  */
 import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { BROWSER_SKIP, useBrowser } from '../helpers/browser.ts';
 import { createEvent } from '../helpers/catalog.ts';
 import { signIn, useConsoleService } from '../helpers/console.ts';
 import { BUYER } from '../helpers/orders.ts';
+import { makePassCertificates } from '../helpers/wallet-certificates.ts';
 
 const navigation = (page: Page) => page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
 
 describe('organizer settings in the console', { skip: BROWSER_SKIP }, () => {
-  const service = useConsoleService();
+  const service = useConsoleService({ env: { WALLET_SECRETS_KEY: '22'.repeat(32) } });
   const browser = useBrowser();
 
   /** GET /dashboard/v1/organizer as the owner, over the API (not the page). */
@@ -221,6 +226,75 @@ describe('organizer settings in the console', { skip: BROWSER_SKIP }, () => {
     await browser.screenshot(page, 'console', 'event-ticket-language');
     assert.deepEqual(await browser.seriousViolations(page), []);
     assert.deepEqual(browser.errorsOf(page), []);
+  });
+
+  test('Apple Wallet: a foreign key refused beside its field, the certificate stored, then removed', async () => {
+    const certificates = await makePassCertificates('pass.test.marquee', 'TEAMID1234');
+    try {
+      const page = await browser.newPage();
+      await signIn(page, service.baseUrl, service.owner, '/app/settings');
+      const section = page.getByRole('region', { name: 'Apple Wallet' });
+      const state = section.locator('.wallet-state');
+      await state.waitFor();
+      assert.equal(
+        await state.textContent(),
+        'Off: tickets get no Apple Wallet pass. With a pass type certificate from Apple’s developer account, every ticket gets one, in the e-mail and on the order screen.',
+      );
+      await section.getByLabel('Pass type ID').fill('pass.test.marquee');
+      await section.getByLabel('Team ID').fill('TEAMID1234');
+      await section.getByLabel('Pass type certificate (PEM)').setInputFiles(join(certificates.dir, 'signer.pem'));
+      await section.getByLabel('Its private key (PEM)').setInputFiles(join(certificates.dir, 'other.key'));
+      await section.getByLabel('Apple WWDR certificate (PEM)').setInputFiles(join(certificates.dir, 'ca.pem'));
+      await section.getByLabel('Pass colour (optional)').fill('#102030');
+      const save = section.getByRole('button', { name: 'Save the certificate' });
+      await save.click();
+      const keyError = page.locator('#f-private_key_pem-error');
+      await keyError.waitFor();
+      assert.equal(
+        await keyError.textContent(),
+        'The private key does not match the certificate: give the key exported with this pass type certificate.',
+      );
+
+      await section.getByLabel('Its private key (PEM)').setInputFiles(join(certificates.dir, 'signer.key'));
+      await save.click();
+      await section.getByRole('status').filter({ hasText: 'Apple Wallet passes are on.' }).waitFor();
+      // The expiry's date as the console writes it, in the organizer's zone ("Nov 29, 2027"); its time follows.
+      const expiryDate = new Intl.DateTimeFormat('en-US', {
+        year: 'numeric',
+        month: 'short',
+        day: 'numeric',
+        timeZone: 'Europe/Berlin',
+      }).format(new Date(new X509Certificate(certificates.pem['signer.pem']).validTo));
+      assert.equal(
+        (await state.textContent())!.replace(/ expires .*$/, ' expires'),
+        'Every ticket gets a pass of pass.test.marquee (team TEAMID1234), signed by “UID=pass.test.marquee, CN=Pass Type ID: pass.test.marquee, OU=TEAMID1234, O=Marquee Test, C=DE”, whose certificate expires',
+      );
+      assert.ok((await state.textContent())!.includes(` expires ${expiryDate},`), await state.textContent());
+      assert.equal(await page.locator('#f-private_key_pem-error').count(), 0);
+      assert.equal((await page.content()).includes('PRIVATE KEY'), false);
+      const stored = await service.t.database.db
+        .selectFrom('apple_wallet_settings')
+        .select(['pass_type_identifier', 'background_color'])
+        .where('organizer_id', '=', service.org.id)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(stored, { pass_type_identifier: 'pass.test.marquee', background_color: 'rgb(16, 32, 48)' });
+      assert.deepEqual(await browser.seriousViolations(page), []);
+      await browser.screenshot(page, 'console', 'settings-apple-wallet');
+
+      await section.getByRole('button', { name: 'Remove Apple Wallet' }).click();
+      await section.getByRole('button', { name: 'Yes, remove the certificate' }).click();
+      await section.getByRole('status').filter({ hasText: 'Apple Wallet passes are off.' }).waitFor();
+      assert.match((await state.textContent())!, /^Off: tickets get no Apple Wallet pass\./);
+      const left = await service.t.database.db
+        .selectFrom('apple_wallet_settings')
+        .select('organizer_id')
+        .where('organizer_id', '=', service.org.id)
+        .execute();
+      assert.deepEqual(left, []);
+      assert.deepEqual(browser.errorsOf(page), []);
+    } finally {
+      await certificates.remove();
+    }
   });
 
   test('a manager has no Settings and no Audit log', async () => {

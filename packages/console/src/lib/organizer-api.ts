@@ -23,6 +23,14 @@ export type ActorType = AuditEntry['actor']['type'];
 /** The audit log's filters, named as the API's query. */
 export type AuditFilters = Omit<AuditQuery, 'limit' | 'starting_after'>;
 
+export type AppleWallet = Json<paths['/dashboard/v1/organizer/wallet/apple']['get']['responses'][200]>;
+export type AppleWalletChange = Json<NonNullable<paths['/dashboard/v1/organizer/wallet/apple']['put']['requestBody']>>;
+
+export const getAppleWallet = () => answer(dashboard.GET('/dashboard/v1/organizer/wallet/apple'));
+export const updateAppleWallet = (change: AppleWalletChange) =>
+  answer(dashboard.PUT('/dashboard/v1/organizer/wallet/apple', { body: change }));
+export const deleteAppleWallet = () => answer(dashboard.DELETE('/dashboard/v1/organizer/wallet/apple'));
+
 export const getSettings = () => answer(dashboard.GET('/dashboard/v1/organizer'));
 
 export const updateSettings = (change: SettingsChange) =>

@@ -2,12 +2,14 @@
  * `/app/settings` (permission `team`: owners): the organizer's settings (docs/dashboard.md,
  * "Organizer settings"): name, default time zone, currency, box-office fee, tax rate,
  * contact and sender e-mail addresses, the language of buyers' e-mails, PDF tickets and
- * passes (English when none is set) and the PDF tickets' paper size. Saved with one PATCH of the fields that changed;
+ * passes (English when none is set) and the PDF tickets' paper size, then the wallet passes'
+ * certificates (../components/apple-wallet-settings.tsx). Saved with one PATCH of the fields that changed;
  * the header then shows the new name (the session body is asked again). The currency
  * cannot change once the organizer has an order (`currency_locked`): its select is
  * disabled, with the reason beside it.
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
+import { AppleWalletSettings } from '../components/apple-wallet-settings.tsx';
 import { ErrorNotice } from '../components/error-notice.tsx';
 import { Field } from '../components/field.tsx';
 import { SubmitActions } from '../components/form-actions.tsx';
@@ -285,6 +287,7 @@ function SettingsForm({ settings: initial }: { settings: OrganizerSettings }) {
       <p role="status" class="status">
         {status}
       </p>
+      <AppleWalletSettings />
     </>
   );
 }
