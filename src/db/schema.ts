@@ -590,3 +590,21 @@ export interface AppleWalletSettingsTable {
 export interface Database {
   apple_wallet_settings: AppleWalletSettingsTable;
 }
+
+/** An organizer's Google Wallet issuer and service-account key (migrations/0023_google_wallet.sql). */
+export interface GoogleWalletSettingsTable {
+  organizer_id: string;
+  /** The Google Wallet issuer id: digits. */
+  issuer_id: string;
+  service_account_email: string;
+  /** The service account's private key PEM sealed with WALLET_SECRETS_KEY (src/lib/secret-box.ts). */
+  sealed_private_key: string;
+  /** The key's private_key_id, the JWT header's `kid`. */
+  key_id: string;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface Database {
+  google_wallet_settings: GoogleWalletSettingsTable;
+}

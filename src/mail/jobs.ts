@@ -28,6 +28,7 @@ import {
 } from '../db/repositories/emails.ts';
 import { findOrderById, findTransactionsOfOrders, markEticketsSent } from '../db/repositories/orders.ts';
 import { loadAppleSigner } from '../documents/apple-signer.ts';
+import { loadGoogleSigner } from '../documents/google-signer.ts';
 import { loadOrderDocuments } from '../documents/load.ts';
 import { DEFAULT_LANGUAGE, languageOf, type Language } from '../i18n/index.ts';
 import type { MailRenderer } from './render-pool.ts';
@@ -272,7 +273,7 @@ interface OrderMail {
 }
 
 async function orderMailContent(
-  { db, walletSecretsKey }: EmailJobDeps,
+  { db, walletSecretsKey, clock }: EmailJobDeps,
   { kind, orderId, recipient }: OrderMail,
 ): Promise<MailContent | undefined> {
   const order = await findOrderById(db, orderId);
@@ -324,8 +325,9 @@ async function orderMailContent(
     tickets: documents.tickets,
   };
   const apple = await loadAppleSigner(db, order.organizer_id, walletSecretsKey);
+  const google = await loadGoogleSigner(db, order.organizer_id, walletSecretsKey);
   return {
-    request: { kind: 'etickets', input, sender, documents: { documents, apple } },
+    request: { kind: 'etickets', input, sender, documents: { documents, apple, google, issuedAt: clock.now() } },
     etickets: { orderId: order.id, organizerId: order.organizer_id, ticketIds: documents.tickets.map((t) => t.id) },
   };
 }

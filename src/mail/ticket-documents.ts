@@ -12,6 +12,8 @@
  */
 import { renderApplePass, type AppleSigner } from '../documents/apple-pass.ts';
 import { calendarFiles } from '../documents/calendar.ts';
+import type { GoogleSignerLookup } from '../documents/google-signer.ts';
+import { googleWalletSaveUrl } from '../documents/google-wallet.ts';
 import { renderTicketsPdf } from '../documents/pdf.ts';
 import type { OrderDocumentInput } from '../documents/types.ts';
 import type { MailAttachment } from './transport.ts';
@@ -26,6 +28,10 @@ const MAX_PASSES_PER_MAIL = 10;
 export interface TicketDocumentsRequest {
   documents: OrderDocumentInput;
   apple?: AppleSigner;
+  /** The organizer's Google Wallet signer, or why its stored key cannot sign; omitted: no link. */
+  google?: GoogleSignerLookup;
+  /** When the mail is made: the Google Wallet JWT's `iat`. */
+  issuedAt?: Date;
 }
 
 interface RenderedTicketDocuments {
@@ -60,7 +66,22 @@ export async function renderTicketDocuments(request: TicketDocumentsRequest): Pr
 
   if (request.apple) attachments.push(...(await applePasses(documents, request.apple, notes)));
 
-  return { attachments, notes };
+  const googleWalletUrl = await googleWalletLink(request, notes);
+
+  return { attachments, ...(googleWalletUrl ? { googleWalletUrl } : {}), notes };
+}
+
+/** One link for every ticket of the order: Google's save JWT holds them all. */
+async function googleWalletLink(request: TicketDocumentsRequest, notes: string[]): Promise<string | undefined> {
+  const { google } = request;
+  if (!google || google.status === 'unconfigured') return undefined;
+  if (google.status === 'unusable') {
+    notes.push(`Google Wallet link left out: ${google.reason}`);
+    return undefined;
+  }
+  return leftOutOnFailure(notes, 'Google Wallet link', () =>
+    googleWalletSaveUrl(request.documents, google.signer, request.issuedAt ?? new Date()),
+  );
 }
 
 /** Every ticket's pass, or none: a buyer with some passes and not others would not know why. */

@@ -14,8 +14,9 @@ import {
 } from '../../db/repositories/apple-wallet.ts';
 import type { Executor } from '../../db/transaction.ts';
 import { renderApplePass, appleColour, type AppleSigner } from '../../documents/apple-pass.ts';
-import { conflict, invalid } from '../../errors/domain-error.ts';
+import { invalid } from '../../errors/domain-error.ts';
 import { sealSecret } from '../../lib/secret-box.ts';
+import { requireWalletSecretsKey } from './wallet-keys.ts';
 
 interface AppleWalletSettings {
   configured: boolean;
@@ -208,12 +209,7 @@ export async function updateAppleWalletSettings(
   secretsKey: Buffer | undefined,
   now: Date = new Date(),
 ): Promise<AppleWalletSettings> {
-  if (!secretsKey) {
-    throw conflict(
-      'invalid_state',
-      'Wallet keys cannot be stored: the operator has not set WALLET_SECRETS_KEY (32 random bytes, base64 or hex; docs/operations.md).',
-    );
-  }
+  const sealingKey = requireWalletSecretsKey(secretsKey);
   const colours = {
     background_color: checkColour(input.background_color, 'background_color'),
     foreground_color: checkColour(input.foreground_color, 'foreground_color'),
@@ -236,7 +232,7 @@ export async function updateAppleWalletSettings(
     pass_type_identifier: input.pass_type_identifier,
     team_identifier: input.team_identifier,
     certificate_pem: input.certificate_pem,
-    sealed_private_key: sealSecret(privateKeyPem, secretsKey),
+    sealed_private_key: sealSecret(privateKeyPem, sealingKey),
     wwdr_certificate_pem: input.wwdr_certificate_pem,
     certificate_expires_at: new Date(certificate.validTo),
     ...colours,

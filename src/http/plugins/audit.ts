@@ -79,6 +79,8 @@ const TARGETS: Readonly<Record<string, TargetRule>> = {
   updateOrganizerSettings: { from: 'organizer' },
   updateAppleWalletSettings: { from: 'organizer' },
   deleteAppleWalletSettings: { from: 'organizer' },
+  updateGoogleWalletSettings: { from: 'organizer' },
+  deleteGoogleWalletSettings: { from: 'organizer' },
 };
 
 /** Dashboard routes without a session that are recorded (they let a person in). */

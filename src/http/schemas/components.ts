@@ -17,6 +17,7 @@ import {
 import { Problem } from './common.ts';
 import { ClaimedDoorDevice, DoorDeviceSelf } from './door-devices.ts';
 import { CreateEvent, Event, EventDetail, EventList, Price, TicketType, UpdateEvent } from './events.ts';
+import { GoogleWalletLink } from './google-wallet.ts';
 import { CreateOrder, Order, OrderDetail, OrderList, OrderTransaction } from './orders.ts';
 import { Availability, Performance, PerformanceList } from './performances.ts';
 import { RegistrationAnswer, RegistrationQuestion, RegistrationQuestionList } from './questions.ts';
@@ -55,6 +56,7 @@ export const componentSchemas: readonly (TSchema & { $id: string })[] = [
   OrderDetail,
   OrderList,
   OrderTransaction,
+  GoogleWalletLink,
   RegistrationAnswer,
   RegistrationQuestion,
   RegistrationQuestionList,

@@ -26,6 +26,7 @@ import { catalogRoutes } from './catalog.ts';
 import { doorDeviceRoutes } from './door-devices.ts';
 import { eventTicketSettingsRoutes } from './event-ticket-settings.ts';
 import { walletAppleRoutes } from './wallet-apple.ts';
+import { walletGoogleRoutes } from './wallet-google.ts';
 import { linkRoutes } from './links.ts';
 import { memberRoutes } from './members.ts';
 import { operationRoutes } from './operations.ts';
@@ -60,6 +61,7 @@ export const dashboardRoutes: FastifyPluginAsync = async (app) => {
     await signedIn.register(catalogRoutes);
     await signedIn.register(eventTicketSettingsRoutes);
     await signedIn.register(walletAppleRoutes);
+    await signedIn.register(walletGoogleRoutes);
     await signedIn.register(organizerRoutes);
     await signedIn.register(reportRoutes);
     await signedIn.register(attendanceRoutes);

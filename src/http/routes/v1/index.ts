@@ -9,6 +9,7 @@ import { apiKeyAuth } from '../../plugins/api-key-auth.ts';
 import { createOrderRoute } from './orders/create-order.ts';
 import { getOrderRoute } from './orders/get-order.ts';
 import { getOrderTicketsPdfRoute } from './orders/get-order-tickets-pdf.ts';
+import { getOrderGoogleWalletRoute } from './orders/get-order-google-wallet.ts';
 import { getTicketApplePassRoute } from './tickets/get-ticket-apple-pass.ts';
 import { listOrdersRoute } from './orders/list-orders.ts';
 import { checkInTicketRoute } from './tickets/check-in-ticket.ts';
@@ -90,6 +91,7 @@ export const sharedOperations: FastifyPluginAsync = async (app) => {
   await app.register(createOrderRoute);
   await app.register(getOrderRoute);
   await app.register(getOrderTicketsPdfRoute);
+  await app.register(getOrderGoogleWalletRoute);
   await app.register(getTicketApplePassRoute);
   await app.register(listTicketsRoute);
   await app.register(getTicketRoute);
