@@ -16,12 +16,19 @@ const stampOf = (root) => join(root, 'dist', '.built');
 function newestMtime(dir, skip = []) {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (!entry.isFile()) continue;
+    // A .js beside its .ts is npm test's compiled copy (scripts/test.mjs), not a source.
+    if (!entry.isFile() || compiledCopy(entry)) continue;
     const path = join(entry.parentPath, entry.name);
     if (skip.some((folder) => path.slice(dir.length).split(/[\\/]/).includes(folder))) continue;
     newest = Math.max(newest, statSync(path).mtimeMs);
   }
   return newest;
+}
+
+function compiledCopy(entry) {
+  if (!entry.name.endsWith('.js')) return false;
+  const stem = join(entry.parentPath, entry.name.slice(0, -'.js'.length));
+  return existsSync(`${stem}.ts`) || existsSync(`${stem}.tsx`);
 }
 
 /** True when dist/ is missing or older than a source file or the build settings. */
