@@ -182,6 +182,12 @@ describe('the SDK against a live service', () => {
     assert.ok(placed.data.some((o) => o.id === order.id));
     assert.deepEqual((await client.orders.list({ status: 'cancelled' })).data, []);
 
+    // No Google Wallet settings: the link is not found, in the SDK's typed error.
+    await assert.rejects(client.orders.googleWallet(order.id), (err: unknown) => {
+      assert.ok(err instanceof MarqueeApiError);
+      assert.deepEqual([err.status, err.code], [404, 'resource_not_found']);
+      return true;
+    });
     // No Apple Wallet settings: the pass is refused, in the SDK's typed error.
     await assert.rejects(client.tickets.applePass(tickets[0]!.id), (err: unknown) => {
       assert.ok(err instanceof MarqueeApiError);
@@ -568,7 +574,7 @@ describe('the SDK against a live service', () => {
           operationId: op.operationId,
         })),
       );
-    assert.equal(operations.length, 35);
+    assert.equal(operations.length, 36);
     const called = new Set<string>();
     for (const call of sent) {
       const op = operations.find((o) => o.method === call.method && o.pattern.test(call.path));

@@ -111,6 +111,14 @@ export class Orders {
     const response = await this.transport.download(at('/v1/orders/{id}/tickets.pdf', id), {}, 'application/pdf');
     return new Uint8Array(await response.arrayBuffer());
   }
+  /**
+   * The order's "Add to Google Wallet" link (docs/tickets.md, "Google Wallet"), as the
+   * buyer receives it. 404 when the organizer has no Google Wallet settings; 409
+   * `invalid_state` when no ticket is left (all cancelled or refunded).
+   */
+  googleWallet(id: string): Promise<T.GoogleWalletLink> {
+    return this.transport.request('GET', at('/v1/orders/{id}/google_wallet', id));
+  }
 }
 
 export class Tickets {

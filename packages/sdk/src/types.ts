@@ -16,6 +16,7 @@ export type Availability = Schemas['Availability'];
 export type Order = Schemas['Order'];
 export type OrderDetail = Schemas['OrderDetail'];
 export type OrderTransaction = Schemas['OrderTransaction'];
+export type GoogleWalletLink = Schemas['GoogleWalletLink'];
 export type RegistrationAnswer = Schemas['RegistrationAnswer'];
 export type RegistrationQuestion = Schemas['RegistrationQuestion'];
 export type Ticket = Schemas['Ticket'];

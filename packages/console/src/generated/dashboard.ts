@@ -725,6 +725,34 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/dashboard/v1/organizer/wallet/google': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The organizer’s Google Wallet issuer and service account
+     * @description The issuer id, the service account’s e-mail and its key’s id that sign the “Add to Google Wallet” links. The private key is never answered. 404 `resource_not_found` when Google Wallet is not configured.
+     */
+    get: operations['getGoogleWalletSettings'];
+    /**
+     * Configure Google Wallet
+     * @description Stores the issuer id and the service account’s JSON key file (its private key encrypted with the service’s WALLET_SECRETS_KEY), replacing any earlier settings. Checked before storing: the issuer id is digits, the key file is JSON of `type` "service_account" with a `client_email`, a `private_key_id` and an RSA `private_key`; each failure answers 400 `parameter_invalid` with `param` naming the field. A service without WALLET_SECRETS_KEY answers 409 `invalid_state`.
+     */
+    put: operations['updateGoogleWalletSettings'];
+    post?: never;
+    /**
+     * Remove the Google Wallet settings
+     * @description Removes the settings and the stored key: e-ticket mails carry no “Add to Google Wallet” link from now on. 204 also when there were none.
+     */
+    delete: operations['deleteGoogleWalletSettings'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/dashboard/v1/organizer': {
     parameters: {
       query?: never;
@@ -1233,6 +1261,26 @@ export interface paths {
      * @description The PDF the buyer receives with the e-tickets: one page per ticket still valid (purchased or checked in) with the event title, the performance’s date and time in the event’s time zone (named), the venue, ticket type, price, holder, ticket number, order number, the organizer, and the ticket’s serial as a QR code (over 45 mm, for the door’s scanner) with the serial printed under it. In the event’s language, else the organizer’s default language, else English; A4 or Letter per the organizer’s `ticket_paper_size` (docs/tickets.md, "PDF tickets"). An unknown or another organizer’s order answers 404; an order with no valid ticket left (all cancelled or refunded) 409 `invalid_state`.
      */
     get: operations['getOrderTicketsPdf'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/dashboard/v1/orders/{id}/google_wallet': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An order’s “Add to Google Wallet” link
+     * @description The link the buyer receives with the e-tickets: https://pay.google.com/gp/v/save/<jwt>, the JWT signed RS256 with the organizer’s service-account key and holding an event-ticket class per performance and an event-ticket object per ticket still valid (purchased or checked in), its QR code the ticket’s serial, in the event’s language (docs/tickets.md, "Google Wallet"). An unknown or another organizer’s order answers 404, as does an organizer without Google Wallet settings; an order with no valid ticket left (all cancelled or refunded), or a stored key that no longer opens, 409 `invalid_state`.
+     */
+    get: operations['getOrderGoogleWallet'];
     put?: never;
     post?: never;
     delete?: never;
@@ -2071,6 +2119,14 @@ export interface components {
       total_minor: number;
       /** @description present with expand[]=items, and on the 201 of POST /orders */
       items?: components['schemas']['Ticket'][];
+    };
+    /** @description An order’s "Add to Google Wallet" link */
+    GoogleWalletLink: {
+      /**
+       * Format: uri
+       * @description https://pay.google.com/gp/v/save/<jwt>: opening it adds every valid ticket of the order to Google Wallet
+       */
+      url: string;
     };
     /** @description An answer to a registration question, for the order or one attendee */
     RegistrationAnswer: {
@@ -7947,6 +8003,256 @@ export interface operations {
       };
     };
   };
+  getGoogleWalletSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description the Google Wallet issuer id, digits */
+            issuer_id: string;
+            /** @description the service account that signs the links (`client_email`) */
+            service_account_email: string;
+            /** @description the service-account key’s `private_key_id`, the links’ JWT `kid` */
+            key_id: string;
+            /** Format: date-time */
+            updated_at: string;
+          };
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource for this organizer (a malformed id included) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateGoogleWalletSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description the issuer id the Google Pay & Wallet Console shows: 1 to 32 digits */
+          issuer_id: string;
+          /** @description the service account’s JSON key file as Google Cloud downloads it (`type` "service_account", `client_email`, `private_key_id`, `private_key`); its private key is stored encrypted and never answered */
+          service_account_key: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description the Google Wallet issuer id, digits */
+            issuer_id: string;
+            /** @description the service account that signs the links (`client_email`) */
+            service_account_email: string;
+            /** @description the service-account key’s `private_key_id`, the links’ JWT `kid` */
+            key_id: string;
+            /** Format: date-time */
+            updated_at: string;
+          };
+        };
+      };
+      /** @description The request is malformed or a field is invalid (`param` names it) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The request conflicts with the resource’s state, or an Idempotency-Key is in use or was used differently */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body is larger than the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteGoogleWalletSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Done; no body */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   getOrganizerSettings: {
     parameters: {
       query?: never;
@@ -11420,6 +11726,95 @@ export interface operations {
         };
         content: {
           'application/pdf': string;
+        };
+      };
+      /** @description The request is malformed or a field is invalid (`param` names it) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No API key, or an unknown or revoked one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope this operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such resource for this organizer (a malformed id included) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The request conflicts with the resource’s state, or an Idempotency-Key is in use or was used differently */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited: retry after `retry-after` seconds */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+      503: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getOrderGoogleWallet: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description An order’s "Add to Google Wallet" link */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GoogleWalletLink'];
         };
       };
       /** @description The request is malformed or a field is invalid (`param` names it) */

@@ -472,6 +472,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/orders/{id}/google_wallet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An order’s “Add to Google Wallet” link
+         * @description The link the buyer receives with the e-tickets: https://pay.google.com/gp/v/save/<jwt>, the JWT signed RS256 with the organizer’s service-account key and holding an event-ticket class per performance and an event-ticket object per ticket still valid (purchased or checked in), its QR code the ticket’s serial, in the event’s language (docs/tickets.md, "Google Wallet"). An unknown or another organizer’s order answers 404, as does an organizer without Google Wallet settings; an order with no valid ticket left (all cancelled or refunded), or a stored key that no longer opens, 409 `invalid_state`.
+         */
+        get: operations["getOrderGoogleWallet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tickets/{id}/pass.pkpass": {
         parameters: {
             query?: never;
@@ -1797,6 +1817,14 @@ export interface components {
             total_minor: number;
             /** @description present with expand[]=items, and on the 201 of POST /orders */
             items?: components["schemas"]["Ticket"][];
+        };
+        /** @description An order’s "Add to Google Wallet" link */
+        GoogleWalletLink: {
+            /**
+             * Format: uri
+             * @description https://pay.google.com/gp/v/save/<jwt>: opening it adds every valid ticket of the order to Google Wallet
+             */
+            url: string;
         };
         /** @description An answer to a registration question, for the order or one attendee */
         RegistrationAnswer: {
@@ -5281,6 +5309,95 @@ export interface operations {
                 };
                 content: {
                     "application/pdf": string;
+                };
+            };
+            /** @description The request is malformed or a field is invalid (`param` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No API key, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource for this organizer (a malformed id included) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the resource’s state, or an Idempotency-Key is in use or was used differently */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: retry after `retry-after` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable, overloaded or busy: retry after `retry-after` seconds */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getOrderGoogleWallet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An order’s "Add to Google Wallet" link */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GoogleWalletLink"];
                 };
             };
             /** @description The request is malformed or a field is invalid (`param` names it) */
