@@ -1,8 +1,9 @@
 /**
  * What the buyer carries, downloadable from the order screen (docs/tickets.md): the PDF
- * tickets, a calendar file per performance and, when the organizer has Apple Wallet
- * settings, each ticket's pass. Plain same-origin links: a GET of the dashboard API needs
- * only the session's cookie, and the browser saves what it answers.
+ * tickets, a calendar file per performance, when the organizer has Apple Wallet settings
+ * each ticket's pass, and when it has Google Wallet settings the order's "Add to Google
+ * Wallet" link (the one the e-mail carries). Plain same-origin links: a GET of the
+ * dashboard API needs only the session's cookie, and the browser saves what it answers.
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { OrderDetail } from '@marquee/sdk';
@@ -30,6 +31,17 @@ export function TicketDocuments({ order, context }: { order: OrderDetail; contex
       .catch(() => undefined);
     return () => probe.abort();
   }, [firstTicket]);
+  // The Google Wallet link when the organizer has settings (404 without, 409 when its key no longer opens).
+  const [googleWallet, setGoogleWallet] = useState<string | undefined>();
+  useEffect(() => {
+    setGoogleWallet(undefined);
+    if (firstTicket === undefined) return;
+    const asked = new AbortController();
+    fetch(`${API}/orders/${order.id}/google_wallet`, { signal: asked.signal })
+      .then(async (res) => (res.ok ? setGoogleWallet(((await res.json()) as { url: string }).url) : undefined))
+      .catch(() => undefined);
+    return () => asked.abort();
+  }, [order.id, firstTicket]);
   if (tickets.length === 0) return null;
   return (
     <section aria-labelledby="ticket-documents">
@@ -60,6 +72,13 @@ export function TicketDocuments({ order, context }: { order: OrderDetail; contex
               </a>
             </li>
           ))}
+        {googleWallet !== undefined && (
+          <li>
+            <a href={googleWallet} target="_blank" rel="noopener noreferrer">
+              Add to Google Wallet ({tickets.length === 1 ? '1 ticket' : `${tickets.length} tickets`})
+            </a>
+          </li>
+        )}
       </ul>
     </section>
   );
