@@ -9,10 +9,14 @@
  * paper size are saved and shown after a reload, and an event's detail offers the
  * organizer's default as its ticket language; an Apple Wallet certificate with a key that
  * is not its own is refused beside the key's field, then stored with its own key (shown
- * with its expiry, the key nowhere in the page), then removed, asked once.
+ * with its expiry, the key nowhere in the page), then removed, asked once; a Google Wallet
+ * issuer id that is not digits refused beside its field, then the issuer and key stored,
+ * an order's screen offering its Add to Google Wallet link, and the settings removed.
  */
 import assert from 'node:assert/strict';
-import { X509Certificate } from 'node:crypto';
+import { generateKeyPairSync, X509Certificate } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -295,6 +299,85 @@ describe('organizer settings in the console', { skip: BROWSER_SKIP }, () => {
       assert.deepEqual(browser.errorsOf(page), []);
     } finally {
       await certificates.remove();
+    }
+  });
+
+  test('Google Wallet: a bad issuer id refused beside its field, then stored; the order screen offers the link', async () => {
+    const { t, org } = service;
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const dir = mkdtempSync(join(tmpdir(), 'marquee-google-key-'));
+    const keyFile = join(dir, 'service-account.json');
+    writeFileSync(
+      keyFile,
+      JSON.stringify({
+        type: 'service_account',
+        private_key_id: 'k-0123',
+        private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }),
+        client_email: 'tickets@marquee-test.iam.gserviceaccount.com',
+      }),
+    );
+    try {
+      const page = await browser.newPage();
+      await signIn(page, service.baseUrl, service.owner, '/app/settings');
+      const section = page.getByRole('region', { name: 'Google Wallet' });
+      const state = section.locator('.wallet-state');
+      await state.waitFor();
+      assert.match((await state.textContent())!, /^Off: the e-tickets carry no Google Wallet link\./);
+      await section.getByLabel('Issuer ID').fill('33880000x');
+      await section.getByLabel('Service account key (JSON)').setInputFiles(keyFile);
+      const save = section.getByRole('button', { name: 'Save Google Wallet' });
+      await save.click();
+      const issuerError = page.locator('#f-issuer_id-error');
+      await issuerError.waitFor();
+      assert.equal(
+        await issuerError.textContent(),
+        'issuer_id must be the Google Wallet issuer id: 1 to 32 digits, as the Google Pay & Wallet Console shows it.',
+      );
+      await section.getByLabel('Issuer ID').fill('3388000000022');
+      await save.click();
+      await section.getByRole('status').filter({ hasText: 'Google Wallet links are on.' }).waitFor();
+      assert.equal(
+        await state.textContent(),
+        'Each order’s e-tickets carry an “Add to Google Wallet” link of issuer 3388000000022, signed by tickets@marquee-test.iam.gserviceaccount.com (key k-0123).',
+      );
+      assert.equal((await page.content()).includes('PRIVATE KEY'), false);
+
+      // An order's screen offers the same link the e-mail carries.
+      const event = await createEvent(t, org.key);
+      const sold = await t.api(org.key, 'POST', '/v1/orders', {
+        items: [
+          {
+            performance_id: event.ticket_types[0]!.prices[0]!.performance_id,
+            ticket_type_id: event.ticket_types[0]!.id,
+            quantity: 2,
+          },
+        ],
+        buyer: BUYER,
+        tender: 'cash',
+      });
+      assert.equal(sold.statusCode, 201, sold.body);
+      await page.goto(`${service.baseUrl}/app/orders/${sold.json<{ id: string }>().id}`);
+      const link = page.getByRole('link', { name: 'Add to Google Wallet (2 tickets)' });
+      await link.waitFor();
+      assert.match(
+        (await link.getAttribute('href'))!,
+        /^https:\/\/pay\.google\.com\/gp\/v\/save\/[\w-]+\.[\w-]+\.[\w-]+$/,
+      );
+      assert.equal(await link.getAttribute('rel'), 'noopener noreferrer');
+
+      await page.goto(`${service.baseUrl}/app/settings`);
+      await section.getByRole('button', { name: 'Remove Google Wallet' }).click();
+      await section.getByRole('button', { name: 'Yes, remove Google Wallet' }).click();
+      await section.getByRole('status').filter({ hasText: 'Google Wallet links are off.' }).waitFor();
+      const left = await t.database.db
+        .selectFrom('google_wallet_settings')
+        .select('organizer_id')
+        .where('organizer_id', '=', org.id)
+        .execute();
+      assert.deepEqual(left, []);
+      assert.deepEqual(browser.errorsOf(page), []);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -5,6 +5,7 @@
  * calls, through the session's typed client (./dashboard.ts: cookie, CSRF token, a
  * refusal thrown as the SDK's MarqueeApiError).
  */
+import { MarqueeApiError } from '@marquee/sdk';
 import type { paths } from '../generated/dashboard.ts';
 import { answer, dashboard } from './dashboard.ts';
 
@@ -30,6 +31,25 @@ export const getAppleWallet = () => answer(dashboard.GET('/dashboard/v1/organize
 export const updateAppleWallet = (change: AppleWalletChange) =>
   answer(dashboard.PUT('/dashboard/v1/organizer/wallet/apple', { body: change }));
 export const deleteAppleWallet = () => answer(dashboard.DELETE('/dashboard/v1/organizer/wallet/apple'));
+
+export type GoogleWallet = Json<paths['/dashboard/v1/organizer/wallet/google']['get']['responses'][200]>;
+export type GoogleWalletChange = Json<
+  NonNullable<paths['/dashboard/v1/organizer/wallet/google']['put']['requestBody']>
+>;
+
+/** The Google Wallet settings, or null when there are none (the API answers 404). */
+export async function getGoogleWallet(): Promise<GoogleWallet | null> {
+  try {
+    return await answer(dashboard.GET('/dashboard/v1/organizer/wallet/google'));
+  } catch (err) {
+    if (err instanceof MarqueeApiError && err.status === 404) return null;
+    throw err;
+  }
+}
+export const updateGoogleWallet = (change: GoogleWalletChange) =>
+  answer(dashboard.PUT('/dashboard/v1/organizer/wallet/google', { body: change }));
+/** Answers 204: nothing to read. */
+export const deleteGoogleWallet = () => answer(dashboard.DELETE('/dashboard/v1/organizer/wallet/google'));
 
 export const getSettings = () => answer(dashboard.GET('/dashboard/v1/organizer'));
 

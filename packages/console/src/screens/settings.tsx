@@ -3,7 +3,7 @@
  * "Organizer settings"): name, default time zone, currency, box-office fee, tax rate,
  * contact and sender e-mail addresses, the language of buyers' e-mails, PDF tickets and
  * passes (English when none is set) and the PDF tickets' paper size, then the wallet passes'
- * certificates (../components/apple-wallet-settings.tsx). Saved with one PATCH of the fields that changed;
+ * certificates (../components/apple-wallet-settings.tsx, google-wallet-settings.tsx). Saved with one PATCH of the fields that changed;
  * the header then shows the new name (the session body is asked again). The currency
  * cannot change once the organizer has an order (`currency_locked`): its select is
  * disabled, with the reason beside it.
@@ -11,6 +11,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { AppleWalletSettings } from '../components/apple-wallet-settings.tsx';
 import { ErrorNotice } from '../components/error-notice.tsx';
+import { GoogleWalletSettings } from '../components/google-wallet-settings.tsx';
 import { Field } from '../components/field.tsx';
 import { SubmitActions } from '../components/form-actions.tsx';
 import { answer, dashboard } from '../lib/dashboard.ts';
@@ -288,6 +289,7 @@ function SettingsForm({ settings: initial }: { settings: OrganizerSettings }) {
         {status}
       </p>
       <AppleWalletSettings />
+      <GoogleWalletSettings />
     </>
   );
 }
