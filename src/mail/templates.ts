@@ -445,8 +445,9 @@ ${ticketsHtml}`;
   };
 }
 
-function safeFileNamePart(value: string): string {
-  return value.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 64) || 'ticket';
+/** `value` as part of an attachment's file name: letters, digits, dots, dashes and underscores only. */
+export function safeFileNamePart(value: string, fallback = 'ticket'): string {
+  return value.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 64) || fallback;
 }
 
 // ---------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import type { GoogleSignerLookup } from '../documents/google-signer.ts';
 import { googleWalletSaveUrl } from '../documents/google-wallet.ts';
 import { renderTicketsPdf } from '../documents/pdf.ts';
 import type { OrderDocumentInput } from '../documents/types.ts';
+import { safeFileNamePart } from './templates.ts';
 import type { MailAttachment } from './transport.ts';
 
 /**
@@ -49,7 +50,7 @@ export async function renderTicketDocuments(request: TicketDocumentsRequest): Pr
   const pdf = await leftOutOnFailure(notes, 'PDF tickets', () => renderTicketsPdf(documents));
   if (pdf) {
     attachments.push({
-      filename: `tickets-${fileNamePart(documents.orderNo)}.pdf`,
+      filename: `tickets-${safeFileNamePart(documents.orderNo, 'order')}.pdf`,
       content: pdf,
       contentType: 'application/pdf',
     });
@@ -101,7 +102,7 @@ async function applePasses(
     Promise.all(documents.tickets.map((ticket) => renderApplePass(documents, ticket, signer))),
   );
   return (passes ?? []).map((content, i) => ({
-    filename: `ticket-${fileNamePart(documents.tickets[i]!.ticketNo)}.pkpass`,
+    filename: `ticket-${safeFileNamePart(documents.tickets[i]!.ticketNo)}.pkpass`,
     content,
     contentType: 'application/vnd.apple.pkpass',
   }));
@@ -114,8 +115,4 @@ async function leftOutOnFailure<T>(notes: string[], what: string, make: () => T 
     notes.push(`${what} left out: ${err instanceof Error ? err.message : String(err)}`);
     return undefined;
   }
-}
-
-function fileNamePart(value: string): string {
-  return value.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 64) || 'order';
 }
