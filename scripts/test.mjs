@@ -1,22 +1,24 @@
 // `npm test [files…]`: type-checks the TypeScript and compiles it in place
 // (tsconfig.test.json: each .js beside its .ts, gitignored), then runs the compiled test
-// files with node's test runner, two at a time. Loading TypeScript through a loader hook
-// costs every test process seconds of CPU before its first test (bench/README.md, "The
-// test suite"); plain JavaScript does not. Given files (test/x/y.test.ts) run alone;
-// without them, every test/*/*.test.ts runs.
+// files with node's test runner, two processes at a time. Loading TypeScript through a
+// loader hook costs every test process seconds of CPU before its first test, and loading
+// the service's modules another second or two (bench/README.md, "The test suite"): plain
+// JavaScript, and most files six to a process. Given files (test/x/y.test.ts) run alone;
+// without them, every test/*/*.test.ts runs (on PostgreSQL, those the engine reaches),
+// the timed browser files last.
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 
-const compiled = spawnSync(process.execPath, [TSC, '-p', join(ROOT, 'tsconfig.test.json')], {
+const typeChecked = spawnSync(process.execPath, [TSC, '-p', join(ROOT, 'tsconfig.test.json')], {
   cwd: ROOT,
   stdio: 'inherit',
 });
-if (compiled.status !== 0) process.exit(compiled.status ?? 1);
+if (typeChecked.status !== 0) process.exit(typeChecked.status ?? 1);
 
 /** Every test/<area>/<name>.test.ts, from its source, so a compiled file whose source is gone never runs. */
 function allTestFiles() {
@@ -28,8 +30,91 @@ function allTestFiles() {
     .sort();
 }
 
+/**
+ * Whether a test file needs a process of its own: hooks at its top level (node:test runs
+ * them around every test of the process), the process-wide metrics registry, or a browser
+ * (long files, which keep the two processes at a time evenly loaded).
+ */
+function needsOwnProcess(source) {
+  const text = readFileSync(join(ROOT, source), 'utf8');
+  return (
+    /^(?:before|after|beforeEach|afterEach)\(/m.test(text) ||
+    /metrics|registry/.test(text) ||
+    /useBrowser|useConsoleService/.test(text)
+  );
+}
+
+/** Test files per process when they share one: each still opens its own app and database. */
+const FILES_PER_PROCESS = 6;
+
+/**
+ * The files to give the runner: a file that needs a process of its own as itself, the
+ * others six to a generated entry that imports them, so a process loads the service's
+ * modules once for six files instead of once each.
+ */
+function entriesFor(sources) {
+  const alone = sources.filter(needsOwnProcess);
+  const shared = sources.filter((source) => !alone.includes(source));
+  rmSync(BATCH_DIR, { recursive: true, force: true });
+  mkdirSync(BATCH_DIR, { recursive: true });
+  const batches = [];
+  for (let i = 0; i < shared.length; i += FILES_PER_PROCESS) {
+    const group = shared.slice(i, i + FILES_PER_PROCESS);
+    const entry = join(BATCH_DIR, `files-${String(batches.length + 1).padStart(2, '0')}.test.mjs`);
+    const imports = group.map(
+      (source) => `import ${JSON.stringify(pathToFileURL(join(ROOT, compiledFile(source))).href)};`,
+    );
+    writeFileSync(entry, `// ${group.join(', ')}\n${imports.join('\n')}\n`);
+    batches.push(entry);
+  }
+  return [...alone.map(compiledFile), ...batches];
+}
+
+const BATCH_DIR = join(ROOT, 'node_modules', '.cache', 'marquee-test-batches');
+const compiledFile = (source) => source.replace(/\.ts$/, '.js');
+
+/**
+ * Files that assert how fast the door answers in a real browser (docs/door.md, "Speed and
+ * size"): they run after the rest, one at a time, so no other test file's work lands in
+ * their samples.
+ */
+const TIMED = ['test/door/door-screen.test.ts', 'test/console/door-device.test.ts'];
+
+/**
+ * Files whose subject the database engine does not reach: the console's pages and the
+ * door's browser code, the SDK, the ticket documents and e-mail templates, hostile
+ * request bodies, configuration and the build. They use a database only to set up, so on
+ * PostgreSQL (TEST_DATABASE_URL set) they are not run again: the embedded run covers them.
+ */
+const ENGINE_INDEPENDENT = [
+  /^test\/console\//,
+  /^test\/sdk\/(?:browser|client|examples|exports|generated-types)\./,
+  /^test\/tickets\//,
+  /^test\/door\/(?:door-screen|device-app|scan-queue|qr-video|outcome)\./,
+  /^test\/mail\/(?:languages|render-pool)\./,
+  /^test\/validation\/hostile-input\./,
+  /^test\/foundation\/(?:config|error-codes|openapi-document|ttl-cache|fresh-read-coalescer|compiled-build|container)\./,
+];
+
+/** Runs files with node's test runner, `concurrency` processes at a time; true if all passed. */
+function runFiles(files, concurrency) {
+  if (files.length === 0) return true;
+  const run = spawnSync(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...files], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+  return run.status === 0;
+}
+
 const requested = process.argv.slice(2);
-const sources = requested.length > 0 ? requested : allTestFiles();
-const files = sources.map((file) => file.replace(/\.ts$/, '.js'));
-const run = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], { cwd: ROOT, stdio: 'inherit' });
-process.exit(run.status ?? 1);
+if (requested.length > 0) {
+  // Files named on the command line run as themselves.
+  process.exit(runFiles(requested.map(compiledFile), 2) ? 0 : 1);
+}
+const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+const sources = allTestFiles().filter(
+  (source) => !(onPostgres && ENGINE_INDEPENDENT.some((pattern) => pattern.test(source))),
+);
+const rest = runFiles(entriesFor(sources.filter((source) => !TIMED.includes(source))), 2);
+const timed = runFiles(sources.filter((source) => TIMED.includes(source)).map(compiledFile), 1);
+process.exit(rest && timed ? 0 : 1);
