@@ -96,10 +96,19 @@ const ENGINE_INDEPENDENT = [
   /^test\/foundation\/(?:config|error-codes|openapi-document|ttl-cache|fresh-read-coalescer|compiled-build|container)\./,
 ];
 
+/**
+ * V8 flags of every test process (the runner passes them on). `--liftoff-only`: the
+ * embedded database's WebAssembly stays with V8's baseline compiler. A test process lives
+ * seconds, and optimizing PGlite's hot functions cost it more CPU than the optimized code
+ * saved: about 30% of a file's CPU (bench/README.md, "The test suite"). The service itself
+ * runs with the optimizing tier (docs/operations.md, "Memory: the Node flags of `npm start`").
+ */
+const V8_FLAGS = ['--liftoff-only'];
+
 /** Runs files with node's test runner, `concurrency` processes at a time; true if all passed. */
 function runFiles(files, concurrency) {
   if (files.length === 0) return true;
-  const run = spawnSync(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...files], {
+  const run = spawnSync(process.execPath, [...V8_FLAGS, '--test', `--test-concurrency=${concurrency}`, ...files], {
     cwd: ROOT,
     stdio: 'inherit',
   });
