@@ -20,6 +20,7 @@ import { createEvent, type EventAttributes } from 'ics';
 import { tzlib_get_ical_block } from 'timezones-ical-library';
 import { translator, type Language } from '../i18n/index.ts';
 import type { OrderDocumentInput } from './types.ts';
+import { wallClockIn } from './wall-clock.ts';
 
 export interface CalendarFile {
   /** The event's title reduced to letters, digits and dashes, then the local start: `Die-Zauberflöte-2026-07-03-1930.ics`. */
@@ -144,28 +145,10 @@ function inZone(lines: string[], p: CalendarPerformance): string[] {
   return out;
 }
 
-const wallClockFormats = new Map<string, Intl.DateTimeFormat>();
-
 /** `20260703T193000`: the local date and time in the zone, as iCalendar writes a zoned DATE-TIME. */
 function wallClock(at: Date, timeZone: string): string {
-  let format = wallClockFormats.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      hourCycle: 'h23',
-    });
-    if (wallClockFormats.size >= 1000) wallClockFormats.clear();
-    wallClockFormats.set(timeZone, format);
-  }
-  const part: Record<string, string> = {};
-  for (const { type, value } of format.formatToParts(at)) part[type] = value;
-  return `${part.year}${part.month}${part.day}T${part.hour}${part.minute}${part.second}`;
+  const c = wallClockIn(at, timeZone);
+  return `${c.year}${c.month}${c.day}T${c.hour}${c.minute}${c.second}`;
 }
 
 /**

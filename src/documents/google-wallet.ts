@@ -10,6 +10,7 @@
  */
 import { importPKCS8, SignJWT } from 'jose';
 import type { DocumentTicket, OrderDocumentInput } from './types.ts';
+import { wallClockIn } from './wall-clock.ts';
 
 const SAVE_URL = 'https://pay.google.com/gp/v/save/';
 
@@ -109,19 +110,6 @@ function minorDigits(currency: string): number {
  * is how Google shows a start without converting it to the phone's zone.
  */
 function isoInZone(at: Date, timeZone: string): string {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    timeZoneName: 'longOffset',
-  }).formatToParts(at);
-  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '';
-  // "GMT+01:00", or "GMT" for a zero offset.
-  const offset = part('timeZoneName').replace('GMT', '') || '+00:00';
-  return `${part('year')}-${part('month')}-${part('day')}T${part('hour')}:${part('minute')}:${part('second')}${offset}`;
+  const c = wallClockIn(at, timeZone);
+  return `${c.year}-${c.month}-${c.day}T${c.hour}:${c.minute}:${c.second}${c.offset}`;
 }
