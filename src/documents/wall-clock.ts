@@ -3,7 +3,7 @@
  * the calendar file writes the first (a DATE-TIME with its TZID), the Google Wallet class
  * both (an ISO 8601 time with its offset). One formatter per zone, kept.
  */
-export interface WallClock {
+interface WallClock {
   year: string;
   month: string;
   day: string;

@@ -33,9 +33,7 @@ export const updateAppleWallet = (change: AppleWalletChange) =>
 export const deleteAppleWallet = () => answer(dashboard.DELETE('/dashboard/v1/organizer/wallet/apple'));
 
 export type GoogleWallet = Json<paths['/dashboard/v1/organizer/wallet/google']['get']['responses'][200]>;
-export type GoogleWalletChange = Json<
-  NonNullable<paths['/dashboard/v1/organizer/wallet/google']['put']['requestBody']>
->;
+type GoogleWalletChange = Json<NonNullable<paths['/dashboard/v1/organizer/wallet/google']['put']['requestBody']>>;
 
 /** The Google Wallet settings, or null when there are none (the API answers 404). */
 export async function getGoogleWallet(): Promise<GoogleWallet | null> {
