@@ -14,10 +14,8 @@ import { promisify } from 'node:util';
 import { problemOf, useTestApp, type DashboardSession, type TestApp } from '../helpers/app.ts';
 import { setupSale, BUYER, type Sale } from '../helpers/orders.ts';
 import { makePassCertificates, type PassCertificates } from '../helpers/wallet-certificates.ts';
-import { runEmailJobsOnce } from '../../src/mail/jobs.ts';
-import { createMailer } from '../../src/mail/transport.ts';
-import { inThreadRenderer } from '../helpers/mail-renderer.ts';
-import { header, parseMime } from '../helpers/smtp-receiver.ts';
+import { sendDueMails } from '../helpers/mail-renderer.ts';
+import { header } from '../helpers/smtp-receiver.ts';
 
 const run = promisify(execFile);
 const SECRETS_KEY = '11'.repeat(32);
@@ -210,24 +208,7 @@ describe('Apple Wallet passes', () => {
   });
 
   test('the e-ticket mail carries the pass', async () => {
-    const outbox = join(dir, 'outbox');
-    const from = 'Marquee <no-reply@localhost>';
-    const mailer = createMailer({ from, outboxDir: outbox, clock: t.clock });
-    try {
-      t.clock.advance(1000);
-      await runEmailJobsOnce({
-        db: t.database.db,
-        mailer,
-        renderer: inThreadRenderer(from),
-        clock: t.clock,
-        walletSecretsKey: Buffer.from(SECRETS_KEY, 'hex'),
-      });
-    } finally {
-      mailer.close();
-    }
-    const mails = await Promise.all(
-      (await readdir(outbox)).map(async (file) => parseMime(await readFile(join(outbox, file), 'latin1'))),
-    );
+    const mails = await sendDueMails(t, dir, Buffer.from(SECRETS_KEY, 'hex'));
     const etickets = mails.find((m) => header(m.headers, 'subject')?.startsWith('Your tickets'))!;
     const attached = etickets.parts.find((p) => p.contentType === 'application/vnd.apple.pkpass')!;
     assert.equal(attached.filename, `ticket-${ticketNo}.pkpass`);

@@ -6,19 +6,15 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sealSecret } from '../../src/lib/secret-box.ts';
-import { runEmailJobsOnce } from '../../src/mail/jobs.ts';
-import { createMailer } from '../../src/mail/transport.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { inThreadRenderer } from '../helpers/mail-renderer.ts';
+import { sendDueMails } from '../helpers/mail-renderer.ts';
 import { placeOrder, setupSale } from '../helpers/orders.ts';
-import { header, parseMime } from '../helpers/smtp-receiver.ts';
-
-const FROM = 'Marquee <no-reply@localhost>';
+import { header } from '../helpers/smtp-receiver.ts';
 
 describe('the e-ticket mail carries the PDF tickets and the calendar files', () => {
   let t: TestApp;
@@ -33,27 +29,13 @@ describe('the e-ticket mail carries the PDF tickets and the calendar files', () 
     await rm(dir, { recursive: true, force: true });
   });
 
-  /** Sends what is due into a fresh outbox; the e-ticket mail of `orderNo`, parsed. */
+  /** Sends what is due; the e-ticket mail of `orderNo`, parsed. */
   async function eticketMail(orderNo: string) {
-    const outbox = await mkdtemp(path.join(dir, 'outbox-'));
-    const mailer = createMailer({ from: FROM, outboxDir: outbox, clock: t.clock });
-    try {
-      t.clock.advance(1000);
-      await runEmailJobsOnce({
-        db: t.database.db,
-        mailer,
-        renderer: inThreadRenderer(FROM),
-        clock: t.clock,
-        walletSecretsKey,
-      });
-    } finally {
-      mailer.close();
-    }
-    for (const file of await readdir(outbox)) {
-      const mail = parseMime(await readFile(path.join(outbox, file), 'latin1'));
-      if (header(mail.headers, 'subject') === `Your tickets for order ${orderNo}`) return mail;
-    }
-    throw new Error(`no e-ticket mail for ${orderNo}`);
+    const mail = (await sendDueMails(t, dir, walletSecretsKey)).find(
+      (m) => header(m.headers, 'subject') === `Your tickets for order ${orderNo}`,
+    );
+    if (!mail) throw new Error(`no e-ticket mail for ${orderNo}`);
+    return mail;
   }
 
   async function loggedNotes(orderId: string) {

@@ -6,18 +6,16 @@
  */
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
 import { sealSecret } from '../../src/lib/secret-box.ts';
-import { runEmailJobsOnce } from '../../src/mail/jobs.ts';
-import { createMailer } from '../../src/mail/transport.ts';
 import { problemOf, useTestApp, type DashboardSession, type TestApp } from '../helpers/app.ts';
-import { inThreadRenderer } from '../helpers/mail-renderer.ts';
+import { sendDueMails } from '../helpers/mail-renderer.ts';
 import { placeOrder, setupSale, type Sale } from '../helpers/orders.ts';
-import { parseMime } from '../helpers/smtp-receiver.ts';
+import { type parseMime } from '../helpers/smtp-receiver.ts';
 
 const SECRETS_KEY = '22'.repeat(32);
 const ISSUER_ID = '3388000000012345678';
@@ -26,7 +24,6 @@ const KEY_ID = '0f1e2d3c4b5a69788796a5b4c3d2e1f0a1b2c3d4';
 const STARTS_AT = '2027-03-12T18:30:00.000Z';
 const SAVE_URL = 'https://pay.google.com/gp/v/save/';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const FROM = 'Marquee <no-reply@localhost>';
 const SETTINGS = '/dashboard/v1/organizer/wallet/google';
 
 const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -60,25 +57,9 @@ async function memberOf(t: TestApp, organizerId: string, role: string, email: st
   return t.signIn(user.email, user.password);
 }
 
-/** Sends every due mail into a fresh outbox; the e-ticket mails, parsed. */
+/** Sends every due mail; the e-ticket mails, parsed. */
 async function sendMails(t: TestApp, dir: string, walletSecretsKey: Buffer) {
-  const outbox = await mkdtemp(join(dir, 'outbox-'));
-  const mailer = createMailer({ from: FROM, outboxDir: outbox, clock: t.clock });
-  try {
-    t.clock.advance(1000);
-    await runEmailJobsOnce({
-      db: t.database.db,
-      mailer,
-      renderer: inThreadRenderer(FROM),
-      clock: t.clock,
-      walletSecretsKey,
-    });
-  } finally {
-    mailer.close();
-  }
-  const mails = await Promise.all(
-    (await readdir(outbox)).map(async (file) => parseMime(await readFile(join(outbox, file), 'latin1'))),
-  );
+  const mails = await sendDueMails(t, dir, walletSecretsKey);
   // The subjects are German (the event's language), encoded: the e-ticket mails are those with the PDF.
   return mails.filter((m) => m.parts.some((p) => p.contentType === 'application/pdf'));
 }
