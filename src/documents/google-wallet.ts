@@ -9,6 +9,7 @@
  * mail's render threads can make it like every other document.
  */
 import { importPKCS8, SignJWT } from 'jose';
+import { currencyMinorDigits } from '../i18n/index.ts';
 import type { DocumentTicket, OrderDocumentInput } from './types.ts';
 import { wallClockIn } from './wall-clock.ts';
 
@@ -75,7 +76,7 @@ function googleWalletPayload(documents: OrderDocumentInput, signer: GoogleWallet
   for (const ticket of documents.tickets) {
     if (!performances.has(ticket.performanceId)) performances.set(ticket.performanceId, ticket);
   }
-  const micros = 10 ** (6 - minorDigits(documents.currency));
+  const micros = 10 ** (6 - currencyMinorDigits(documents.currency));
   return {
     eventTicketClasses: [...performances.values()].map((ticket) => ({
       id: classId(ticket),
@@ -98,11 +99,6 @@ function googleWalletPayload(documents: OrderDocumentInput, signer: GoogleWallet
       faceValue: { micros: ticket.priceMinor * micros, currencyCode: documents.currency },
     })),
   };
-}
-
-/** The currency's minor digits from ICU's data, as the mail's amounts (src/i18n) read them. */
-function minorDigits(currency: string): number {
-  return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
 }
 
 /**

@@ -120,6 +120,16 @@ export function translator(language: Language): Translator {
  * with exactly that many fraction digits round-trips for every safe integer, so floating
  * point does not leak into totals.
  */
+/** How many minor digits ICU gives `currency`: 2 for EUR, 0 for JPY, 3 for BHD. */
+export function currencyMinorDigits(currency: string): number {
+  const format = cached(
+    moneyFormats,
+    `en ${currency}`,
+    () => new Intl.NumberFormat('en', { style: 'currency', currency }),
+  );
+  return format.resolvedOptions().maximumFractionDigits ?? 2;
+}
+
 function formatMoney(locale: string, minor: number, currency: string): string {
   const format = cached(
     moneyFormats,
