@@ -39,6 +39,7 @@ import { createApiKeyCache } from './domain/auth/api-keys.ts';
 import { createEventDetailCache } from './http/event-detail-cache.ts';
 import { EXPORT_BATCH_SIZE } from './domain/exports/exports.ts';
 import { serveConsole } from './http/console/serve-console.ts';
+import { closeConnectionsWhileDraining, createShutdownState } from './http/shutdown-state.ts';
 
 const DASHBOARD_PREFIX = '/dashboard/v1';
 
@@ -136,6 +137,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     webhookResolver: opts.webhookResolver ?? systemResolver,
     exportBatchSize: opts.exportBatchSize ?? EXPORT_BATCH_SIZE,
     caches: { apiKeys: createApiKeyCache(clock), eventDetails: eventDetails.cache },
+    shutdown: createShutdownState(),
   };
   app.decorate('deps', deps);
   app.decorateRequest('auth', undefined);
@@ -154,6 +156,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     }
     done();
   });
+  // Draining before shutdown (docs/deploy.md): every response closes its connection.
+  app.addHook('onRequest', closeConnectionsWhileDraining(deps.shutdown));
 
   app.setValidatorCompiler(validatorCompiler);
   // The named schemas every route refers to by $ref (src/http/schemas/components.ts).

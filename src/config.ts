@@ -77,6 +77,13 @@ export interface Config {
    * Refused unless NODE_ENV=test.
    */
   testHoldIdempotentRequestsMs: number | undefined;
+  /**
+   * SHUTDOWN_DRAIN_PERIOD: after SIGTERM/SIGINT, how long an API process answers /readyz
+   * 503 and keeps serving (each response with `Connection: close`) before it stops
+   * accepting, so a load balancer's health check moves traffic away first (docs/deploy.md,
+   * "Rolling restarts behind a load balancer"). 0 stops accepting at once.
+   */
+  shutdownDrainPeriodMs: number;
   /** Bounds on what one client can hold of the HTTP server (docs/operations.md, "Slow and greedy clients"). */
   http: HttpLimits;
   /** METRICS_PORT: the Prometheus listener's port (docs/operations.md, "Metrics"); undefined: no metrics. */
@@ -195,11 +202,11 @@ class EnvReader {
     return fallback;
   }
 
-  /** A duration like `2s`; `fallback` is written the same way; `min` likewise, if given. */
+  /** A duration like `2s`; `fallback` is written the same way; `min` likewise, if given (`0s` allows zero). */
   duration(name: string, fallback: string, min?: string): number {
     const text = this.text(name, fallback);
     const ms = parseDuration(text);
-    if (ms === undefined || ms <= 0) {
+    if (ms === undefined || (ms <= 0 && !(min !== undefined && parseDuration(min) === 0))) {
       this.invalid(name, `must be a duration like 50ms, 2s, 10m or 1h, got "${text}".`);
       return parseDuration(fallback)!;
     }
@@ -344,8 +351,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     port,
     host: read.text('HOST', '127.0.0.1'),
     dataDir: read.text('DATA_DIR', './data'),
-    // Longer than the 20 s drain of a stopping predecessor, so an overlapping restart waits it out.
-    dataDirLockWaitMs: read.duration('DATA_DIR_LOCK_WAIT', '25s'),
+    // Longer than a stopping predecessor takes (the 5 s drain period, then up to 20 s to
+    // finish), so an overlapping restart waits it out.
+    dataDirLockWaitMs: read.duration('DATA_DIR_LOCK_WAIT', '30s'),
     databaseUrl: read.url('DATABASE_URL', ['postgres:', 'postgresql:']),
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 1, 1000),
     databaseAcquireTimeoutMs: read.duration('DATABASE_ACQUIRE_TIMEOUT', DEFAULT_DATABASE_TIMEOUTS.acquire),
@@ -385,6 +393,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     logFormat: read.oneOf<LogFormat>('LOG_FORMAT', 'auto', ['auto', 'json', 'pretty'], 'auto, json or pretty'),
     http: httpLimits(read),
     idempotencyLeaseMs: read.duration('IDEMPOTENCY_LEASE', '5s', '1s'),
+    shutdownDrainPeriodMs: read.duration('SHUTDOWN_DRAIN_PERIOD', '5s', '0s'),
     testHoldIdempotentRequestsMs: testHoldIdempotentRequests(read, env),
     metricsPort: metricsPort(read, port, role),
     metricsHost: read.text('METRICS_HOST', '127.0.0.1'),

@@ -146,10 +146,20 @@ async function start(config: Readonly<Config>, logger: Logger, undo: Undo): Prom
     config.role === 'api' ? undefined : startWorkers({ config, db: database.backgroundDb, clock: systemClock, logger });
   if (workers) undo.push(() => workers.stop());
 
-  closeWithGrace({ delay: 20_000 }, async ({ signal, err }) => {
+  // The drain period comes on top of the 20 s the requests and jobs have to finish; a
+  // worker-only process serves no HTTP and has nothing to drain first.
+  const drainPeriodMs = app ? config.shutdownDrainPeriodMs : 0;
+  closeWithGrace({ delay: drainPeriodMs + 20_000 }, async ({ signal, err }) => {
+    // Only a signal is a planned stop a balancer can route around; after an error, stop now.
+    const drainMs = signal ? drainPeriodMs : 0;
     if (err) logger.error({ err }, 'shutting down after an error');
+    else if (drainMs > 0)
+      logger.info(
+        { signal, drainPeriodMs: drainMs },
+        'shutting down: /readyz answers 503 for the drain period, then draining requests and jobs',
+      );
     else logger.info({ signal }, 'shutting down: draining requests and jobs');
-    if (app) await closeDraining(app);
+    if (app) await closeDraining(app, drainMs);
     await workers?.stop();
     // Scraped until the work has drained, so the last counts are there to read.
     await metrics?.close();
@@ -206,13 +216,18 @@ function banner(urls: { api: string; docs: string; healthz: string; readyz: stri
 }
 
 /**
- * Stops the API: no new connections, in-flight requests finish. A keep-alive connection
- * whose request was in flight when closing began would otherwise stay open after its
- * response until its keep-alive timeout and hold the whole drain (and the data directory)
- * that long; closing idle connections as they turn idle lets the drain end with the last
- * response.
+ * Stops the API. First the drain period (docs/deploy.md, "Rolling restarts behind a load
+ * balancer"): /readyz answers 503 and every other request is still served, each response
+ * closing its connection, so the balancer's health check takes this process out of
+ * rotation before it stops accepting. Then no new connections, in-flight requests finish.
+ * A keep-alive connection whose request was in flight when closing began would otherwise
+ * stay open after its response until its keep-alive timeout and hold the whole drain (and
+ * the data directory) that long; closing idle connections as they turn idle lets the
+ * drain end with the last response.
  */
-async function closeDraining(app: FastifyInstance): Promise<void> {
+async function closeDraining(app: FastifyInstance, drainPeriodMs: number): Promise<void> {
+  app.deps.shutdown.beginDraining();
+  if (drainPeriodMs > 0) await new Promise((resolve) => setTimeout(resolve, drainPeriodMs));
   const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
   try {
     await app.close();

@@ -56,6 +56,7 @@ export const ERROR_CODES = {
   database_overloaded: 'unavailable',
   resource_busy: 'unavailable',
   handler_timeout: 'unavailable',
+  shutting_down: 'unavailable',
   internal_error: 'internal',
 } as const satisfies Record<string, ErrorKind>;
 

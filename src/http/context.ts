@@ -11,6 +11,7 @@ import type { EventDetailCache } from './event-detail-cache.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { IdempotencySettings } from './plugins/idempotency.ts';
 import type { RateLimiter } from './rate-limit/limiter.ts';
+import type { ShutdownState } from './shutdown-state.ts';
 import type { Resolver } from '../webhooks/url-vetting.ts';
 
 export interface AppDeps {
@@ -29,6 +30,8 @@ export interface AppDeps {
   webhookResolver: Resolver;
   /** Rows per statement of the CSV exports (docs/exports.md); tests make it small. */
   exportBatchSize: number;
+  /** Draining before shutdown: /readyz answers 503 (main.ts begins it on SIGTERM). */
+  shutdown: ShutdownState;
 }
 
 declare module 'fastify' {

@@ -53,6 +53,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
   database_overloaded: 503,
   resource_busy: 503,
   handler_timeout: 503,
+  shutting_down: 503,
   internal_error: 500,
 });
 

@@ -9,7 +9,7 @@ describe('configuration', () => {
       port: 3000,
       host: '127.0.0.1',
       dataDir: './data',
-      dataDirLockWaitMs: 25_000,
+      dataDirLockWaitMs: 30_000,
       databaseUrl: undefined,
       databasePoolSize: 10,
       databaseAcquireTimeoutMs: 5_000,
@@ -47,6 +47,7 @@ describe('configuration', () => {
         maxHeaderBytes: 16_384,
       },
       idempotencyLeaseMs: 5_000,
+      shutdownDrainPeriodMs: 5_000,
       testHoldIdempotentRequestsMs: undefined,
       metricsPort: undefined,
       metricsHost: '127.0.0.1',
@@ -65,6 +66,12 @@ describe('configuration', () => {
     assert.equal(config.databaseAcquireTimeoutMs, 250);
     assert.equal(config.databaseStatementTimeoutMs, 120_000);
     assert.equal(config.databaseLockTimeoutMs, 3_000);
+  });
+
+  test('SHUTDOWN_DRAIN_PERIOD reads as a duration, zero included', () => {
+    assert.equal(loadConfig({ SHUTDOWN_DRAIN_PERIOD: '1s' }).shutdownDrainPeriodMs, 1_000);
+    assert.equal(loadConfig({ SHUTDOWN_DRAIN_PERIOD: '0s' }).shutdownDrainPeriodMs, 0);
+    assert.equal(loadConfig({ SHUTDOWN_DRAIN_PERIOD: '0ms' }).shutdownDrainPeriodMs, 0);
   });
 
   test('WORKER_JOBS picks the job kinds a worker runs', () => {
@@ -190,6 +197,10 @@ describe('configuration', () => {
       'Invalid configuration: HTTP_MAX_HEADER_SIZE must be an integer from 1024 to 1048576, got "100".',
     ],
     [{ IDEMPOTENCY_LEASE: '500ms' }, 'Invalid configuration: IDEMPOTENCY_LEASE must be at least 1s, got "500ms".'],
+    [
+      { SHUTDOWN_DRAIN_PERIOD: '5' },
+      'Invalid configuration: SHUTDOWN_DRAIN_PERIOD must be a duration like 50ms, 2s, 10m or 1h, got "5".',
+    ],
     [
       { IDEMPOTENCY_LEASE: 'soon' },
       'Invalid configuration: IDEMPOTENCY_LEASE must be a duration like 50ms, 2s, 10m or 1h, got "soon".',

@@ -49,7 +49,9 @@ export const FROM_BUILD = ['dist/main.js'];
 export function launch(env: Record<string, string>, args: string[] = FROM_SOURCES): ServiceProcess {
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
+    // No balancer watches these processes: no drain period before a SIGTERM'd one stops,
+    // unless the test sets one (docs/deploy.md, "Rolling restarts behind a load balancer").
+    env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', SHUTDOWN_DRAIN_PERIOD: '0s', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);

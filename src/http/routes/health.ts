@@ -1,10 +1,15 @@
-/** Liveness and readiness probes: /healthz answers while the process runs, /readyz only while the database does. */
+/**
+ * Liveness and readiness probes: /healthz answers while the process runs, /readyz only
+ * while the database does and the process is not draining before shutdown
+ * (./shutdown-state.ts; docs/deploy.md, "Rolling restarts behind a load balancer").
+ */
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { sql } from 'kysely';
 import type { Clock } from '../../lib/clock.ts';
 import { problem } from '../errors.ts';
 import { Problem } from '../schemas/common.ts';
+import { SHUTTING_DOWN_DETAIL } from '../shutdown-state.ts';
 
 const Status = Type.Object({ status: Type.String() });
 
@@ -43,6 +48,9 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/healthz', { schema: { hide: true, response: { 200: Status } } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true, response: { 200: Status, 503: Problem } } }, async (request, reply) => {
+    // Before the database check: a draining process is out of rotation whatever its database says.
+    if (app.deps.shutdown.draining)
+      return reply.code(503).type('application/problem+json').send(problem('shutting_down', SHUTTING_DOWN_DETAIL));
     const err = await databaseProblem();
     if (err === undefined) return { status: 'ready' };
     request.log.warn({ err }, 'readiness check: database unreachable');

@@ -1477,6 +1477,7 @@ export interface components {
         | 'database_overloaded'
         | 'resource_busy'
         | 'handler_timeout'
+        | 'shutting_down'
         | 'internal_error';
       /** @description path of the offending field, such as items.0.quantity */
       param?: string;

@@ -1,0 +1,43 @@
+/**
+ * Whether the API is draining before it stops (docs/deploy.md, "Rolling restarts behind a
+ * load balancer"). From SIGTERM until the drain period ends, /readyz answers 503 so the
+ * balancer's health check takes this process out of rotation, while every other request
+ * is still served; each response meanwhile carries `Connection: close`, so keep-alive
+ * clients (the balancer among them) open their next connection anew, and it lands on
+ * another process. One state per app: tests build many apps in one process.
+ */
+import type { onRequestHookHandler } from 'fastify';
+
+export interface ShutdownState {
+  /** True from beginDraining() on; never false again. */
+  readonly draining: boolean;
+  beginDraining(): void;
+}
+
+export function createShutdownState(): ShutdownState {
+  let draining = false;
+  return {
+    get draining() {
+      return draining;
+    },
+    beginDraining() {
+      draining = true;
+    },
+  };
+}
+
+/** What /readyz says while draining: why, and what a person at the balancer can do. */
+export const SHUTTING_DOWN_DETAIL =
+  'This process is shutting down and no longer takes new traffic; send requests to another instance (the load balancer does so once its health check sees this answer).';
+
+/**
+ * An onRequest hook: while draining, the response closes its connection. Node ends the
+ * socket after a response whose `Connection` header says `close`, so no connection is
+ * left idle for the final close to cut under a request the client is already sending.
+ */
+export function closeConnectionsWhileDraining(state: ShutdownState): onRequestHookHandler {
+  return (_request, reply, done) => {
+    if (state.draining) reply.header('connection', 'close');
+    done();
+  };
+}
