@@ -22,6 +22,7 @@ import { noisyNeighbourScenario } from './scenarios/noisyneighbour.ts';
 import { onSaleScenario } from './scenarios/onsale.ts';
 import { oversoldScenario } from './scenarios/oversold.ts';
 import { readsScenario } from './scenarios/reads.ts';
+import { rollingRestartScenario } from './scenarios/rollingrestart.ts';
 import { scaleOutScenario } from './scenarios/scaleout.ts';
 import type { Check, Goal, ScenarioOptions, ScenarioResult } from './scenarios/types.ts';
 import { webhooksScenario } from './scenarios/webhooks.ts';
@@ -41,6 +42,10 @@ const SCENARIOS: Record<string, { title: string; run: (opts: ScenarioOptions) =>
     run: noisyNeighbourScenario,
   },
   scaleout: { title: 'Scale-out: 2 API + 2 worker processes, one PostgreSQL, one Redis', run: scaleOutScenario },
+  rollingrestart: {
+    title: 'Rolling restart: 2 API processes behind HAProxy, each restarted in turn under load',
+    run: rollingRestartScenario,
+  },
   embedded: { title: 'Embedded default (PGlite): on-sale rush and reads', run: embeddedScenario },
   mailload: {
     title: 'Mail load: GET /v1/events/{id} while a 1,000-ticket e-ticket mail renders and sends',

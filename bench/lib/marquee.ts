@@ -55,6 +55,8 @@ interface StartOptions {
   root?: string;
   /** Modules loaded before src/main.ts (`--import`), e.g. a bench probe. */
   preload?: string[];
+  /** The API's port (a load balancer's fixed backend); default a free one. */
+  port?: number;
 }
 
 /** The Node flags `npm start` passes (package.json), so the bench runs what users run. */
@@ -65,7 +67,7 @@ function startFlags(root: string): string[] {
 
 export async function startMarquee(opts: StartOptions): Promise<MarqueeProcess> {
   const role = opts.role ?? 'all';
-  const port = role === 'worker' ? 0 : await freePort();
+  const port = role === 'worker' ? 0 : (opts.port ?? (await freePort()));
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '/tmp',
@@ -81,6 +83,8 @@ export async function startMarquee(opts: StartOptions): Promise<MarqueeProcess> 
     // Every load-generator connection comes from 127.0.0.1: lift the per-address cap
     // (default 256) well above the largest run, which still exercises its counting.
     HTTP_MAX_CONNECTIONS_PER_IP: '4096',
+    // No balancer watches these processes: stop at once (rollingrestart sets a drain period).
+    SHUTDOWN_DRAIN_PERIOD: '0s',
     ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
     DATA_DIR: opts.dataDir ?? '/tmp/marquee-bench-data',
     ...opts.env,

@@ -56,7 +56,7 @@ function configuration(port: number, serverPorts: number[], socket: string): str
     '  timeout http-keep-alive 10s',
     // A check answered late is a failed one; under load a busy but healthy process can take
     // longer than the 200 ms interval (the default bound), and with fall 1 that took it out.
-    '  timeout check 1s',
+    '  timeout check 2s',
     // Only a request that never reached a server is sent again, to the other one: the
     // drain is what keeps sent requests from failing.
     '  retries 2',

@@ -29,7 +29,7 @@ interface OrderAnswer {
   attempts: number;
 }
 
-export interface LoadReport {
+interface LoadReport {
   /** Requests sent, retries included. */
   requests: number;
   /** Errors below HTTP: refused, reset, closed before the response. */
