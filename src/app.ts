@@ -40,6 +40,8 @@ import { createEventDetailCache } from './http/event-detail-cache.ts';
 import { EXPORT_BATCH_SIZE } from './domain/exports/exports.ts';
 import { serveConsole } from './http/console/serve-console.ts';
 import { closeConnectionsWhileDraining, createShutdownState } from './http/shutdown-state.ts';
+import { routeReads } from './http/read-routing.ts';
+import type { ReadReplica } from './db/replica.ts';
 
 const DASHBOARD_PREFIX = '/dashboard/v1';
 
@@ -66,6 +68,8 @@ export interface BuildAppOptions {
   webhookResolver?: Resolver;
   /** Rows per statement of the CSV exports (default EXPORT_BATCH_SIZE); tests make it small. */
   exportBatchSize?: number;
+  /** A read replica the caller opened and closes (tests); omitted: DATABASE_REPLICA_URL's, if set. */
+  readReplica?: ReadReplica;
 }
 
 /**
@@ -158,6 +162,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   });
   // Draining before shutdown (docs/deploy.md): every response closes its connection.
   app.addHook('onRequest', closeConnectionsWhileDraining(deps.shutdown));
+  // Reads that may go to DATABASE_REPLICA_URL (docs/deploy.md, "A read replica"): before any route.
+  await routeReads(app, { config: opts.config, primary: opts.database.db, replica: opts.readReplica });
 
   app.setValidatorCompiler(validatorCompiler);
   // The named schemas every route refers to by $ref (src/http/schemas/components.ts).

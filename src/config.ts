@@ -32,6 +32,13 @@ export interface Config {
   databaseStatementTimeoutMs: number;
   /** PostgreSQL lock_timeout of every pooled connection. */
   databaseLockTimeoutMs: number;
+  /**
+   * DATABASE_REPLICA_URL: a streaming replica of DATABASE_URL that replica-routed GETs read
+   * from while it keeps up (docs/deploy.md, "A read replica"); undefined: every read on the primary.
+   */
+  databaseReplicaUrl: string | undefined;
+  /** DATABASE_REPLICA_MAX_LAG: a replica further behind than this serves no read. */
+  databaseReplicaMaxLagMs: number;
   redisUrl: string | undefined;
   adminToken: string | undefined;
   role: Role;
@@ -342,6 +349,14 @@ function walletSecretsKey(read: EnvReader): Buffer | undefined {
   return key;
 }
 
+/** DATABASE_REPLICA_URL is a replica of DATABASE_URL's database, never of the embedded one. */
+function readReplica(read: EnvReader): Pick<Config, 'databaseReplicaUrl' | 'databaseReplicaMaxLagMs'> {
+  const url = read.url('DATABASE_REPLICA_URL', ['postgres:', 'postgresql:']);
+  if (url !== undefined && read.optional('DATABASE_URL') === undefined)
+    read.invalid('DATABASE_REPLICA_URL', 'needs DATABASE_URL: it is a replica of that PostgreSQL database.');
+  return { databaseReplicaUrl: url, databaseReplicaMaxLagMs: read.duration('DATABASE_REPLICA_MAX_LAG', '5s') };
+}
+
 /** Reads and validates every variable; throws one ConfigError listing all invalid ones. */
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const read = new EnvReader(env);
@@ -359,6 +374,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     databaseAcquireTimeoutMs: read.duration('DATABASE_ACQUIRE_TIMEOUT', DEFAULT_DATABASE_TIMEOUTS.acquire),
     databaseStatementTimeoutMs: read.duration('DATABASE_STATEMENT_TIMEOUT', DEFAULT_DATABASE_TIMEOUTS.statement),
     databaseLockTimeoutMs: read.duration('DATABASE_LOCK_TIMEOUT', DEFAULT_DATABASE_TIMEOUTS.lock),
+    ...readReplica(read),
     redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:']),
     adminToken: adminToken(read),
     role,

@@ -51,6 +51,11 @@ declare module 'fastify' {
      * `check_in` key may use list it, docs/door.md).
      */
     scope?: Scope | 'any' | readonly Scope[];
+    /**
+     * `replica`: a side-effect-free GET whose handler may read from DATABASE_REPLICA_URL
+     * (src/http/read-routing.ts, docs/deploy.md "A read replica"); unset: the primary.
+     */
+    reads?: 'replica';
   }
 }
 

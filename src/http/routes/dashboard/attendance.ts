@@ -12,7 +12,7 @@ export const attendanceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/performances/:id/attendance',
     {
-      config: { resource: 'Performance' },
+      config: { resource: 'Performance', reads: 'replica' },
       schema: {
         tags: ['reports'],
         operationId: 'getAttendance',

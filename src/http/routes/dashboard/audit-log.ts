@@ -91,6 +91,7 @@ export const auditLogRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/audit_log',
     {
+      config: { reads: 'replica' },
       schema: {
         tags: ['team'],
         operationId: 'listAuditLog',
@@ -113,6 +114,7 @@ export const auditLogRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/audit_log/export',
     {
+      config: { reads: 'replica' },
       schema: {
         tags: ['team'],
         operationId: 'exportAuditLog',

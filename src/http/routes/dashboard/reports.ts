@@ -12,7 +12,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/reports/events/:id',
     {
-      config: { resource: 'Event' },
+      config: { resource: 'Event', reads: 'replica' },
       schema: {
         tags: ['reports'],
         operationId: 'getEventReport',

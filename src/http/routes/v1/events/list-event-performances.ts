@@ -10,7 +10,7 @@ export const listEventPerformancesRoute: FastifyPluginAsyncTypebox = async (app)
   app.get(
     '/events/:id/performances',
     {
-      config: { resource: 'Event' },
+      config: { resource: 'Event', reads: 'replica' },
       schema: {
         tags: ['performances'],
         operationId: 'listEventPerformances',

@@ -10,7 +10,7 @@ export const listEventQuestionsRoute: FastifyPluginAsyncTypebox = async (app) =>
   app.get(
     '/events/:id/questions',
     {
-      config: { resource: 'Event' },
+      config: { resource: 'Event', reads: 'replica' },
       schema: {
         tags: ['events'],
         operationId: 'listEventQuestions',

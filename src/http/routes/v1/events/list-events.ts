@@ -10,6 +10,7 @@ export const listEventsRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/events',
     {
+      config: { reads: 'replica' },
       schema: {
         tags: ['events'],
         operationId: 'listEvents',

@@ -9,7 +9,7 @@ export const exportOrdersRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/events/:id/exports/orders.csv',
     {
-      config: { resource: 'Event' },
+      config: { resource: 'Event', reads: 'replica' },
       schema: {
         tags: ['exports'],
         operationId: 'exportEventOrders',

@@ -9,7 +9,7 @@ export const exportTicketsRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/events/:id/exports/tickets.csv',
     {
-      config: { resource: 'Event' },
+      config: { resource: 'Event', reads: 'replica' },
       schema: {
         tags: ['exports'],
         operationId: 'exportEventTickets',

@@ -9,7 +9,7 @@ export const getOrderRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/orders/:id',
     {
-      config: { resource: 'Order' },
+      config: { resource: 'Order', reads: 'replica' },
       schema: {
         tags: ['orders'],
         operationId: 'getOrder',

@@ -11,6 +11,7 @@ export const listOrdersRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/orders',
     {
+      config: { reads: 'replica' },
       schema: {
         tags: ['orders'],
         operationId: 'listOrders',

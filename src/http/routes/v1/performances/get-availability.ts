@@ -9,7 +9,7 @@ export const getAvailabilityRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/performances/:id/availability',
     {
-      config: { resource: 'Performance' },
+      config: { resource: 'Performance', reads: 'replica' },
       schema: {
         tags: ['performances'],
         operationId: 'getPerformanceAvailability',

@@ -9,7 +9,7 @@ export const getPerformanceCalendarRoute: FastifyPluginAsyncTypebox = async (app
   app.get(
     '/performances/:id/calendar.ics',
     {
-      config: { resource: 'Performance' },
+      config: { resource: 'Performance', reads: 'replica' },
       schema: {
         tags: ['performances'],
         operationId: 'getPerformanceCalendar',

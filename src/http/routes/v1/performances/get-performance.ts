@@ -9,7 +9,7 @@ export const getPerformanceRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/performances/:id',
     {
-      config: { resource: 'Performance' },
+      config: { resource: 'Performance', reads: 'replica' },
       schema: {
         tags: ['performances'],
         operationId: 'getPerformance',

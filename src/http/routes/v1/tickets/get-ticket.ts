@@ -9,7 +9,7 @@ export const getTicketRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/tickets/:id',
     {
-      config: { resource: 'Ticket', scope: ['read', 'check_in'] },
+      config: { resource: 'Ticket', scope: ['read', 'check_in'], reads: 'replica' },
       schema: {
         tags: ['tickets'],
         operationId: 'getTicket',

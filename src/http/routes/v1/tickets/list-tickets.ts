@@ -11,7 +11,7 @@ export const listTicketsRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/tickets',
     {
-      config: { scope: ['read', 'check_in'] },
+      config: { scope: ['read', 'check_in'], reads: 'replica' },
       schema: {
         tags: ['tickets'],
         operationId: 'listTickets',

@@ -9,7 +9,7 @@ export const getWebhookDeliveryRoute: FastifyPluginAsyncTypebox = async (app) =>
   app.get(
     '/webhook_deliveries/:id',
     {
-      config: { resource: 'Webhook delivery' },
+      config: { resource: 'Webhook delivery', reads: 'replica' },
       schema: {
         tags: ['webhooks'],
         operationId: 'getWebhookDelivery',

@@ -9,7 +9,7 @@ export const getWebhookEndpointRoute: FastifyPluginAsyncTypebox = async (app) =>
   app.get(
     '/webhook_endpoints/:id',
     {
-      config: { resource: 'Webhook endpoint' },
+      config: { resource: 'Webhook endpoint', reads: 'replica' },
       schema: {
         tags: ['webhooks'],
         operationId: 'getWebhookEndpoint',

@@ -10,7 +10,7 @@ export const listWebhookDeliveriesRoute: FastifyPluginAsyncTypebox = async (app)
   app.get(
     '/webhook_endpoints/:id/deliveries',
     {
-      config: { resource: 'Webhook endpoint' },
+      config: { resource: 'Webhook endpoint', reads: 'replica' },
       schema: {
         tags: ['webhooks'],
         operationId: 'listWebhookDeliveries',

@@ -10,6 +10,7 @@ export const listWebhookEndpointsRoute: FastifyPluginAsyncTypebox = async (app) 
   app.get(
     '/webhook_endpoints',
     {
+      config: { reads: 'replica' },
       schema: {
         tags: ['webhooks'],
         operationId: 'listWebhookEndpoints',

@@ -1,0 +1,84 @@
+/**
+ * Which database a request reads from (docs/deploy.md, "A read replica"). A route that
+ * declares `config: { reads: 'replica' }` (a side-effect-free GET) runs its handler with
+ * request.db set to the replica when the tracker (src/db/replica.ts) says the replica
+ * keeps up and the caller's own writes are replayed there; every other request, the
+ * authentication before the handler included, stays on the primary.
+ *
+ * A replica read that fails with anything but the route's own answer (a 404, a 400) is
+ * run again once on the primary, so a replica dying between two polls costs a retry,
+ * never an error. Once the response is on its way (a CSV export streaming its batches)
+ * nothing can be retried: that export fails as it would on the primary.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/client.ts';
+import { openReadReplica, type ReadReplica } from '../db/replica.ts';
+import { DomainError } from '../errors/domain-error.ts';
+import { watchReplica } from '../metrics/replica.ts';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Whose writes a read must see: the API key, or the signed-in person of the dashboard. */
+function credentialOf(request: FastifyRequest): string | undefined {
+  const auth = request.auth;
+  if (auth?.apiKeyId) return `key:${auth.apiKeyId}`;
+  if (auth?.userId) return `user:${auth.userId}`;
+  return undefined;
+}
+
+function onReplica(handler: RouteHandlerMethod, replica: ReadReplica): RouteHandlerMethod {
+  return async function replicaRouted(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+    if (!replica.tracker.servesRead(credentialOf(request))) return handler.call(this, request, reply);
+    const primary = request.db;
+    request.db = replica.db;
+    try {
+      return await handler.call(this, request, reply);
+    } catch (err) {
+      if (err instanceof DomainError || reply.sent || reply.raw.headersSent) throw err;
+      replica.tracker.noteFailure(err);
+      request.log.info({ err }, 'a replica read failed: answered from the primary');
+      request.db = primary;
+      return handler.call(this, request, reply);
+    }
+  };
+}
+
+/**
+ * With DATABASE_REPLICA_URL (or a replica the caller opened, tests), routes reads that
+ * declare it to the replica and notes every write's credential. Call before the routes
+ * are added. Without a replica it adds nothing: no hook, no cost.
+ */
+export async function routeReads(
+  app: FastifyInstance,
+  opts: { config: Readonly<Config>; primary: Db; replica: ReadReplica | undefined },
+): Promise<void> {
+  const replica = opts.replica ?? (await openReadReplica(opts.config, opts.primary, { logger: app.log }));
+  if (replica === undefined) return;
+  if (opts.replica === undefined) app.addHook('onClose', async () => replica.close());
+  const unwatch = watchReplica(replica.tracker);
+  app.addHook('onClose', async () => unwatch());
+  app.addHook('onRoute', (route) => {
+    if (route.config?.reads !== 'replica') return;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (methods.some((method) => !SAFE_METHODS.has(method)))
+      throw new Error(`${route.url}: only GET routes may read from the replica`);
+    route.handler = onReplica(route.handler, replica);
+  });
+  // A write's credential reads from the primary from before its handler runs until the
+  // replica replayed what the primary had flushed after its response (its commit is in
+  // that): a read sent as soon as the response arrives never finds the write missing.
+  const writing = new WeakSet<FastifyRequest>();
+  app.addHook('preHandler', (request, _reply, done) => {
+    const credential = SAFE_METHODS.has(request.method) ? undefined : credentialOf(request);
+    if (credential !== undefined) {
+      writing.add(request);
+      replica.tracker.beginWrite(credential);
+    }
+    done();
+  });
+  app.addHook('onResponse', (request, _reply, done) => {
+    if (writing.has(request)) replica.tracker.endWrite(credentialOf(request)!);
+    done();
+  });
+}
