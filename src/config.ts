@@ -25,6 +25,11 @@ export interface Config {
   /** How long a start waits for another process to release DATA_DIR (embedded database only). */
   dataDirLockWaitMs: number;
   databaseUrl: string | undefined;
+  /**
+   * DATABASE_DIRECT_URL: PostgreSQL itself when DATABASE_URL is a transaction pooler
+   * (docs/deploy.md, "PgBouncer"); LISTEN, the endpoint guard and migrations use it.
+   */
+  databaseDirectUrl: string | undefined;
   databasePoolSize: number;
   /** How long a query waits for a free database connection before it answers 503. */
   databaseAcquireTimeoutMs: number;
@@ -357,6 +362,15 @@ function readReplica(read: EnvReader): Pick<Config, 'databaseReplicaUrl' | 'data
   return { databaseReplicaUrl: url, databaseReplicaMaxLagMs: read.duration('DATABASE_REPLICA_MAX_LAG', '5s') };
 }
 
+/** DATABASE_URL, and DATABASE_DIRECT_URL, which only means something beside it (docs/deploy.md, "PgBouncer"). */
+function databaseUrls(read: EnvReader): Pick<Config, 'databaseUrl' | 'databaseDirectUrl'> {
+  const databaseUrl = read.url('DATABASE_URL', ['postgres:', 'postgresql:']);
+  const databaseDirectUrl = read.url('DATABASE_DIRECT_URL', ['postgres:', 'postgresql:']);
+  if (databaseDirectUrl !== undefined && databaseUrl === undefined)
+    read.invalid('DATABASE_DIRECT_URL', 'needs DATABASE_URL: it is the direct way to the database behind a pooler.');
+  return { databaseUrl, databaseDirectUrl };
+}
+
 /** Reads and validates every variable; throws one ConfigError listing all invalid ones. */
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const read = new EnvReader(env);
@@ -369,7 +383,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     // Longer than a stopping predecessor takes (the 5 s drain period, then up to 20 s to
     // finish), so an overlapping restart waits it out.
     dataDirLockWaitMs: read.duration('DATA_DIR_LOCK_WAIT', '30s'),
-    databaseUrl: read.url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    ...databaseUrls(read),
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 1, 1000),
     databaseAcquireTimeoutMs: read.duration('DATABASE_ACQUIRE_TIMEOUT', DEFAULT_DATABASE_TIMEOUTS.acquire),
     databaseStatementTimeoutMs: read.duration('DATABASE_STATEMENT_TIMEOUT', DEFAULT_DATABASE_TIMEOUTS.statement),

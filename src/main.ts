@@ -120,7 +120,7 @@ async function start(config: Readonly<Config>, logger: Logger, undo: Undo): Prom
   });
   const [bootstrapped, built] = await Promise.allSettled([
     (async () => {
-      const applied = await migrate(database.db);
+      const applied = await onSessionDatabase(config, database, migrate);
       if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
       return ensureDefaultOrganizer(database.db, config.publicUrl);
     })(),
@@ -233,6 +233,34 @@ async function closeDraining(app: FastifyInstance, drainPeriodMs: number): Promi
     await app.close();
   } finally {
     clearInterval(sweep);
+  }
+}
+
+/**
+ * Runs `step` (the migrations) on a database connection that keeps its session: behind a
+ * transaction pooler a direct one of its own (DATABASE_DIRECT_URL, docs/deploy.md), closed
+ * after; otherwise the process's database.
+ */
+async function onSessionDatabase<T>(
+  config: Readonly<Config>,
+  database: DatabaseHandle,
+  step: (db: DatabaseHandle['db']) => Promise<T>,
+): Promise<T> {
+  if (config.databaseDirectUrl === undefined) return step(database.db);
+  const direct = await explained(
+    () =>
+      openDatabase({
+        ...databaseOptions(config),
+        databaseUrl: config.databaseDirectUrl,
+        transactionPooled: false,
+        poolSize: 1,
+      }),
+    (err) => databaseError(err, config.databaseDirectUrl!),
+  );
+  try {
+    return await step(direct.db);
+  } finally {
+    await direct.close();
   }
 }
 

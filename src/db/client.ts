@@ -18,6 +18,7 @@ import { EmbeddedTurns } from './embedded-turns.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import { startEmbeddedDatabase } from './pglite-thread.ts';
 import { preparedStatementName } from './prepared.ts';
+import { transactionPooledClient } from './transaction-pooling.ts';
 
 export type Db = Kysely<Database>;
 export type Engine = 'pglite' | 'postgres';
@@ -95,15 +96,15 @@ class PreparingClient extends pg.Client {
 export const ANSWER_MARGIN_MS = 2000;
 
 /**
- * PreparingClient whose queries each get an answer deadline: a query unanswered after
+ * A client class whose queries each get an answer deadline: a query unanswered after
  * `deadlineMs` destroys the connection, so it fails as a lost connection (503) and the
  * pool discards the client. One timer per query; Kysely's queries are promises.
  */
-function clientAnsweringWithin(deadlineMs: number): typeof PreparingClient {
-  return class AnsweringClient extends PreparingClient {
+function clientAnsweringWithin(deadlineMs: number, Client: typeof pg.Client): typeof pg.Client {
+  return class AnsweringClient extends Client {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- forwards every overload, as above
     override query(...args: unknown[]): any {
-      const result: unknown = super.query(...args);
+      const result: unknown = Reflect.apply(super.query.bind(this), this, args);
       if (!(result instanceof Promise)) return result;
       const timer = setTimeout(() => {
         const err = Object.assign(
@@ -136,6 +137,12 @@ interface OpenDatabaseOptions {
   statementTimeoutMs?: number;
   /** PostgreSQL lock_timeout; default 10 s. */
   lockTimeoutMs?: number;
+  /**
+   * `databaseUrl` is a transaction pooler (PgBouncer, pool_mode = transaction): no startup
+   * options, no named prepared statements, the timeouts given to every transaction
+   * (./transaction-pooling.ts).
+   */
+  transactionPooled?: boolean;
   /** Where lost connections are reported (a warning each); omitted means nowhere. */
   logger?: Pick<FastifyBaseLogger, 'warn'>;
 }
@@ -152,6 +159,7 @@ export function databaseOptions(
     acquireTimeoutMs: config.databaseAcquireTimeoutMs,
     statementTimeoutMs: config.databaseStatementTimeoutMs,
     lockTimeoutMs: config.databaseLockTimeoutMs,
+    transactionPooled: config.databaseDirectUrl !== undefined,
     ...(logger ? { logger } : {}),
   };
 }
@@ -159,19 +167,24 @@ export function databaseOptions(
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<DatabaseHandle> {
   const acquireTimeoutMs = opts.acquireTimeoutMs ?? DEFAULT_TIMEOUTS_MS.acquire;
   if (opts.databaseUrl) {
-    const statementTimeoutMs = Math.round(opts.statementTimeoutMs ?? DEFAULT_TIMEOUTS_MS.statement);
+    const timeouts = {
+      statementMs: Math.round(opts.statementTimeoutMs ?? DEFAULT_TIMEOUTS_MS.statement),
+      lockMs: Math.round(opts.lockTimeoutMs ?? DEFAULT_TIMEOUTS_MS.lock),
+    };
     const pool = new pg.Pool({
-      Client: clientAnsweringWithin(statementTimeoutMs + ANSWER_MARGIN_MS),
       connectionString: opts.databaseUrl,
       max: opts.poolSize ?? DEFAULT_POOL_SIZE,
       // Waiting for a free connection, and opening a new one, ends with an error that
       // answers 503 instead of queueing the request forever.
       connectionTimeoutMillis: acquireTimeoutMs,
       // A transaction must never wait forever on a row lock held by a stuck peer, nor a
-      // statement run forever.
-      options:
-        `-c lock_timeout=${Math.round(opts.lockTimeoutMs ?? DEFAULT_TIMEOUTS_MS.lock)}` +
-        ` -c statement_timeout=${statementTimeoutMs}`,
+      // statement run forever: set once per connection, or per transaction through a pooler.
+      ...(opts.transactionPooled
+        ? { Client: clientAnsweringWithin(timeouts.statementMs + ANSWER_MARGIN_MS, transactionPooledClient(timeouts)) }
+        : {
+            Client: clientAnsweringWithin(timeouts.statementMs + ANSWER_MARGIN_MS, PreparingClient),
+            options: `-c lock_timeout=${timeouts.lockMs} -c statement_timeout=${timeouts.statementMs}`,
+          }),
     });
     handleLostConnections(pool, opts.logger);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
@@ -211,6 +224,15 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<DatabaseH
       await pglite.close();
     },
   };
+}
+
+/**
+ * The URL of a connection that keeps a session (LISTEN, the webhook endpoint guard,
+ * migrations): DATABASE_DIRECT_URL when DATABASE_URL is a transaction pooler, else
+ * DATABASE_URL itself; undefined on the embedded database.
+ */
+export function sessionDatabaseUrl(config: Pick<Config, 'databaseUrl' | 'databaseDirectUrl'>): string | undefined {
+  return config.databaseDirectUrl ?? config.databaseUrl;
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * SQL literals, for the few statements that travel without bound parameters: EXECUTE of
  * an embedded prepared statement (./pglite-prepared.ts) and a statement followed by
- * `; COMMIT` in one simple-protocol message (./transaction.ts, withTransactionCommittedLast).
+ * `; COMMIT` in one simple-protocol message (./transaction.ts, withTransactionCommittedLast),
+ * and a statement behind its timeouts on a transaction pooler (./transaction-pooling.ts).
  *
  * Each value is written as the text node-postgres would bind for it (a Date as ISO 8601,
  * an array as a PostgreSQL array literal, an object as JSON, anything else as its string)
@@ -53,3 +54,33 @@ function arrayLiteral(values: readonly unknown[]): string | undefined {
   }
   return `{${elements.join(',')}}`;
 }
+
+/**
+ * `text` with each placeholder `$n` replaced by the literal of values[n - 1], or undefined
+ * when a value has no literal (binary). Placeholders inside quoted strings, quoted
+ * identifiers, dollar-quoted bodies and comments are left alone. PostgreSQL resolves an
+ * untyped literal exactly as it resolves a parameter of unspecified type, so the
+ * statement means what it meant with bound parameters.
+ */
+export function inlineParameters(text: string, values: readonly unknown[]): string | undefined {
+  const literals: string[] = [];
+  for (const value of values) {
+    const written = sqlLiteral(value);
+    if (written === undefined) return undefined;
+    literals.push(written);
+  }
+  return text.replace(SQL_TOKENS, (token: string, _dollarTag: string | undefined, index: string | undefined) => {
+    if (index === undefined) return token;
+    const written = literals[Number(index) - 1];
+    if (written === undefined) throw new Error(`no value for placeholder $${index}`);
+    return written;
+  });
+}
+
+/**
+ * What a placeholder can hide in, then a placeholder (captured): 'strings' (with ''),
+ * E'strings' (with backslash escapes), "identifiers", $tag$bodies$tag$, -- and block
+ * comments, and `$n`.
+ */
+const SQL_TOKENS =
+  /[eE]'(?:[^'\\]|\\.|'')*'|'(?:[^']|'')*'|"(?:[^"]|"")*"|(\$[A-Za-z_]*\$)[\s\S]*?\1|--[^\n]*|\/\*[\s\S]*?\*\/|\$(\d+)/g;

@@ -53,6 +53,7 @@ import { createWebhookSender, type WebhookSender } from './sender.ts';
 import { systemResolver } from './url-vetting.ts';
 import { onDeliveriesQueued } from './wakeup.ts';
 import { openEndpointGuard, type EndpointGuard } from '../db/repositories/endpoint-guard.ts';
+import { sessionDatabaseUrl } from '../db/client.ts';
 import { listenOnChannel } from '../db/listen.ts';
 import {
   DELIVERIES_QUEUED_CHANNEL,
@@ -111,8 +112,9 @@ export function createSenderFor(deps: WorkerDeps): WebhookSender {
  * database they read them as they start.
  */
 function guardFor(deps: WorkerDeps): EndpointGuard | null {
-  if (!deps.config.databaseUrl) return null;
-  return openEndpointGuard(deps.config.databaseUrl, deps.logger, {
+  const url = sessionDatabaseUrl(deps.config);
+  if (url === undefined) return null;
+  return openEndpointGuard(url, deps.logger, {
     connectTimeoutMs: deps.config.databaseAcquireTimeoutMs,
   });
 }
@@ -503,8 +505,9 @@ export const webhookDeliveryJob: JobFactory = (deps) => {
   const unsubscribe = onDeliveriesQueued(() => setTimeout(wake, WAKEUP_DELAY_MS));
   // Deliveries queued by other processes (ROLE=api): PostgreSQL's NOTIFY arrives after
   // their commit. On the embedded database there is only this process.
-  const listener = deps.config.databaseUrl
-    ? listenOnChannel(deps.config.databaseUrl, DELIVERIES_QUEUED_CHANNEL, wake, deps.logger, {
+  const sessionUrl = sessionDatabaseUrl(deps.config);
+  const listener = sessionUrl
+    ? listenOnChannel(sessionUrl, DELIVERIES_QUEUED_CHANNEL, wake, deps.logger, {
         connectTimeoutMs: deps.config.databaseAcquireTimeoutMs,
       })
     : null;

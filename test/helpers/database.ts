@@ -12,6 +12,12 @@ import { migrate, readMigrations } from '../../src/db/migrate.ts';
 
 export const testDatabaseUrl = process.env.TEST_DATABASE_URL || undefined;
 export const onPostgres = testDatabaseUrl !== undefined;
+/**
+ * PgBouncer (transaction pooling) in front of the test server, in the run of the files
+ * that go through it (scripts/test.mjs, --through-pgbouncer): test databases are created
+ * on the server and used through PgBouncer, as DATABASE_URL with DATABASE_DIRECT_URL.
+ */
+export const testPoolerUrl = process.env.TEST_DATABASE_POOLER_URL || undefined;
 
 export interface TestDatabase extends DatabaseHandle {
   /** Connection string of this database (PostgreSQL only), for a second process or pool. */
@@ -22,7 +28,9 @@ export interface TestDatabase extends DatabaseHandle {
  * Creates a database on the test server and returns its URL (PostgreSQL only): empty, or
  * a copy of `template`.
  */
-export async function createEmptyPostgresDatabase(template?: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createEmptyPostgresDatabase(
+  template?: string,
+): Promise<{ url: string; drop(opts?: { force?: boolean }): Promise<void> }> {
   if (!testDatabaseUrl) throw new Error('TEST_DATABASE_URL is not set');
   const name = `marquee_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: testDatabaseUrl });
@@ -36,11 +44,11 @@ export async function createEmptyPostgresDatabase(template?: string): Promise<{ 
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    async drop() {
+    async drop({ force = false } = {}) {
       const client = new pg.Client({ connectionString: testDatabaseUrl });
       await client.connect();
       try {
-        if (!(await onceUnused(client, `DROP DATABASE IF EXISTS ${name}`)))
+        if (force || !(await onceUnused(client, `DROP DATABASE IF EXISTS ${name}`)))
           await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       } finally {
         await client.end();
@@ -75,10 +83,12 @@ export interface TestDatabaseOptions {
   statementTimeoutMs?: number;
   /** DATABASE_LOCK_TIMEOUT (default 10 s; PostgreSQL only). */
   lockTimeoutMs?: number;
+  /** A transaction pooler in front of the test server to reach the database through (default TEST_DATABASE_POOLER_URL). */
+  poolerUrl?: string;
 }
 
 export async function createTestDatabase(opts: TestDatabaseOptions = {}): Promise<TestDatabase> {
-  const { poolSize: _poolSize, ...timeouts } = opts;
+  const { poolSize: _poolSize, poolerUrl = testPoolerUrl, ...timeouts } = opts;
   if (!testDatabaseUrl) {
     const handle = await openDatabase({ ...timeouts, snapshot: await migratedSnapshot() });
     // Applies nothing on a current snapshot; still checks every checksum.
@@ -86,7 +96,12 @@ export async function createTestDatabase(opts: TestDatabaseOptions = {}): Promis
     return { ...handle, url: undefined };
   }
   const empty = await createEmptyPostgresDatabase(await migratedTemplate());
-  const handle = await openDatabase({ ...timeouts, databaseUrl: empty.url, poolSize: opts.poolSize ?? 30 });
+  const handle = await openDatabase({
+    ...timeouts,
+    databaseUrl: poolerUrl ? throughPooler(empty.url, poolerUrl) : empty.url,
+    transactionPooled: poolerUrl !== undefined,
+    poolSize: opts.poolSize ?? 30,
+  });
   // Applies nothing on a current template; still checks every checksum.
   await migrate(handle.db);
   return {
@@ -94,9 +109,19 @@ export async function createTestDatabase(opts: TestDatabaseOptions = {}): Promis
     url: empty.url,
     async close() {
       await handle.close();
-      await empty.drop();
+      // PgBouncer keeps its server connections a while; they hold nothing of the test's.
+      await empty.drop({ force: poolerUrl !== undefined });
     },
   };
+}
+
+/** A database URL of the test server with the host and port of the pooler in front of it. */
+function throughPooler(databaseUrl: string, poolerUrl: string): string {
+  const url = new URL(databaseUrl);
+  const pooler = new URL(poolerUrl);
+  url.hostname = pooler.hostname;
+  url.port = pooler.port;
+  return url.toString();
 }
 
 /** What makes a migrated database: the migrations, and the engine's version when embedded. */

@@ -25,7 +25,11 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
+/** Sees every byte the proxy forwards: which side sent it and on which connection (numbered from 1). */
+export type ProxyTap = (from: 'client' | 'server', connection: number, chunk: Buffer) => void;
+
+export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1', tap?: ProxyTap): Promise<TcpProxy> {
+  let connections = 0;
   const pairs = new Set<[Socket, Socket]>();
   const stalled = new Set<Socket>();
   let stalling = false;
@@ -50,6 +54,11 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     };
     client.on('close', drop);
     upstream.on('close', drop);
+    if (tap) {
+      const connection = ++connections;
+      client.on('data', (chunk: Buffer) => tap('client', connection, chunk));
+      upstream.on('data', (chunk: Buffer) => tap('server', connection, chunk));
+    }
     client.pipe(upstream);
     upstream.pipe(client);
   });
