@@ -32,6 +32,7 @@ interface Service {
   healthcheck?: { test: string[] };
   ports?: string[];
   volumes?: string[];
+  stop_grace_period?: string;
 }
 interface ComposeFile {
   services: Record<string, Service>;
@@ -105,7 +106,7 @@ describe('compose.yaml', () => {
   });
 
   test('PostgreSQL with a health check and a volume, Redis with a health check', () => {
-    assert.deepEqual(Object.keys(compose.services).sort(), ['api', 'postgres', 'redis', 'worker']);
+    assert.deepEqual(Object.keys(compose.services).sort(), ['api', 'haproxy', 'postgres', 'redis', 'worker']);
     const postgres = compose.services.postgres!;
     assert.match(postgres.image!, /^postgres:\d+/);
     assert.deepEqual(postgres.healthcheck!.test, ['CMD-SHELL', 'pg_isready -U marquee -d marquee']);
@@ -136,9 +137,12 @@ describe('compose.yaml', () => {
     }
     assert.equal(apiEnv.REDIS_URL, 'redis://redis:6379');
     assert.equal(apiEnv.HOST, '0.0.0.0');
-    assert.equal(apiEnv.TRUST_PROXY, 'false');
-    assert.equal(environmentOf('api', { ...OPERATOR_ENV, TRUST_PROXY: 'true' }).TRUST_PROXY, 'true');
-    assert.deepEqual(api.ports, ['${API_PUBLISH:-127.0.0.1:3000}:3000']);
+    // Behind HAProxy, which alone reaches the API and sets x-forwarded-for.
+    assert.equal(apiEnv.TRUST_PROXY, 'true');
+    assert.equal(environmentOf('api', { ...OPERATOR_ENV, TRUST_PROXY: 'false' }).TRUST_PROXY, 'false');
+    assert.equal(apiEnv.HTTP_MAX_CONNECTIONS_PER_IP, '0');
+    // No published port, so `--scale api=N` works; HAProxy publishes the API.
+    assert.equal(api.ports, undefined);
 
     // Secrets have no default: Compose refuses to start without them.
     assert.throws(() => environmentOf('api', { POSTGRES_PASSWORD: 'secret' }), /ADMIN_TOKEN: set ADMIN_TOKEN/);
@@ -149,6 +153,44 @@ describe('compose.yaml', () => {
     // The worker has no API port: its health is its metrics listener.
     assert.match(worker.healthcheck!.test.join(' '), /http:\/\/127\.0\.0\.1:9464\/metrics/);
   });
+
+  test('HAProxy in front of api: the health check on /readyz fits in the drain period, the grace period after it', () => {
+    const haproxy = compose.services.haproxy!;
+    assert.equal(haproxy.image, 'haproxy:2.6');
+    assert.deepEqual(haproxy.volumes, ['./deploy/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro']);
+    assert.deepEqual(haproxy.ports, ['${API_PUBLISH:-127.0.0.1:3000}:3000']);
+    assert.equal(haproxy.depends_on!.api!.condition, 'service_healthy');
+
+    const cfg = read('deploy/haproxy.cfg');
+    const lines = cfg.split('\n').map((line) => line.trim());
+    assert.ok(lines.includes('http-check send meth GET uri /readyz ver HTTP/1.1 hdr Host marquee'));
+    assert.ok(lines.includes('http-check expect status 200'));
+    assert.ok(lines.includes('server-template api 10 api:3000'));
+    assert.ok(lines.includes('retry-on conn-failure'), 'no replay of a request that reached a server');
+    const [, inter, fall, rise] = /^default-server inter (\d+)s fall (\d+) rise (\d+) check /m.exec(
+      cfg.replace(/^ +/gm, ''),
+    )!;
+    assert.deepEqual([Number(inter), Number(fall), Number(rise)], [1, 2, 2]);
+    const checkTimeout = Number(/^timeout check (\d+)s$/m.exec(cfg.replace(/^ +/gm, ''))![1]);
+    // Out of rotation before the drain period ends, even when the last check is slow.
+    const drainMs = loadConfig(environmentOf('api')).shutdownDrainPeriodMs;
+    assert.equal(drainMs, 5_000);
+    assert.ok(Number(inter) * 1000 * Number(fall) + checkTimeout * 1000 < drainMs);
+    // Compose waits for the drain period and the 20 s after it before it kills the process.
+    assert.equal(compose.services.api!.stop_grace_period, '30s');
+    assert.ok(drainMs + 20_000 < 30_000);
+  });
+
+  test(
+    'deploy/haproxy.cfg is a valid HAProxy configuration (where HAProxy is installed)',
+    { skip: !existsSync('/usr/sbin/haproxy') && 'HAProxy is not installed' },
+    () => {
+      const result = spawnSync('/usr/sbin/haproxy', ['-c', '-f', path.join(ROOT, 'deploy', 'haproxy.cfg')], {
+        encoding: 'utf8',
+      });
+      assert.equal(result.status, 0, result.stdout + result.stderr);
+    },
+  );
 
   test('every variable compose.yaml sets for Marquee is one src/config.ts reads, and accepts', () => {
     const known = variablesReadByConfig();
