@@ -97,6 +97,32 @@ const ENGINE_INDEPENDENT = [
 ];
 
 /**
+ * The files run a third time, through PgBouncer in transaction pooling mode
+ * (`--through-pgbouncer`, with TEST_DATABASE_URL; docs/deploy.md, "PgBouncer"): every way
+ * Marquee opens a transaction or sends a statement, each once: the sale with and without an
+ * Idempotency-Key and under contention, inventory, check-in races, the exports' batches,
+ * sessions, the audit trail, the dashboard's locks, and statement and lock timeouts. The
+ * rest of the suite repeats these paths; all of it a third time would cost CI about
+ * six minutes more than its budget has.
+ */
+const THROUGH_PGBOUNCER = [
+  'test/orders/create-order.test.ts',
+  'test/orders/concurrency.test.ts',
+  'test/orders/take-inventory.test.ts',
+  'test/idempotency/concurrency.test.ts',
+  'test/idempotency/rules.test.ts',
+  'test/check-ins/concurrency.test.ts',
+  'test/exports/exports.test.ts',
+  'test/people/session.test.ts',
+  'test/audit/audit-log.test.ts',
+  'test/dashboard-catalog/concurrency.test.ts',
+  'test/faults/statement-timeouts.test.ts',
+];
+
+/** PgBouncer's server connections per test database: fewer than a test pool's 30, so clients queue in it. */
+const PGBOUNCER_POOL_SIZE = 8;
+
+/**
  * V8 flags of every test process (the runner passes them on). `--liftoff-only`: the
  * embedded database's WebAssembly stays with V8's baseline compiler. A test process lives
  * seconds, and optimizing PGlite's hot functions cost it more CPU than the optimized code
@@ -106,16 +132,26 @@ const ENGINE_INDEPENDENT = [
 const V8_FLAGS = ['--liftoff-only'];
 
 /** Runs files with node's test runner, `concurrency` processes at a time; true if all passed. */
-function runFiles(files, concurrency) {
+function runFiles(files, concurrency, env = process.env) {
   if (files.length === 0) return true;
   const run = spawnSync(process.execPath, [...V8_FLAGS, '--test', `--test-concurrency=${concurrency}`, ...files], {
     cwd: ROOT,
     stdio: 'inherit',
+    env,
   });
   return run.status === 0;
 }
 
 const requested = process.argv.slice(2);
+if (requested[0] === '--through-pgbouncer') {
+  if (!process.env.TEST_DATABASE_URL) throw new Error('--through-pgbouncer needs TEST_DATABASE_URL');
+  const { startPgBouncer } = await import(pathToFileURL(join(ROOT, 'test/helpers/pgbouncer.js')).href);
+  const pgbouncer = await startPgBouncer({ poolSize: PGBOUNCER_POOL_SIZE });
+  const env = { ...process.env, TEST_DATABASE_POOLER_URL: pgbouncer.through(process.env.TEST_DATABASE_URL) };
+  const passed = runFiles(entriesFor(THROUGH_PGBOUNCER), 2, env);
+  await pgbouncer.stop();
+  process.exit(passed ? 0 : 1);
+}
 if (requested.length > 0) {
   // Files named on the command line run as themselves.
   process.exit(runFiles(requested.map(compiledFile), 2) ? 0 : 1);

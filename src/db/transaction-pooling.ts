@@ -61,7 +61,9 @@ export function planPooledQuery(
   inTransaction: boolean,
   setLocals: string,
 ): PooledQuery {
-  if (inTransaction) return { text, values, setLocalsAt: -1 };
+  // Inside a transaction, and at its end (a COMMIT or ROLLBACK also ends a failed one,
+  // in which a SET LOCAL would fail), the text goes as it is.
+  if (inTransaction || ENDS_TRANSACTION.test(text)) return { text, values, setLocalsAt: -1 };
   const opening = OPENS_TRANSACTION.exec(text);
   if (opening)
     return { text: `${opening[1]}; ${setLocals}${text.slice(opening[1]!.length)}`, values: [], setLocalsAt: 1 };
@@ -91,6 +93,17 @@ export function transactionPooledClient(timeouts: StatementTimeouts): typeof pg.
   const setLocals = setLocalTimeouts(timeouts);
   return class TransactionPooledClient extends pg.Client {
     #inTransaction = false;
+
+    constructor(config?: string | pg.ClientConfig) {
+      super(config);
+      // The server's word, once it has answered everything queued: what the text said can
+      // be wrong after an error (a failed `statement; COMMIT` leaves the transaction open).
+      // `_queryQueue` is node-postgres's own (the lockfile pins it; the pooled test fails if it moves).
+      this.connection.on('readyForQuery', (message: { status: string }) => {
+        if ((this as unknown as { _queryQueue: unknown[] })._queryQueue.length === 0)
+          this.#inTransaction = message.status !== 'I';
+      });
+    }
 
     // pg.Client.query has many overloads; Kysely's (text, values) is planned, others pass through.
     // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -18,7 +18,7 @@ export interface PgBouncer {
   port: number;
   /** `databaseUrl` (a database of the test server) reached through PgBouncer. */
   through(databaseUrl: string): string;
-  /** PgBouncer's output so far (its log goes to stderr). */
+  /** PgBouncer's log so far. */
   log(): string;
   stop(): Promise<void>;
 }
@@ -50,7 +50,7 @@ export async function startPgBouncer(opts: PgBouncerOptions): Promise<PgBouncer>
     'server_lifetime = 3600',
     'server_reset_query =',
     'ignore_startup_parameters = extra_float_digits',
-    'logfile =',
+    `logfile = ${path.join(dir, 'pgbouncer.log')}`,
     'pidfile =',
     'log_connections = 0',
     'log_disconnections = 0',
@@ -61,21 +61,22 @@ export async function startPgBouncer(opts: PgBouncerOptions): Promise<PgBouncer>
   const user = asRoot ? postgresUser() : undefined;
   if (user) chownSync(dir, user.uid, user.gid);
   const child: ChildProcess = spawn(PGBOUNCER, [path.join(dir, 'pgbouncer.ini')], {
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its log goes to a file: a pipe nobody reads (a runner blocked in spawnSync) would stall it.
+    stdio: 'ignore',
     ...user,
   });
   // A failed test must not leave PgBouncer running, nor wait for it.
   const killOnExit = () => child.kill('SIGKILL');
   process.on('exit', killOnExit);
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const output = () => {
+    try {
+      return readFileSync(path.join(dir, 'pgbouncer.log'), 'utf8');
+    } catch {
+      return '';
+    }
+  };
   const exited = once(child, 'exit');
-  await waitForPort(
-    port,
-    () => child.exitCode !== null,
-    () => output,
-  );
+  await waitForPort(port, () => child.exitCode !== null, output);
   return {
     port,
     through(databaseUrl) {
@@ -84,7 +85,7 @@ export async function startPgBouncer(opts: PgBouncerOptions): Promise<PgBouncer>
       url.port = String(port);
       return url.toString();
     },
-    log: () => output,
+    log: output,
     async stop() {
       process.off('exit', killOnExit);
       if (child.exitCode === null) {
