@@ -31,7 +31,7 @@ interface ServerStat {
   responses5xx: number;
 }
 
-export interface Balancer {
+interface Balancer {
   port: number;
   url: string;
   /** The backend's servers, `api1`, `api2`, … in the order of the ports given. */
