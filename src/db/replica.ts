@@ -82,12 +82,14 @@ export class ReplicaTracker {
   /** Primary positions, oldest first. */
   readonly #samples: Sample[] = [];
   #replay: bigint | null | undefined;
-  #replayAt = -Infinity;
+  /** A poll of the primary has been unanswered for the max lag: replay cannot be judged. */
+  #primaryLate = false;
   /** The replica's last failure, cleared by a poll sent after it. */
   #failure: { at: number; message: string } | undefined;
   #state: State = 'unknown';
   readonly #writes = new Map<string, Write>();
   readonly #timers = new Set<NodeJS.Timeout>();
+  #started = false;
   #stopped = false;
 
   constructor(opts: TrackerOptions) {
@@ -95,6 +97,8 @@ export class ReplicaTracker {
   }
 
   start(): void {
+    if (this.#started) return;
+    this.#started = true;
     this.#loop(() => this.#pollPrimary());
     this.#loop(() => this.#pollReplica());
   }
@@ -165,8 +169,11 @@ export class ReplicaTracker {
   async #pollPrimary(): Promise<void> {
     const at = this.#opts.now();
     try {
-      const lsn = await lsnOf(this.#opts.primary, PRIMARY_POSITION);
+      const lsn = await this.#answeredWithinMaxLag(lsnOf(this.#opts.primary, PRIMARY_POSITION), () => {
+        this.#primaryLate = true;
+      });
       if (lsn !== null) this.#samples.push({ at, lsn });
+      this.#primaryLate = false;
     } catch {
       // The primary's own failures answer 503 on the requests; here they only leave no sample.
     }
@@ -179,14 +186,42 @@ export class ReplicaTracker {
   async #pollReplica(): Promise<void> {
     const at = this.#opts.now();
     try {
-      const lsn = await lsnOf(this.#opts.replica, REPLAY_POSITION);
+      const lsn = await this.#answeredWithinMaxLag(lsnOf(this.#opts.replica, REPLAY_POSITION), () => {
+        this.#failure = { at, message: `no answer within ${this.#opts.maxLagMs} ms` };
+      });
       this.#replay = lsn;
-      this.#replayAt = at;
       if (this.#failure !== undefined && this.#failure.at < at) this.#failure = undefined;
     } catch (err) {
       this.#failure = { at, message: err instanceof Error ? err.message : String(err) };
     }
     this.#evaluate();
+  }
+
+  /**
+   * `query`, and `late` called once it has been unanswered for the max lag: a hung
+   * connection (a silent network cut) counts as a failure long before the pool's own
+   * answer deadline. The poll still waits for the query, so polls never pile up. Judged
+   * in setImmediate, after the pending I/O of that turn of the event loop: an answer that
+   * arrived while the loop was busy is not taken for silence.
+   */
+  async #answeredWithinMaxLag<T>(query: Promise<T>, late: () => void): Promise<T> {
+    let answered = false;
+    const timer = setTimeout(
+      () =>
+        setImmediate(() => {
+          if (answered || this.#stopped) return;
+          late();
+          this.#evaluate();
+        }),
+      this.#opts.maxLagMs,
+    );
+    timer.unref();
+    try {
+      return await query;
+    } finally {
+      answered = true;
+      clearTimeout(timer);
+    }
   }
 
   /** Drops writes the replica has replayed, and any older than WRITE_MEMORY_MS. */
@@ -204,9 +239,7 @@ export class ReplicaTracker {
     if (this.#replay === undefined || this.#samples.length === 0) return 'unknown';
     if (this.#replay === null) return 'the replica is not a standby (pg_last_wal_replay_lsn() is null)';
     const { maxLagMs } = this.#opts;
-    if (now - this.#replayAt > maxLagMs) return `the replica has not answered for more than ${maxLagMs} ms`;
-    if (now - this.#samples.at(-1)!.at > maxLagMs)
-      return `the primary's WAL position could not be read for more than ${maxLagMs} ms`;
+    if (this.#primaryLate) return `the primary's WAL position was not read within ${maxLagMs} ms`;
     const reference = this.#newestSampleUpTo(now - maxLagMs);
     if (reference !== undefined && this.#replay < reference.lsn)
       return `the replica's replay is more than ${maxLagMs} ms behind the primary`;
@@ -250,8 +283,10 @@ export interface ReadReplica {
 }
 
 /**
- * Opens DATABASE_REPLICA_URL with the primary's pool options and timeouts, and starts
- * tracking it; undefined without the setting. A replica that is down at start is no
+ * Opens DATABASE_REPLICA_URL with the primary's pool options and timeouts, with a tracker
+ * not yet started (the app starts it once it is ready, src/http/read-routing.ts: building
+ * the app keeps the event loop busy for seconds, which would read as a silent replica);
+ * undefined without the setting. A replica that is down at start is no
  * error: the tracker finds it degraded and every read goes to the primary.
  */
 export async function openReadReplica(
@@ -269,7 +304,6 @@ export async function openReadReplica(
     ...(opts.intervalMs === undefined ? {} : { intervalMs: opts.intervalMs }),
     ...(opts.logger ? { logger: opts.logger } : {}),
   });
-  tracker.start();
   return {
     db: handle.db,
     tracker,

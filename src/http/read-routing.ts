@@ -56,6 +56,7 @@ export async function routeReads(
   const replica = opts.replica ?? (await openReadReplica(opts.config, opts.primary, { logger: app.log }));
   if (replica === undefined) return;
   if (opts.replica === undefined) app.addHook('onClose', async () => replica.close());
+  app.addHook('onReady', async () => replica.tracker.start());
   const unwatch = watchReplica(replica.tracker);
   app.addHook('onClose', async () => unwatch());
   app.addHook('onRoute', (route) => {
