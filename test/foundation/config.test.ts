@@ -15,6 +15,8 @@ describe('configuration', () => {
       databaseAcquireTimeoutMs: 5_000,
       databaseStatementTimeoutMs: 30_000,
       databaseLockTimeoutMs: 10_000,
+      databaseReplicaUrl: undefined,
+      databaseReplicaMaxLagMs: 5_000,
       redisUrl: undefined,
       adminToken: undefined,
       role: 'all',
@@ -66,6 +68,16 @@ describe('configuration', () => {
     assert.equal(config.databaseAcquireTimeoutMs, 250);
     assert.equal(config.databaseStatementTimeoutMs, 120_000);
     assert.equal(config.databaseLockTimeoutMs, 3_000);
+  });
+
+  test('DATABASE_REPLICA_URL goes with DATABASE_URL; DATABASE_REPLICA_MAX_LAG reads as a duration', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://127.0.0.1:5432/marquee',
+      DATABASE_REPLICA_URL: 'postgres://127.0.0.1:5433/marquee',
+      DATABASE_REPLICA_MAX_LAG: '300ms',
+    });
+    assert.equal(config.databaseReplicaUrl, 'postgres://127.0.0.1:5433/marquee');
+    assert.equal(config.databaseReplicaMaxLagMs, 300);
   });
 
   test('SHUTDOWN_DRAIN_PERIOD reads as a duration, zero included', () => {
@@ -139,6 +151,18 @@ describe('configuration', () => {
     [
       { DATABASE_URL: 'mysql://x' },
       'Invalid configuration: DATABASE_URL must be a URL starting with postgres:// or postgresql://.',
+    ],
+    [
+      { DATABASE_REPLICA_URL: 'postgres://127.0.0.1:5433/marquee' },
+      'Invalid configuration: DATABASE_REPLICA_URL needs DATABASE_URL: it is a replica of that PostgreSQL database.',
+    ],
+    [
+      {
+        DATABASE_URL: 'postgres://127.0.0.1/m',
+        DATABASE_REPLICA_URL: 'postgres://127.0.0.1:5433/m',
+        DATABASE_REPLICA_MAX_LAG: '5',
+      },
+      'Invalid configuration: DATABASE_REPLICA_MAX_LAG must be a duration like 50ms, 2s, 10m or 1h, got "5".',
     ],
     [{ REDIS_URL: 'not a url' }, 'Invalid configuration: REDIS_URL must be a URL.'],
     [
