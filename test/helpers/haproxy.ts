@@ -54,9 +54,11 @@ function configuration(port: number, serverPorts: number[], socket: string): str
     '  timeout client 30s',
     '  timeout server 30s',
     '  timeout http-keep-alive 10s',
-    // A check answered late is a failed one; under load a busy but healthy process can take
-    // longer than the 200 ms interval (the default bound), and with fall 1 that took it out.
-    '  timeout check 2s',
+    // A check answered late is a failed one, and with fall 1 one late answer takes the
+    // server out. The default bound is the 200 ms interval: a healthy process busy with
+    // the load (or a neighbour starting) answered later than that, and while the other
+    // restarts, nothing was left in rotation. A draining process answers its 503 at once.
+    '  timeout check 5s',
     // Only a request that never reached a server is sent again, to the other one: the
     // drain is what keeps sent requests from failing.
     '  retries 2',
