@@ -8,6 +8,7 @@
  * After the rush, a few more orders must all be refused (the oversell guard).
  */
 import pg from 'pg';
+import { startPgBouncer } from '../../test/helpers/pgbouncer.ts';
 import { createScratchDb, withClient } from '../lib/db.ts';
 import { countStatus, runLoad } from '../lib/load.ts';
 import { call, createEvent, createOrganizerWithKey, startMarquee, type MarqueeProcess } from '../lib/marquee.ts';
@@ -299,6 +300,32 @@ async function baselineRush(plan: PlannedOrder[], capacity: number, cap: number,
   }
 }
 
+/**
+ * The same rush with Marquee behind Debian's PgBouncer in transaction pooling mode
+ * (docs/deploy.md, "PgBouncer"): as many server connections as Marquee's own pool has
+ * (DATABASE_POOL_SIZE, 10), DATABASE_DIRECT_URL for migrations. What the pooler costs a
+ * sale: one more hop, no named prepared statements, the timeouts sent per transaction.
+ */
+async function pgbouncerRush(plan: PlannedOrder[], capacity: number, cap: number) {
+  const scratch = await createScratchDb('onsale_pgbouncer');
+  const pgbouncer = await startPgBouncer({ poolSize: 10 });
+  const proc = await startMarquee({
+    role: 'api',
+    databaseUrl: pgbouncer.through(scratch.url),
+    env: { DATABASE_DIRECT_URL: scratch.url },
+  });
+  try {
+    const setup = await setupRush(proc, capacity, cap);
+    const figures = await rush(setup, plan);
+    const checks = await rushChecks(scratch.url, proc.base, setup, capacity, cap, figures);
+    return { figures, checks: checks.map((c) => ({ ...c, name: `through PgBouncer: ${c.name}` })) };
+  } finally {
+    await proc.stop();
+    await pgbouncer.stop();
+    await scratch.drop();
+  }
+}
+
 export async function onSaleScenario(opts: ScenarioOptions): Promise<ScenarioResult> {
   const capacity = opts.quick ? 1000 : 5000;
   const cap = capacity / 5;
@@ -317,15 +344,18 @@ export async function onSaleScenario(opts: ScenarioOptions): Promise<ScenarioRes
     const figures = await rush(setup, plan);
     const checks = await rushChecks(scratch.url, proc.base, setup, capacity, cap, figures);
     await proc.stop();
+    const pooled = await pgbouncerRush(plan, capacity, cap);
     const baseline = await baselineRush(plan, capacity, cap);
     const ratio = figures.tickets_per_s / baseline.figures.tickets_per_s;
     const out: Record<string, number> = {};
     for (const [k, v] of Object.entries(figures)) out[`marquee_${k}`] = v;
+    for (const [k, v] of Object.entries(pooled.figures)) out[`pgbouncer_${k}`] = v;
     for (const [k, v] of Object.entries(baseline.figures)) out[`baseline_${k}`] = v;
     out.ratio_tickets_per_s = round(ratio, 3);
+    out.pgbouncer_vs_direct_tickets_per_s = round(pooled.figures.tickets_per_s / figures.tickets_per_s, 3);
     return {
       figures: out,
-      checks: [...checks, ...baseline.checks],
+      checks: [...checks, ...pooled.checks, ...baseline.checks],
       goals: [
         {
           name: 'on-sale: Marquee tickets/s ÷ plain-SQL baseline tickets/s',
