@@ -22,6 +22,7 @@ import { noisyNeighbourScenario } from './scenarios/noisyneighbour.ts';
 import { onSaleScenario } from './scenarios/onsale.ts';
 import { oversoldScenario } from './scenarios/oversold.ts';
 import { readsScenario } from './scenarios/reads.ts';
+import { replicaReadsScenario } from './scenarios/replicareads.ts';
 import { rollingRestartScenario } from './scenarios/rollingrestart.ts';
 import { scaleOutScenario } from './scenarios/scaleout.ts';
 import type { Check, Goal, ScenarioOptions, ScenarioResult } from './scenarios/types.ts';
@@ -34,6 +35,10 @@ const SCENARIOS: Record<string, { title: string; run: (opts: ScenarioOptions) =>
     run: oversoldScenario,
   },
   reads: { title: 'Reads: GET /v1/events/{id} vs a bare node:http server', run: readsScenario },
+  replicareads: {
+    title: 'Reads beside a sale: GET /v1/orders with and without a read replica (DATABASE_REPLICA_URL)',
+    run: replicaReadsScenario,
+  },
   depth: { title: 'Depth: 50,000 orders, first page vs page 201 and filters', run: depthScenario },
   checkin: { title: 'Check-in storm: 1000 tickets × 4 concurrent check-ins', run: checkInScenario },
   webhooks: { title: 'Webhook throughput vs a bare undici sender', run: webhooksScenario },
