@@ -101,7 +101,8 @@ const ENGINE_INDEPENDENT = [
  * (`--through-pgbouncer`, with TEST_DATABASE_URL; docs/deploy.md, "PgBouncer"): every way
  * Marquee opens a transaction or sends a statement, each once: the sale with and without an
  * Idempotency-Key and under contention, inventory, check-in races, the exports' batches,
- * sessions, the audit trail, the dashboard's locks, and statement and lock timeouts. The
+ * sessions, the audit trail, the dashboard's locks, statement and lock timeouts, and a
+ * worker's LISTEN on DATABASE_DIRECT_URL. The
  * rest of the suite repeats these paths; all of it a third time would cost CI about
  * six minutes more than its budget has.
  */
@@ -117,6 +118,7 @@ const THROUGH_PGBOUNCER = [
   'test/audit/audit-log.test.ts',
   'test/dashboard-catalog/concurrency.test.ts',
   'test/faults/statement-timeouts.test.ts',
+  'test/webhooks/wakeup.test.ts',
 ];
 
 /** PgBouncer's server connections per test database: fewer than a test pool's 30, so clients queue in it. */

@@ -22,6 +22,8 @@ export const testPoolerUrl = process.env.TEST_DATABASE_POOLER_URL || undefined;
 export interface TestDatabase extends DatabaseHandle {
   /** Connection string of this database (PostgreSQL only), for a second process or pool. */
   url: string | undefined;
+  /** DATABASE_URL and DATABASE_DIRECT_URL of a process using this database as the tests do (through the pooler, if any). */
+  urls?: { databaseUrl: string | undefined; databaseDirectUrl: string | undefined };
 }
 
 /**
@@ -96,7 +98,7 @@ export async function createTestDatabase(opts: TestDatabaseOptions = {}): Promis
     const handle = await openDatabase({ ...timeouts, snapshot: await migratedSnapshot() });
     // Applies nothing on a current snapshot; still checks every checksum.
     await migrate(handle.db);
-    return { ...handle, url: undefined };
+    return { ...handle, url: undefined, urls: { databaseUrl: undefined, databaseDirectUrl: undefined } };
   }
   const empty = await createEmptyPostgresDatabase(await migratedTemplate());
   const handle = await openDatabase({
@@ -110,6 +112,9 @@ export async function createTestDatabase(opts: TestDatabaseOptions = {}): Promis
   return {
     ...handle,
     url: empty.url,
+    urls: poolerUrl
+      ? { databaseUrl: throughPooler(empty.url, poolerUrl), databaseDirectUrl: empty.url }
+      : { databaseUrl: empty.url, databaseDirectUrl: undefined },
     async close() {
       await handle.close();
       // PgBouncer keeps its server connections a while; they hold nothing of the test's.

@@ -96,7 +96,8 @@ describe('delivery wakeups across processes (LISTEN/NOTIFY)', { skip }, () => {
     assert.equal(res.statusCode, 201);
     const deps = {
       ...workerDepsFor(t, receiver),
-      config: { ...t.config, databaseUrl: t.database.url },
+      // Through PgBouncer (scripts/test.mjs, --through-pgbouncer) the LISTEN takes the direct URL.
+      config: { ...t.config, ...(t.database.urls ?? { databaseUrl: t.database.url }) },
       // A poll that never comes within the test: only the notification can wake the worker.
       webhookPollIntervalMs: 60_000,
     };
