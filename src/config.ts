@@ -93,7 +93,8 @@ export interface Config {
    * SHUTDOWN_DRAIN_PERIOD: after SIGTERM/SIGINT, how long an API process answers /readyz
    * 503 and keeps serving (each response with `Connection: close`) before it stops
    * accepting, so a load balancer's health check moves traffic away first (docs/deploy.md,
-   * "Rolling restarts behind a load balancer"). 0 stops accepting at once.
+   * "Rolling restarts behind a load balancer"). 0 stops accepting at once; on the embedded
+   * database main.ts never drains.
    */
   shutdownDrainPeriodMs: number;
   /** Bounds on what one client can hold of the HTTP server (docs/operations.md, "Slow and greedy clients"). */
@@ -380,9 +381,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     port,
     host: read.text('HOST', '127.0.0.1'),
     dataDir: read.text('DATA_DIR', './data'),
-    // Longer than a stopping predecessor takes (the 5 s drain period, then up to 20 s to
-    // finish), so an overlapping restart waits it out.
-    dataDirLockWaitMs: read.duration('DATA_DIR_LOCK_WAIT', '30s'),
+    // Longer than the 20 s drain of a stopping predecessor, so an overlapping restart waits
+    // it out (on the embedded database there is no drain period before it).
+    dataDirLockWaitMs: read.duration('DATA_DIR_LOCK_WAIT', '25s'),
     ...databaseUrls(read),
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 1, 1000),
     databaseAcquireTimeoutMs: read.duration('DATABASE_ACQUIRE_TIMEOUT', DEFAULT_DATABASE_TIMEOUTS.acquire),

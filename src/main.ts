@@ -146,9 +146,11 @@ async function start(config: Readonly<Config>, logger: Logger, undo: Undo): Prom
     config.role === 'api' ? undefined : startWorkers({ config, db: database.backgroundDb, clock: systemClock, logger });
   if (workers) undo.push(() => workers.stop());
 
-  // The drain period comes on top of the 20 s the requests and jobs have to finish; a
-  // worker-only process serves no HTTP and has nothing to drain first.
-  const drainPeriodMs = app ? config.shutdownDrainPeriodMs : 0;
+  // The drain period comes on top of the 20 s the requests and jobs have to finish. A
+  // worker-only process serves no HTTP and has nothing to drain first; on the embedded
+  // database no other process can take the traffic over (one process per data directory),
+  // so a drain would only delay the next start, which waits for the data directory.
+  const drainPeriodMs = app && config.databaseUrl ? config.shutdownDrainPeriodMs : 0;
   closeWithGrace({ delay: drainPeriodMs + 20_000 }, async ({ signal, err }) => {
     // Only a signal is a planned stop a balancer can route around; after an error, stop now.
     const drainMs = signal ? drainPeriodMs : 0;

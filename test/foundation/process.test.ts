@@ -16,7 +16,9 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 describe('the service process', () => {
   test('first start prints the Default key and admin token once; data survives a restart; SIGTERM exits 0', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'marquee-data-'));
-    const first = await start({ DATA_DIR: dataDir });
+    // On the embedded database no other process could take the traffic: no drain period,
+    // whatever SHUTDOWN_DRAIN_PERIOD says (docs/operations.md, "Shutdown: the drain period").
+    const first = await start({ DATA_DIR: dataDir, SHUTDOWN_DRAIN_PERIOD: '1m' });
     const key = /Default organizer API key \(read, write\): (mqk_\S+)/.exec(first.output())?.[1];
     const adminToken = /Admin token \(stored in .*\): (mqa_\S+)/.exec(first.output())?.[1];
     const organizerId = /Default organizer id: (\S+)/.exec(first.output())?.[1];
@@ -76,7 +78,10 @@ describe('the service process', () => {
     );
     assert.deepEqual(((await owner.json()) as { role: string; organizer_id: string }).role, 'owner');
     assert.equal((await setUp()).status, 400, 'the link works once');
+    const stoppedAt = performance.now();
     assert.equal(await stop(first), 0);
+    assert.ok(first.exitedAt()! - stoppedAt < 30_000, 'no drain period of a minute');
+    assert.doesNotMatch(first.output(), /answers 503 for the drain period/);
 
     const second = await start({ DATA_DIR: dataDir });
     assert.ok(!second.output().includes('mqk_'), 'the key is not printed again');
