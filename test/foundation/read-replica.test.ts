@@ -16,12 +16,14 @@ import { ADMIN_TOKEN, createTestApp, type TestApp } from '../helpers/app.ts';
 import { CountingPlugin } from '../helpers/counting-plugin.ts';
 import type { TestDatabase } from '../helpers/database.ts';
 import { onPostgres } from '../helpers/database.ts';
+import { closedPort } from '../helpers/ports.ts';
 import { captureLog } from '../helpers/log-capture.ts';
 import { orderBody, postOrder, setupSale, type Sale } from '../helpers/orders.ts';
 import { startReplicaCluster, type ReplicaCluster } from '../helpers/replica-cluster.ts';
 
 const DEGRADED = 'read replica degraded: every read goes to the primary';
 const RECOVERED = 'read replica recovered: replica-routed reads go to it again';
+const RETRIED = 'a replica read failed: answered from the primary';
 
 /** Until `condition` holds, every 10 ms, for at most 5 s. */
 async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
@@ -98,9 +100,10 @@ describe('a read replica (DATABASE_REPLICA_URL)', { skip: !onPostgres && 'Postgr
     await settled();
     const from = log.lines.length;
     // The read-only key never writes: its reads go to the replica.
+    // One statement for the page.
     const first = await onReplica(() => ordersOf(sale.org.readKey));
     assert.deepEqual(first.result, []);
-    assert.ok(first.replicaQueries > 0);
+    assert.equal(first.replicaQueries, 1);
 
     await cluster.onReplica('SELECT pg_wal_replay_pause()');
     try {
@@ -111,7 +114,7 @@ describe('a read replica (DATABASE_REPLICA_URL)', { skip: !onPostgres && 'Postgr
     await until(() => replica.tracker.health().healthy, 'the replica to recover');
     const recovered = await onReplica(() => ordersOf(sale.org.readKey));
     assert.equal(recovered.result.length, 1);
-    assert.ok(recovered.replicaQueries > 0);
+    assert.equal(recovered.replicaQueries, 1);
     assert.deepEqual(levelsOf(DEGRADED, from), ['warn']);
     assert.deepEqual(levelsOf(RECOVERED, from), ['info']);
   });
@@ -125,7 +128,7 @@ describe('a read replica (DATABASE_REPLICA_URL)', { skip: !onPostgres && 'Postgr
     // Within the max lag: the other key reads the paused replica, which has no such order.
     const stale = await onReplica(() => ordersOf(sale.org.readKey));
     assert.deepEqual(stale.result, []);
-    assert.ok(stale.replicaQueries > 0);
+    assert.equal(stale.replicaQueries, 1);
     const missing = await t.api(sale.org.readKey, 'GET', `/v1/orders/${orderId}`);
     assert.equal(missing.statusCode, 404);
     // The writer reads its own write: from the primary.
@@ -173,14 +176,36 @@ describe('a read replica (DATABASE_REPLICA_URL)', { skip: !onPostgres && 'Postgr
     );
     assert.equal(availability.result.statusCode, 200);
     assert.equal(availability.result.json().performance_remaining, 98);
-    assert.ok(availability.replicaQueries > 0);
+    assert.equal(availability.replicaQueries, 2);
 
     const csv = await onReplica(() => t.api(sale.org.readKey, 'GET', `/v1/events/${sale.event.id}/exports/orders.csv`));
     assert.equal(csv.result.statusCode, 200);
     assert.equal(csv.result.headers['content-type'], 'text/csv; charset=utf-8');
     // The header line and one line per order.
     assert.equal(csv.result.body.trimEnd().split('\r\n').length, 3);
-    assert.ok(csv.replicaQueries > 0);
+    // Every statement of the export, its plan and its batches, on the replica.
+    assert.equal(csv.replicaQueries, 3);
+  });
+
+  test('a read the replica fails between two polls is answered from the primary', async () => {
+    await settled();
+    // The tracker still polls the healthy standby; the reads meet a server that refuses them.
+    const port = await closedPort();
+    const refusing = await openDatabase({ databaseUrl: `postgres://postgres@127.0.0.1:${port}/postgres` });
+    const healthy = replica.db;
+    replica.db = refusing.db;
+    const from = log.lines.length;
+    try {
+      const res = await t.api(sale.org.readKey, 'GET', '/v1/orders');
+      assert.equal(res.statusCode, 200);
+      assert.equal(res.json().data.length, 2);
+    } finally {
+      replica.db = healthy;
+      await refusing.close();
+    }
+    assert.deepEqual(levelsOf(RETRIED, from), ['info']);
+    assert.deepEqual(levelsOf(DEGRADED, from), ['warn']);
+    assert.equal(log.withMessage(DEGRADED).at(-1)!.reason, `the replica fails: connect ECONNREFUSED 127.0.0.1:${port}`);
   });
 
   test('a stopped replica: every read answers 200 from the primary, with one warning', async () => {
