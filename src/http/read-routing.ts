@@ -27,8 +27,12 @@ function credentialOf(request: FastifyRequest): string | undefined {
   return undefined;
 }
 
+/** Handlers already wrapped: a handler given to several routes is wrapped once. */
+const routed = new WeakSet<RouteHandlerMethod>();
+
 function onReplica(handler: RouteHandlerMethod, replica: ReadReplica): RouteHandlerMethod {
-  return async function replicaRouted(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+  if (routed.has(handler)) return handler;
+  const replicaRouted = async function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
     if (!replica.tracker.servesRead(credentialOf(request))) return handler.call(this, request, reply);
     const primary = request.db;
     request.db = replica.db;
@@ -39,9 +43,14 @@ function onReplica(handler: RouteHandlerMethod, replica: ReadReplica): RouteHand
       replica.tracker.noteFailure(err);
       request.log.info({ err }, 'a replica read failed: answered from the primary');
       request.db = primary;
-      return handler.call(this, request, reply);
+      return await handler.call(this, request, reply);
+    } finally {
+      // Hooks after the handler see the primary (a streaming export's batches keep the handle they were given).
+      request.db = primary;
     }
   };
+  routed.add(replicaRouted);
+  return replicaRouted;
 }
 
 /**
