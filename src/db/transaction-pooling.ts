@@ -24,7 +24,7 @@ import pg from 'pg';
 import { inlineParameters } from './literals.ts';
 
 /** The timeouts every statement runs under, in milliseconds. */
-export interface StatementTimeouts {
+interface StatementTimeouts {
   statementMs: number;
   lockMs: number;
 }
@@ -47,7 +47,7 @@ interface PooledQuery {
 }
 
 /** The SET LOCAL statements giving the current transaction the timeouts. */
-export function setLocalTimeouts(timeouts: StatementTimeouts): string {
+function setLocalTimeouts(timeouts: StatementTimeouts): string {
   return (
     `SET LOCAL statement_timeout = ${Math.round(timeouts.statementMs)}; ` +
     `SET LOCAL lock_timeout = ${Math.round(timeouts.lockMs)}`
@@ -55,7 +55,7 @@ export function setLocalTimeouts(timeouts: StatementTimeouts): string {
 }
 
 /** Plans one query: inside a transaction as it is, else behind (or right after BEGIN with) the SET LOCALs. */
-export function planPooledQuery(
+function planPooledQuery(
   text: string,
   values: readonly unknown[],
   inTransaction: boolean,
@@ -72,7 +72,7 @@ export function planPooledQuery(
 }
 
 /** Whether a connection is inside a transaction once `text` has run on it. */
-export function inTransactionAfter(text: string, before: boolean): boolean {
+function inTransactionAfter(text: string, before: boolean): boolean {
   if (ENDS_TRANSACTION.test(text)) return false;
   return before || OPENS_TRANSACTION.test(text);
 }

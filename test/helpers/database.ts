@@ -17,7 +17,7 @@ export const onPostgres = testDatabaseUrl !== undefined;
  * that go through it (scripts/test.mjs, --through-pgbouncer): test databases are created
  * on the server and used through PgBouncer, as DATABASE_URL with DATABASE_DIRECT_URL.
  */
-export const testPoolerUrl = process.env.TEST_DATABASE_POOLER_URL || undefined;
+const testPoolerUrl = process.env.TEST_DATABASE_POOLER_URL || undefined;
 
 export interface TestDatabase extends DatabaseHandle {
   /** Connection string of this database (PostgreSQL only), for a second process or pool. */

@@ -23,7 +23,7 @@ export interface PgBouncer {
   stop(): Promise<void>;
 }
 
-export interface PgBouncerOptions {
+interface PgBouncerOptions {
   /** The PostgreSQL server behind it (default the test server's, 127.0.0.1:5432). */
   serverPort?: number;
   /** Server connections per database and user. */

@@ -10,7 +10,7 @@
  */
 import type { ProxyTap } from './tcp-proxy.ts';
 
-export interface WireUnit {
+interface WireUnit {
   connection: number;
   /** The transaction status the server was in when the unit arrived. */
   status: 'I' | 'T' | 'E';
