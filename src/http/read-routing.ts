@@ -16,6 +16,7 @@ import type { Db } from '../db/client.ts';
 import { openReadReplica, type ReadReplica } from '../db/replica.ts';
 import { DomainError } from '../errors/domain-error.ts';
 import { watchReplica } from '../metrics/replica.ts';
+import { sharedRecentWrites, type RecentWrites } from './recent-writes.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -30,10 +31,24 @@ function credentialOf(request: FastifyRequest): string | undefined {
 /** Handlers already wrapped: a handler given to several routes is wrapped once. */
 const routed = new WeakSet<RouteHandlerMethod>();
 
-function onReplica(handler: RouteHandlerMethod, replica: ReadReplica): RouteHandlerMethod {
+/** Whether a read of this credential may go to the replica: it keeps up, and has this credential's writes. */
+async function replicaServes(
+  replica: ReadReplica,
+  recentWrites: RecentWrites | undefined,
+  credential: string | undefined,
+): Promise<boolean> {
+  if (!replica.tracker.servesRead(credential)) return false;
+  return credential === undefined || recentWrites === undefined || !(await recentWrites.wroteRecently(credential));
+}
+
+function onReplica(
+  handler: RouteHandlerMethod,
+  replica: ReadReplica,
+  recentWrites: RecentWrites | undefined,
+): RouteHandlerMethod {
   if (routed.has(handler)) return handler;
   const replicaRouted = async function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
-    if (!replica.tracker.servesRead(credentialOf(request))) return handler.call(this, request, reply);
+    if (!(await replicaServes(replica, recentWrites, credentialOf(request)))) return handler.call(this, request, reply);
     const primary = request.db;
     request.db = replica.db;
     try {
@@ -68,12 +83,17 @@ export async function routeReads(
   app.addHook('onReady', async () => replica.tracker.start());
   const unwatch = watchReplica(replica.tracker);
   app.addHook('onClose', async () => unwatch());
+  // Other API processes' writes (REDIS_URL; ./recent-writes.ts): without Redis, only this process's.
+  const recentWrites = opts.config.redisUrl
+    ? sharedRecentWrites(opts.config.redisUrl, opts.config.databaseReplicaMaxLagMs, app.log)
+    : undefined;
+  if (recentWrites) app.addHook('onClose', async () => recentWrites.close());
   app.addHook('onRoute', (route) => {
     if (route.config?.reads !== 'replica') return;
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (methods.some((method) => !SAFE_METHODS.has(method)))
       throw new Error(`${route.url}: only GET routes may read from the replica`);
-    route.handler = onReplica(route.handler, replica);
+    route.handler = onReplica(route.handler, replica, recentWrites);
   });
   // A write's credential reads from the primary from before its handler runs until the
   // replica replayed what the primary had flushed after its response (its commit is in
@@ -87,6 +107,12 @@ export async function routeReads(
     }
     done();
   });
+  // Marked before the response leaves: a read sent on its arrival, to any process, sees it.
+  if (recentWrites)
+    app.addHook('onSend', async (request, _reply, payload) => {
+      if (writing.has(request)) await recentWrites.mark(credentialOf(request)!);
+      return payload;
+    });
   app.addHook('onResponse', (request, _reply, done) => {
     if (writing.has(request)) replica.tracker.endWrite(credentialOf(request)!);
     done();

@@ -40,6 +40,7 @@ describe('a read replica (DATABASE_REPLICA_URL)', { skip: !onPostgres && 'Postgr
   let replica: ReadReplica;
   let t: TestApp;
   let sale: Sale;
+  let env: Record<string, string>;
   const counter = new CountingPlugin();
   const log = captureLog('info');
   /** The levels of the lines with this message since `from` lines were logged. */
@@ -55,7 +56,7 @@ describe('a read replica (DATABASE_REPLICA_URL)', { skip: !onPostgres && 'Postgr
     database = { ...handle, url: cluster.primaryUrl };
     await migrate(database.db);
     await cluster.replicaCaughtUp();
-    const env = {
+    env = {
       ADMIN_TOKEN,
       DATABASE_URL: cluster.primaryUrl,
       DATABASE_REPLICA_URL: cluster.replicaUrl,
@@ -212,6 +213,64 @@ describe('a read replica (DATABASE_REPLICA_URL)', { skip: !onPostgres && 'Postgr
     assert.deepEqual(levelsOf(DEGRADED, from), ['warn']);
     assert.equal(log.withMessage(DEGRADED).at(-1)!.reason, `the replica fails: connect ECONNREFUSED 127.0.0.1:${port}`);
   });
+
+  test(
+    'with REDIS_URL, a key that wrote through one process reads its write through another',
+    {
+      skip: !process.env.TEST_REDIS_URL && 'needs TEST_REDIS_URL',
+    },
+    async () => {
+      // Two more API processes of the deployment, each with its own tracker, sharing Redis.
+      const shared = { ...env, REDIS_URL: process.env.TEST_REDIS_URL! };
+      const processes: TestApp[] = [];
+      const counters: CountingPlugin[] = [];
+      const replicas: ReadReplica[] = [];
+      try {
+        for (let n = 0; n < 2; n++) {
+          const opened = (await openReadReplica(loadConfig(shared), database.db, { intervalMs: 25 }))!;
+          counters.push(new CountingPlugin());
+          replicas.push({ ...opened, db: opened.db.withPlugin(counters[n]!) });
+          processes.push(await createTestApp({ database, env: shared, appOptions: { readReplica: replicas[n] } }));
+        }
+        const [writer, reader] = processes as [TestApp, TestApp];
+        const own = await setupSale(writer);
+        await cluster.replicaCaughtUp();
+        await until(() => replicas.every((r) => r.tracker.health().healthy), 'both trackers to serve reads');
+        const readerQueries = async (key: string) => {
+          const before = counters[1]!.queries;
+          const res = await reader.api(key, 'GET', '/v1/orders');
+          assert.equal(res.statusCode, 200);
+          return {
+            ids: (res.json().data as { id: string }[]).map((o) => o.id),
+            replicaQueries: counters[1]!.queries - before,
+          };
+        };
+        // The read-only key has not written for long: the reader serves it from the replica.
+        await until(
+          async () => (await readerQueries(own.org.readKey)).replicaQueries === 1,
+          'the replica to serve reads',
+        );
+
+        await cluster.onReplica('SELECT pg_wal_replay_pause()');
+        try {
+          const created = await postOrder(writer, own.org.key, orderBody(own));
+          assert.equal(created.statusCode, 201);
+          // The writer's key, through the other process: the primary, its order there.
+          assert.deepEqual(await readerQueries(own.org.key), { ids: [created.json().id], replicaQueries: 0 });
+          // Another key of the organizer: the paused replica, no order yet.
+          assert.deepEqual(await readerQueries(own.org.readKey), { ids: [], replicaQueries: 1 });
+          // Without Redis (the file's own process) nothing tells it of the write: the replica's old rows.
+          const unshared = await t.api(own.org.key, 'GET', '/v1/orders');
+          assert.deepEqual(unshared.json().data, []);
+        } finally {
+          await cluster.onReplica('SELECT pg_wal_replay_resume()');
+        }
+      } finally {
+        for (const app of processes) await app.close();
+        for (const r of replicas) await r.close();
+      }
+    },
+  );
 
   test('a stopped replica: every read answers 200 from the primary, with one warning', async () => {
     await settled();
