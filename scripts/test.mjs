@@ -85,6 +85,10 @@ const TIMED = ['test/door/door-screen.test.ts', 'test/console/door-device.test.t
  * door's browser code, the SDK, the ticket documents and e-mail templates, hostile
  * request bodies, configuration and the build. They use a database only to set up, so on
  * PostgreSQL (TEST_DATABASE_URL set) they are not run again: the embedded run covers them.
+ * Nor are the files that never use the test server at all: the embedded database's own
+ * (its thread, turns, transactions, prepared statements, one process per data directory),
+ * and units without a database (error mapping, passwords, TOTP, the SMTP transport, the
+ * webhook sender, signatures and URL vetting).
  */
 const ENGINE_INDEPENDENT = [
   /^test\/console\//,
@@ -94,6 +98,8 @@ const ENGINE_INDEPENDENT = [
   /^test\/mail\/(?:languages|render-pool)\./,
   /^test\/validation\/hostile-input\./,
   /^test\/foundation\/(?:config|error-codes|openapi-document|ttl-cache|fresh-read-coalescer|compiled-build|container)\./,
+  /^test\/foundation\/(?:embedded-[a-z]+|single-process|data-dir-lock)\./,
+  /^test\/(?:faults\/database-errors|mail\/mail|people\/(?:passwords|totp)|webhooks\/(?:sender|signature|url-vetting))\./,
 ];
 
 /**

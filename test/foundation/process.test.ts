@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { createEmptyPostgresDatabase, onPostgres } from '../helpers/database.ts';
-import { start, stop } from '../helpers/service-process.ts';
+import { FROM_SOURCES, start, stop } from '../helpers/service-process.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -117,7 +117,7 @@ describe('the service process', () => {
   });
 
   test('invalid configuration stops the process with a message naming the variable', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, FROM_SOURCES, {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', PORT: 'eighty' },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -41,17 +41,23 @@ after(() => {
   for (const child of children) child.kill('SIGKILL');
 });
 
-/** Spawns the service without waiting for anything. */
-/** How the service is started: from the TypeScript sources (default) or the compiled dist/. */
-const FROM_SOURCES = ['--import', 'tsx', 'src/main.ts'];
 export const FROM_BUILD = ['dist/main.js'];
 /**
  * The sources as `npm test` compiled them in place before any test ran (scripts/test.mjs):
- * plain Node, no loader, so a start costs a fraction of the CPU of FROM_SOURCES, and never
+ * plain Node, no loader, so a start costs a fraction of the CPU of tsx's, and never
  * stale, unlike dist/. Only for tests run through `npm test`.
  */
 export const FROM_COMPILED_SOURCES = ['src/main.js'];
+/**
+ * How the service starts by default: from the sources, compiled in place when this helper
+ * itself runs compiled (under `npm test`, every source was compiled with it), else
+ * through tsx.
+ */
+export const FROM_SOURCES = import.meta.url.endsWith('.js')
+  ? FROM_COMPILED_SOURCES
+  : ['--import', 'tsx', 'src/main.ts'];
 
+/** Spawns the service without waiting for anything. */
 export function launch(env: Record<string, string>, args: string[] = FROM_SOURCES): ServiceProcess {
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
