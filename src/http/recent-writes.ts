@@ -15,8 +15,7 @@
  * answers "wrote", so the read goes to the primary; never an error. One warning when Redis
  * becomes unreachable, one info when it answers again.
  */
-import { once } from 'node:events';
-import { Redis } from 'ioredis';
+import { connectFailFastRedis } from '../lib/fail-fast-redis.ts';
 
 /** A Redis command slower than this counts as Redis being away. */
 const STORE_TIMEOUT_MS = 500;
@@ -38,12 +37,7 @@ export interface RecentWrites {
 }
 
 export function sharedRecentWrites(redisUrl: string, maxLagMs: number, logger: Logger): RecentWrites {
-  const client = new Redis(redisUrl, {
-    connectionName: 'marquee-recent-writes',
-    enableOfflineQueue: false,
-    commandTimeout: STORE_TIMEOUT_MS,
-    maxRetriesPerRequest: 0,
-  });
+  const { client, firstConnection } = connectFailFastRedis(redisUrl, 'marquee-recent-writes', STORE_TIMEOUT_MS);
   const windowMs = maxLagMs + MARGIN_MS;
   let away = false;
   let closed = false;
@@ -59,11 +53,6 @@ export function sharedRecentWrites(redisUrl: string, maxLagMs: number, logger: L
   };
   client.on('error', unreachable);
   client.on('ready', reachable);
-  // The first requests wait (briefly) for the first connection rather than report an outage that never was.
-  const firstConnection = once(client, 'ready', { signal: AbortSignal.timeout(STORE_TIMEOUT_MS) }).then(
-    () => undefined,
-    () => undefined,
-  );
   /** Runs a command; undefined when Redis is away. */
   const command = async <T>(run: () => Promise<T>): Promise<T | undefined> => {
     await firstConnection;

@@ -11,6 +11,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { closedPort } from './ports.ts';
+import { postgresUserWhenRoot } from './postgres-user.ts';
 
 const PGBOUNCER = '/usr/sbin/pgbouncer';
 
@@ -57,8 +58,7 @@ export async function startPgBouncer(opts: PgBouncerOptions): Promise<PgBouncer>
   ].join('\n');
   writeFileSync(path.join(dir, 'pgbouncer.ini'), `${config}\n`);
   writeFileSync(path.join(dir, 'users.txt'), '"postgres" ""\n');
-  const asRoot = process.getuid?.() === 0;
-  const user = asRoot ? postgresUser() : undefined;
+  const user = postgresUserWhenRoot();
   if (user) chownSync(dir, user.uid, user.gid);
   const child: ChildProcess = spawn(PGBOUNCER, [path.join(dir, 'pgbouncer.ini')], {
     // Its log goes to a file: a pipe nobody reads (a runner blocked in spawnSync) would stall it.
@@ -96,13 +96,6 @@ export async function startPgBouncer(opts: PgBouncerOptions): Promise<PgBouncer>
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-/** The uid and gid of the `postgres` user, which the server's packages create. */
-function postgresUser(): { uid: number; gid: number } {
-  const line = /^postgres:[^:]*:(\d+):(\d+):/m.exec(readFileSync('/etc/passwd', 'utf8'));
-  if (!line) throw new Error('no postgres user to run PgBouncer as');
-  return { uid: Number(line[1]), gid: Number(line[2]) };
 }
 
 /** Resolves once `port` accepts connections; rejects if the process exits first or after 10 s. */

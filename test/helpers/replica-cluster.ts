@@ -10,11 +10,12 @@
  */
 import { execFile } from 'node:child_process';
 import { chown, mkdtemp, rm, writeFile, appendFile } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { closedPort } from './ports.ts';
+import { postgresUserWhenRoot } from './postgres-user.ts';
 
 const run = promisify(execFile);
 const BIN = process.env.PG_BIN_DIR ?? '/usr/lib/postgresql/15/bin';
@@ -32,20 +33,6 @@ export interface ReplicaCluster {
   stopReplica(): Promise<void>;
   /** Stops both servers and removes their directory. */
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function postgresIds(): Promise<{ uid: number; gid: number } | undefined> {
-  if (process.getuid?.() !== 0) return undefined;
-  const [uid, gid] = await Promise.all([run('id', ['-u', 'postgres']), run('id', ['-g', 'postgres'])]);
-  return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
 }
 
 /** Runs a PostgreSQL program, as the postgres user when we are root. */
@@ -68,13 +55,13 @@ function serverOptions(port: number, socketDir: string): string {
 }
 
 export async function startReplicaCluster(): Promise<ReplicaCluster> {
-  const ids = await postgresIds();
+  const ids = postgresUserWhenRoot();
   const asPostgres = ids !== undefined;
   const dir = await mkdtemp(path.join(tmpdir(), 'marquee-replica-'));
   if (ids) await chown(dir, ids.uid, ids.gid);
   const primaryDir = path.join(dir, 'primary');
   const replicaDir = path.join(dir, 'replica');
-  const [primaryPort, replicaPort] = [await freePort(), await freePort()];
+  const [primaryPort, replicaPort] = [await closedPort(), await closedPort()];
   const started: string[] = [];
   const stop = async (dataDir: string) => {
     await pgCommand(asPostgres, 'pg_ctl', ['-D', dataDir, '-m', 'immediate', '-w', 'stop']).catch(() => undefined);

@@ -13,9 +13,8 @@
  * This module only decides; the HTTP wiring (which bucket, which key, the 429 body)
  * lives with the Fastify hooks.
  */
-import { once } from 'node:events';
-import { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { connectFailFastRedis } from '../../lib/fail-fast-redis.ts';
 import { FixedWindowCounters } from './fixed-window.ts';
 
 /**
@@ -97,24 +96,9 @@ function createMemoryRateLimiter(opts: RateLimiterOptions): RateLimiter {
   };
 }
 
-/** The Redis client of the limiter: it fails a command rather than queue or resend it. */
-function connectRedis(redisUrl: string, storeTimeoutMs: number): Redis {
-  return new Redis(redisUrl, {
-    connectionName: 'marquee-rate-limit',
-    // Never queue commands while disconnected: a queued request would wait instead of falling back.
-    enableOfflineQueue: false,
-    commandTimeout: storeTimeoutMs,
-    // An INCR whose reply was lost may already have run; resending it after a reconnect
-    // would count the request twice. Fail such commands instead.
-    maxRetriesPerRequest: 0,
-    autoResendUnfulfilledCommands: false,
-    // The default retryStrategy keeps reconnecting in the background (capped backoff).
-  });
-}
-
 function createRedisRateLimiter(opts: RateLimiterOptions, redisUrl: string, keyPrefix: string): RateLimiter {
   const storeTimeoutMs = opts.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
-  const client = connectRedis(redisUrl, storeTimeoutMs);
+  const { client, firstConnection } = connectFailFastRedis(redisUrl, 'marquee-rate-limit', storeTimeoutMs);
   const health = storeHealth(opts.logger);
   // Per-process counters for every bucket while Redis is away (insuranceLimiter of
   // rate-limiter-flexible would do the same, but hides the store error we log the outage by).
@@ -126,13 +110,6 @@ function createRedisRateLimiter(opts: RateLimiterOptions, redisUrl: string, keyP
   });
   // A successful consume also counts as recovery; 'ready' logs it even before the next request.
   client.on('ready', () => health.reachable());
-
-  // Requests arriving right at startup wait (briefly) for the first connection rather than
-  // counting in-process and logging an outage that never was. Settles on ready, error or timeout.
-  const firstConnection = once(client, 'ready', { signal: AbortSignal.timeout(storeTimeoutMs) }).then(
-    () => undefined,
-    () => undefined,
-  );
 
   // One client shared by the three buckets; each bucket has its own key namespace.
   const limiters = perBucket(
