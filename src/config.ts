@@ -5,7 +5,6 @@
  */
 import { existsSync } from 'node:fs';
 import { parseSecretsKey } from './lib/secret-box.ts';
-import { DEFAULT_DATABASE_TIMEOUTS, DEFAULT_POOL_SIZE } from './db/client.ts';
 
 type Role = 'api' | 'worker' | 'all';
 
@@ -354,6 +353,17 @@ function walletSecretsKey(read: EnvReader): Buffer | undefined {
     read.invalid('WALLET_SECRETS_KEY', 'must be 32 bytes as base64 or as 64 hex digits (openssl rand -base64 32).');
   return key;
 }
+
+/**
+ * DATABASE_POOL_SIZE's default: connections per process. Small on purpose: an on-sale
+ * funnels every sale through one performance row lock, and measured on 2 cores
+ * (bench/README.md) 4 to 10 backends sell faster than 64 do, because waiters cost the
+ * lock holder CPU.
+ */
+export const DEFAULT_POOL_SIZE = 10;
+
+/** Defaults of DATABASE_ACQUIRE_TIMEOUT, DATABASE_STATEMENT_TIMEOUT and DATABASE_LOCK_TIMEOUT. */
+const DEFAULT_DATABASE_TIMEOUTS = Object.freeze({ acquire: '5s', statement: '30s', lock: '10s' });
 
 /** DATABASE_REPLICA_URL is a replica of DATABASE_URL's database, never of the embedded one. */
 function readReplica(read: EnvReader): Pick<Config, 'databaseReplicaUrl' | 'databaseReplicaMaxLagMs'> {

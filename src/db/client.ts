@@ -11,12 +11,12 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Config } from '../config.ts';
+import { DEFAULT_POOL_SIZE, type Config } from '../config.ts';
 import pg from 'pg';
 import type { Database } from './schema.ts';
-import { EmbeddedTurns } from './embedded-turns.ts';
-import { PGliteDialect } from './pglite-dialect.ts';
-import { startEmbeddedDatabase } from './pglite-thread.ts';
+import { EmbeddedTurns } from './embedded/turns.ts';
+import { PGliteDialect } from './embedded/dialect.ts';
+import { startEmbeddedDatabase } from './embedded/thread.ts';
 import { preparedStatementName } from './prepared.ts';
 import { transactionPooledClient } from './transaction-pooling.ts';
 
@@ -28,7 +28,7 @@ export interface DatabaseHandle {
   db: Db;
   /**
    * Background jobs' queries (webhooks, e-mail, purges). Embedded, they wait for the one
-   * connection behind requests (src/db/embedded-turns.ts); on PostgreSQL this is `db`.
+   * connection behind requests (src/db/embedded/turns.ts); on PostgreSQL this is `db`.
    */
   backgroundDb: Db;
   engine: Engine;
@@ -44,7 +44,7 @@ export interface DatabaseHandle {
 
 /**
  * The pool at one moment (docs/operations.md, "Metrics"). On PostgreSQL, node-postgres's
- * counts; embedded, the one connection behind the driver's mutex (src/db/pglite-dialect.ts).
+ * counts; embedded, the one connection behind the driver's mutex (src/db/embedded/dialect.ts).
  */
 export interface PoolUse {
   /** Most connections this process opens (DATABASE_POOL_SIZE; 1 embedded). */
@@ -60,13 +60,6 @@ export interface PoolUse {
 // bigint (int8) columns and count(*) hold money and counts far below 2^53: read them as
 // numbers. numeric stays a string (we never use it for money).
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
-
-/**
- * Connections per process. Small on purpose: an on-sale funnels every sale through one
- * performance row lock, and measured on 2 cores (bench/README.md) 4 to 10 backends sell
- * faster than 64 do (bench/README.md), because waiters cost the lock holder CPU.
- */
-export const DEFAULT_POOL_SIZE = 10;
 
 /**
  * A node-postgres client that sends SQL marked with PREPARED (src/db/prepared.ts) as a
@@ -120,8 +113,7 @@ function clientAnsweringWithin(deadlineMs: number, Client: typeof pg.Client): ty
   };
 }
 
-/** Defaults of DATABASE_ACQUIRE_TIMEOUT, DATABASE_STATEMENT_TIMEOUT and DATABASE_LOCK_TIMEOUT. */
-export const DEFAULT_DATABASE_TIMEOUTS = Object.freeze({ acquire: '5s', statement: '30s', lock: '10s' });
+/** The timeouts of a database opened without them (tests, scripts): the settings' defaults (src/config.ts). */
 const DEFAULT_TIMEOUTS_MS = Object.freeze({ acquire: 5_000, statement: 30_000, lock: 10_000 });
 
 interface OpenDatabaseOptions {
@@ -209,7 +201,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<DatabaseH
     mkdirSync(dataDir, { recursive: true });
   }
   const pglite = await startEmbeddedDatabase(dataDir, undefined, dataDir ? undefined : opts.snapshot);
-  // One connection, two queues for it: requests go before background jobs (src/db/embedded-turns.ts).
+  // One connection, two queues for it: requests go before background jobs (src/db/embedded/turns.ts).
   const turns = new EmbeddedTurns(acquireTimeoutMs);
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite, { turns }) });
   const backgroundDb = new Kysely<Database>({ dialect: new PGliteDialect(pglite, { turns, turn: 'background' }) });

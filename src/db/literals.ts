@@ -1,6 +1,6 @@
 /**
  * SQL literals, for the few statements that travel without bound parameters: EXECUTE of
- * an embedded prepared statement (./pglite-prepared.ts) and a statement followed by
+ * an embedded prepared statement (./embedded/prepared.ts) and a statement followed by
  * `; COMMIT` in one simple-protocol message (./transaction.ts, withTransactionCommittedLast),
  * and a statement behind its timeouts on a transaction pooler (./transaction-pooling.ts).
  *

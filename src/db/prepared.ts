@@ -12,7 +12,7 @@
  * planning it. Use it only for SQL whose text does not depend on the data (arrays through
  * `= ANY($1::uuid[])` or unnest(), never a list of placeholders), and name the columns
  * rather than `*` (a cached statement must keep its result shape). On PGlite the same
- * name is PREPAREd on the embedded session and run by EXECUTE (./pglite-prepared.ts).
+ * name is PREPAREd on the embedded session and run by EXECUTE (./embedded/prepared.ts).
  */
 import { sql } from 'kysely';
 

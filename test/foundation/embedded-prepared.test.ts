@@ -1,6 +1,6 @@
 /**
  * Statements marked PREPARED run on the embedded database as prepared statements of its
- * session (src/db/pglite-prepared.ts): EXECUTE with each value written as a literal. The
+ * session (src/db/embedded/prepared.ts): EXECUTE with each value written as a literal. The
  * rows are those of the same statement with bound parameters, whatever the values hold
  * (quotes, backslashes, NULLs, nested arrays, dates, JSON); a prepared statement survives
  * a rollback; a binary value runs the statement unprepared. PGlite only, whatever engine
@@ -9,10 +9,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Kysely, sql } from 'kysely';
-import { EmbeddedTurns } from '../../src/db/embedded-turns.ts';
-import { PGliteDialect } from '../../src/db/pglite-dialect.ts';
-import { executeArguments } from '../../src/db/pglite-prepared.ts';
-import { startEmbeddedDatabase, type EmbeddedDatabase } from '../../src/db/pglite-thread.ts';
+import { EmbeddedTurns } from '../../src/db/embedded/turns.ts';
+import { PGliteDialect } from '../../src/db/embedded/dialect.ts';
+import { executeArguments } from '../../src/db/embedded/prepared.ts';
+import { startEmbeddedDatabase, type EmbeddedDatabase } from '../../src/db/embedded/thread.ts';
 import { PREPARED } from '../../src/db/prepared.ts';
 
 describe('executeArguments', () => {

@@ -13,7 +13,7 @@ import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { openDatabase } from '../../src/db/client.ts';
 import { classifyDatabaseError } from '../../src/db/errors.ts';
-import { startEmbeddedDatabase } from '../../src/db/pglite-thread.ts';
+import { startEmbeddedDatabase } from '../../src/db/embedded/thread.ts';
 
 describe('embedded database thread', () => {
   test('a query that runs for seconds leaves the event loop free', async () => {

@@ -1,18 +1,18 @@
 /**
  * A transaction on the embedded database costs its thread one task per statement: the
  * BEGIN travels with the first statement, and the statement that ends the transaction
- * hands the connection on as soon as it is sent (src/db/pglite-dialect.ts). The thread
+ * hands the connection on as soon as it is sent (src/db/embedded/dialect.ts). The thread
  * runs tasks in the order they were sent and rolls back whatever an ending statement left
- * open (src/db/pglite-thread-task.ts), so the next holder never lands inside it. PGlite
+ * open (src/db/embedded/thread-task.ts), so the next holder never lands inside it. PGlite
  * only, whatever engine the rest of the suite runs on.
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { Kysely, sql } from 'kysely';
-import { EmbeddedTurns } from '../../src/db/embedded-turns.ts';
-import { PGliteDialect } from '../../src/db/pglite-dialect.ts';
-import type { TransactionEdges } from '../../src/db/pglite-protocol.ts';
-import { startEmbeddedDatabase, type EmbeddedDatabase } from '../../src/db/pglite-thread.ts';
+import { EmbeddedTurns } from '../../src/db/embedded/turns.ts';
+import { PGliteDialect } from '../../src/db/embedded/dialect.ts';
+import type { TransactionEdges } from '../../src/db/embedded/protocol.ts';
+import { startEmbeddedDatabase, type EmbeddedDatabase } from '../../src/db/embedded/thread.ts';
 import { withTransactionCommittedLast } from '../../src/db/transaction.ts';
 import type { Database } from '../../src/db/schema.ts';
 

@@ -1,14 +1,14 @@
 /**
  * The embedded database's one connection serves requests before background jobs, and a
  * background job that has waited BACKGROUND_PROMOTION_MS queues with the requests, so it
- * is slowed, never starved (src/db/embedded-turns.ts). The last test runs the real
+ * is slowed, never starved (src/db/embedded/turns.ts). The last test runs the real
  * embedded database behind both Kysely instances of openDatabase().
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { openDatabase } from '../../src/db/client.ts';
-import { EmbeddedTurns, type Turn } from '../../src/db/embedded-turns.ts';
+import { EmbeddedTurns, type Turn } from '../../src/db/embedded/turns.ts';
 import { AcquireTimeoutError } from '../../src/db/errors.ts';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));

@@ -1,6 +1,6 @@
 /**
  * The embedded database's thread: owns the PGlite instance and runs what
- * ./pglite-thread.ts sends, one task at a time.
+ * ./thread.ts sends, one task at a time.
  *
  * PGlite is PostgreSQL compiled to WebAssembly: every query runs synchronously on the
  * thread that owns the instance. Here that is this thread, so the thread that serves
@@ -13,7 +13,7 @@ import type {
   EmbeddedResult,
   SerializedError,
   StatementRequest,
-} from './pglite-protocol.ts';
+} from './protocol.ts';
 
 let pglite: PGlite | undefined;
 /** The statements PREPAREd on this session (a prepared statement outlives a rollback). */
@@ -29,7 +29,7 @@ const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=8MB'];
 
 /**
  * The answer of the last task to arrive: the next one starts after it. The other side
- * keeps several tasks in this thread's hands (./pglite-thread.ts), so the next is here
+ * keeps several tasks in this thread's hands (./thread.ts), so the next is here
  * when one ends; they still run one at a time, in the order they were sent.
  */
 let previous: Promise<unknown> = Promise.resolve();
@@ -81,7 +81,7 @@ async function run(request: EmbeddedRequest): Promise<EmbeddedResult[]> {
   return runStatement(pglite, request);
 }
 
-/** A statement with its transaction's edges (TransactionEdges in ./pglite-protocol.ts). */
+/** A statement with its transaction's edges (TransactionEdges in ./protocol.ts). */
 async function runStatement(db: PGlite, request: StatementRequest): Promise<EmbeddedResult[]> {
   if (request.begin !== undefined) await db.exec(request.begin);
   if (!request.endsTransaction) return runOp(db, request);

@@ -3,14 +3,14 @@
  *
  * PGlite runs PostgreSQL as WebAssembly on the thread that owns it, synchronously: on
  * the thread that serves HTTP, every query would stop every socket for as long as it
- * runs. Here one worker thread owns the instance (./pglite-thread-task.ts) and this side
+ * runs. Here one worker thread owns the instance (./thread-task.ts) and this side
  * only posts SQL and awaits the rows, so the HTTP thread never waits on WebAssembly.
  * Opening the database (compiling the WebAssembly, initialising or recovering the data
  * directory) happens on that thread too.
  *
  * The thread is a piscina pool of exactly one thread that never idles out, so the
  * instance lives as long as the handle. Tasks run in the order they are sent, one at a
- * time; the dialect's mutex (./pglite-dialect.ts) keeps one transaction at a time.
+ * time; the dialect's mutex (./dialect.ts) keeps one transaction at a time.
  * If the thread dies, piscina starts a new one without the database: every later query
  * fails as a lost connection (SQLSTATE 08006), which the API answers 503 (src/db/errors.ts).
  */
@@ -25,15 +25,15 @@ import type {
   EmbeddedResult,
   SerializedError,
   TransactionEdges,
-} from './pglite-protocol.ts';
+} from './protocol.ts';
 
-/** What the Kysely dialect needs of the embedded database (./pglite-dialect.ts). */
+/** What the Kysely dialect needs of the embedded database (./dialect.ts). */
 export interface EmbeddedDatabase {
   /** One statement over the extended protocol, with parameters. */
   query(sql: string, params: unknown[], edges?: TransactionEdges): Promise<EmbeddedResult>;
   /** Any number of statements, without parameters; one result per statement. */
   exec(sql: string, edges?: TransactionEdges): Promise<EmbeddedResult[]>;
-  /** `execute` (EXECUTE `name` …), PREPAREing `name` AS `sql` first on this session if needed (./pglite-prepared.ts). */
+  /** `execute` (EXECUTE `name` …), PREPAREing `name` AS `sql` first on this session if needed (./prepared.ts). */
   executePrepared(name: string, sql: string, execute: string, edges?: TransactionEdges): Promise<EmbeddedResult>;
   /** The whole data directory as an uncompressed tar archive, to open another database from. */
   dump(): Promise<Uint8Array>;
@@ -66,8 +66,8 @@ export async function startEmbeddedDatabase(
   return openOnThread(dataDir);
 }
 
-/** dist/embedded-template, from src/db (development) and from dist/db alike. */
-const DEFAULT_TEMPLATE_DIR = fileURLToPath(new URL('../../dist/embedded-template', import.meta.url));
+/** dist/embedded-template, from src/db/embedded (development) and from dist/db/embedded alike. */
+const DEFAULT_TEMPLATE_DIR = fileURLToPath(new URL('../../../dist/embedded-template', import.meta.url));
 
 /**
  * Copies the template's files into `dataDir`, PG_VERSION last: a data directory counts
@@ -97,13 +97,13 @@ async function openOnThread(dataDir: string | undefined, snapshot?: Uint8Array):
   // Worker threads inherit the process's execArgv, so under `--import tsx` (development,
   // tests) piscina loads the TypeScript task as this thread does, and dist/ its JavaScript.
   const thread = new Piscina<EmbeddedRequest, EmbeddedResponse>({
-    filename: new URL(`./pglite-thread-task${extname(fileURLToPath(import.meta.url))}`, import.meta.url).href,
+    filename: new URL(`./thread-task${extname(fileURLToPath(import.meta.url))}`, import.meta.url).href,
     minThreads: 1,
     maxThreads: 1,
     idleTimeout: Infinity,
     // Tasks are handed to the thread as they are sent, not one at a time as each answer
     // comes back here: the next is already there when one ends. The thread still runs
-    // them one at a time, in order (./pglite-thread-task.ts).
+    // them one at a time, in order (./thread-task.ts).
     concurrentTasksPerWorker: TASKS_IN_HAND,
     // Beyond TASKS_IN_HAND, tasks wait in piscina's queue. By default a task taken off its
     // head that the thread cannot take yet goes back to its tail, behind later tasks; the

@@ -12,7 +12,7 @@
  *
  * The connection is handed on in a turn of the event loop of its own (setImmediate), not
  * in the microtasks of the holder that hands it on: a transaction hands it on as soon as
- * its last statement is sent (./pglite-dialect.ts), so a line of waiting sales would
+ * its last statement is sent (./dialect.ts), so a line of waiting sales would
  * otherwise each take it, send and hand it on in one unbroken run of the HTTP thread,
  * while sockets wait. The database thread has the statements just sent to work on
  * meanwhile.
@@ -22,7 +22,7 @@
  * hands the connection on at once, so a timed-out wait never holds it.
  */
 import { Mutex } from 'async-mutex';
-import { AcquireTimeoutError } from './errors.ts';
+import { AcquireTimeoutError } from '../errors.ts';
 
 /** Who is asking for the connection. */
 export type Turn = 'request' | 'background';

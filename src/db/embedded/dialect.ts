@@ -8,7 +8,7 @@
  * inside someone else's transaction. That is the whole job of this file.
  *
  * Whose turn the connection is, requests before background jobs, and how long a caller
- * may wait for it, is ./embedded-turns.ts's job: one EmbeddedTurns is shared by the
+ * may wait for it, is ./turns.ts's job: one EmbeddedTurns is shared by the
  * Kysely instance of requests and the one of background jobs (src/db/client.ts).
  */
 import {
@@ -23,11 +23,11 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
-import type { EmbeddedTurns, Turn } from './embedded-turns.ts';
-import { executeArguments } from './pglite-prepared.ts';
-import type { EmbeddedResult, TransactionEdges } from './pglite-protocol.ts';
-import type { EmbeddedDatabase } from './pglite-thread.ts';
-import { preparedStatementName } from './prepared.ts';
+import type { EmbeddedTurns, Turn } from './turns.ts';
+import { executeArguments } from './prepared.ts';
+import type { EmbeddedResult, TransactionEdges } from './protocol.ts';
+import type { EmbeddedDatabase } from './thread.ts';
+import { preparedStatementName } from '../prepared.ts';
 
 interface PGliteDialectOptions {
   /** The turns of the one connection, shared by every dialect on the same database. */
@@ -52,7 +52,7 @@ const BARE_END = /^\s*(COMMIT|ROLLBACK)\s*;?\s*$/i;
  * - the statement that ends it hands the connection on as soon as it is sent, not when
  *   its answer is back: the thread runs tasks in the order they are sent and makes sure
  *   the session is out of the transaction after such a statement, whatever happened
- *   (./pglite-thread-task.ts), so the next holder's first statement can be on its way
+ *   (./thread-task.ts), so the next holder's first statement can be on its way
  *   while this one runs.
  */
 class PGliteConnection implements DatabaseConnection {
@@ -105,7 +105,7 @@ class PGliteConnection implements DatabaseConnection {
    * parameterless query may hold several statements (a migration file); the extended
    * protocol behind query() takes one, so such text goes through exec(), as node-postgres
    * sends it through the simple protocol. A statement marked PREPARED runs as a prepared
-   * statement of the session (./pglite-prepared.ts).
+   * statement of the session (./prepared.ts).
    */
   async #send<R>(compiled: CompiledQuery, raw: boolean, edges: TransactionEdges): Promise<QueryResult<R>> {
     let result: EmbeddedResult | undefined;

@@ -1,5 +1,5 @@
 /**
- * Tasks of the embedded database's thread (./pglite-thread-task.ts) and their answers.
+ * Tasks of the embedded database's thread (./thread-task.ts) and their answers.
  * Failures are answers too: a thrown error would cross the thread boundary as a bare
  * message, without the PostgreSQL fields callers classify it by (src/db/errors.ts).
  */
@@ -25,7 +25,7 @@ export type StatementRequest = (
 
 /**
  * Where a statement stands in its transaction, so a transaction costs the thread no more
- * trips than it has statements (./pglite-dialect.ts).
+ * trips than it has statements (./dialect.ts).
  */
 export interface TransactionEdges {
   /** The transaction's BEGIN, held back to travel with its first statement: run before it. */
