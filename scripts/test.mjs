@@ -87,8 +87,8 @@ const TIMED = ['test/door/door-screen.test.ts', 'test/console/door-device.test.t
  * PostgreSQL (TEST_DATABASE_URL set) they are not run again: the embedded run covers them.
  * Nor are the files that never use the test server at all: the embedded database's own
  * (its thread, turns, transactions, prepared statements, one process per data directory),
- * and units without a database (error mapping, passwords, TOTP, the SMTP transport, the
- * webhook sender, signatures and URL vetting).
+ * and units without a database (error mapping, the import graph, passwords, TOTP, the SMTP
+ * transport, the webhook sender, signatures and URL vetting).
  */
 const ENGINE_INDEPENDENT = [
   /^test\/console\//,
@@ -97,7 +97,7 @@ const ENGINE_INDEPENDENT = [
   /^test\/door\/(?:door-screen|device-app|scan-queue|qr-video|outcome)\./,
   /^test\/mail\/(?:languages|render-pool)\./,
   /^test\/validation\/hostile-input\./,
-  /^test\/foundation\/(?:config|error-codes|openapi-document|ttl-cache|fresh-read-coalescer|compiled-build|container)\./,
+  /^test\/foundation\/(?:config|error-codes|openapi-document|ttl-cache|fresh-read-coalescer|compiled-build|container|import-cycles)\./,
   /^test\/foundation\/(?:embedded-[a-z]+|single-process|data-dir-lock)\./,
   /^test\/(?:faults\/database-errors|mail\/mail|people\/(?:passwords|totp)|webhooks\/(?:sender|signature|url-vetting))\./,
 ];
