@@ -20,7 +20,7 @@ import { handleFrameworkError } from './http/framework-errors.ts';
 import { BODY_LIMIT_BYTES, notFoundDetail } from './http/framework-problems.ts';
 import { EXPOSED_HEADERS_VALUE, requestIdOf, setResponseConventions } from './http/response-conventions.ts';
 import { capConnections, serverTimeoutOptions } from './http/server-limits.ts';
-import { DEFAULT_IDEMPOTENCY_SETTINGS, type IdempotencySettings } from './http/plugins/idempotency.ts';
+import { DEFAULT_IDEMPOTENCY_SETTINGS, type IdempotencySettings } from './http/plugins/idempotency-settings.ts';
 import { preauthRateLimit } from './http/plugins/rate-limit.ts';
 import { createRateLimiter, type RateLimiter } from './http/rate-limit/limiter.ts';
 import { registerJsonParser } from './http/json-body.ts';

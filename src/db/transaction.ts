@@ -1,134 +1,220 @@
 /**
- * withTransaction(db, fn): run fn in a transaction. When db already is a transaction
- * (a request-scoped one opened by the idempotency layer, or an outer domain call), fn
- * joins it instead of opening a nested one, so the caller decides the boundary.
+ * Transactions, opened one way (docs/architecture.md, "Transactions"):
  *
- * afterCommit(db, fn): run fn once the change made on db is durable. Whoever opened the
- * transaction runs the queued callbacks right after COMMIT (withTransaction here, the
- * idempotency layer for its request transaction, through transactionCommitted()); a
- * rollback drops them with the transaction.
+ * openTransaction(db) begins a transaction on a connection of its own and hands back its
+ * executor (every statement run on it is part of the transaction) with commit() and
+ * rollback(). It is the only place a transaction of the service opens; withTransaction
+ * and the idempotency layer's request transaction both go through it.
  *
- * withTransactionCommittedLast(db, fn): a transaction whose COMMIT travels in the same
- * message as its last statement, for a transaction that takes a contended lock in that
- * statement: the lock is then released inside the database, not a round trip later. Its
- * statements may be sent ahead, as a pipeline: each goes to the database behind the
- * ones before it without waiting for their answers.
+ * withTransaction(db, fn): run fn in a transaction. When db already is one (the request
+ * transaction of an Idempotency-Key, or an outer domain call), fn joins it instead of
+ * opening a nested one, so the outermost caller decides the boundary.
+ *
+ * Inside any transaction:
+ * - sendAhead(trx, query) pipelines: the statement goes to the database behind the ones
+ *   already sent, without waiting for their answers;
+ * - sendLast(trx, statement) sends the transaction's last statement. When withTransaction
+ *   opened the transaction, the COMMIT travels behind it in the same message, so a lock
+ *   the statement takes is released inside the database, not a round trip later; in a
+ *   transaction its opener commits later (a joined one), it is sent on its own;
+ * - afterCommit(trx, fn) runs fn once the change is durable (a rollback drops it).
  */
-import {
-  sql,
-  type CompiledQuery,
-  type DatabaseConnection,
-  type Kysely,
-  type QueryResult,
-  type Transaction,
-} from 'kysely';
+import { sql, type CompiledQuery, type DatabaseConnection, type Kysely, type KyselyPlugin, type QueryResult } from 'kysely';
 import type { Database } from './schema.ts';
 
-export type Executor = Kysely<Database> | Transaction<Database>;
-
-const onCommit = new WeakMap<Executor, (() => void)[]>();
-
-export async function withTransaction<T>(db: Executor, fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
-  if (db.isTransaction) return fn(db as Transaction<Database>);
-  let opened: Transaction<Database> | undefined;
-  const result = await db.transaction().execute((trx) => {
-    opened = trx;
-    return fn(trx);
-  });
-  if (opened) transactionCommitted(opened);
-  return result;
-}
-
-/** Queues fn for after the commit of db's transaction; runs it at once when db is not one. */
-export function afterCommit(db: Executor, fn: () => void): void {
-  if (!db.isTransaction) {
-    fn();
-    return;
-  }
-  const queued = onCommit.get(db);
-  if (queued) queued.push(fn);
-  else onCommit.set(db, [fn]);
-}
-
-/** Runs what afterCommit() queued on trx; its opener calls this right after COMMIT. */
-export function transactionCommitted(trx: Transaction<Database>): void {
-  const queued = onCommit.get(trx);
-  if (!queued) return;
-  onCommit.delete(trx);
-  for (const fn of queued) fn();
-}
-
-/** Runs `statement; COMMIT` as one message (simple protocol: the statement takes no parameters). */
-export type CommitAfter = (statement: string) => Promise<void>;
+/** A handle statements run on: the shared pool, or a transaction's connection. */
+export type Executor = Kysely<Database>;
 
 /** A query, raw (sql`…`) or built, that compiles on the transaction's Kysely instance. */
 interface Sendable<R> {
   compile(db: Kysely<Database>): CompiledQuery<R>;
 }
 
+/** A transaction opened by openTransaction. */
+interface OpenState {
+  connection: DatabaseConnection;
+  /** Everything sent ahead, answered (or failed) before the transaction ends. */
+  sent: Promise<unknown>[];
+  /** COMMIT sent behind the last statement (sendLast). */
+  committed: boolean;
+  /** commit() or rollback() has run: the connection is no longer the transaction's. */
+  ended: boolean;
+  onCommit: (() => void)[];
+}
+
+/**
+ * An executor of an open transaction. Its opener's executor, when withTransaction opened
+ * it, may commit with the last statement; an executor handed to a caller that joined
+ * (withTransaction inside a transaction) never does: its caller's work is not the last.
+ */
+interface TransactionView {
+  state: OpenState;
+  commitsWithLast: boolean;
+}
+
+const open = new WeakMap<Executor, TransactionView>();
+
+/** A Kysely instance with a no-op plugin: a new handle on the same connection and plugins. */
+const JOINED: KyselyPlugin = {
+  transformQuery: (args) => args.node,
+  transformResult: async (args) => args.result,
+};
+
+/** A transaction that openTransaction began: its executor, and how it ends. */
+export interface OpenedTransaction {
+  readonly db: Executor;
+  /** COMMIT (unless sendLast already sent it), then what afterCommit queued. */
+  commit(): Promise<void>;
+  /** ROLLBACK (a failure to roll back is swallowed: the connection is released either way). */
+  rollback(): Promise<void>;
+}
+
+/**
+ * Begins a transaction on a connection held until commit() or rollback(). The executor
+ * runs its statements one after another on that connection; sendAhead pipelines on it.
+ * `commitsWithLast`: the transaction may commit with its last statement (sendLast).
+ */
+export async function openTransaction(
+  db: Executor,
+  opts: { commitsWithLast?: boolean } = {},
+): Promise<OpenedTransaction> {
+  if (inTransaction(db)) throw new Error('openTransaction: already inside a transaction');
+  const held = holdConnection(db);
+  const conn = await held.conn;
+  const state: OpenState = {
+    connection: await connectionOf(conn),
+    sent: [],
+    committed: false,
+    ended: false,
+    onCommit: [],
+  };
+  try {
+    await sql`BEGIN`.execute(conn);
+  } catch (err) {
+    held.release();
+    await held.released;
+    throw err;
+  }
+  open.set(conn, { state, commitsWithLast: opts.commitsWithLast ?? false });
+  const end = async (statement: 'COMMIT' | 'ROLLBACK') => {
+    if (state.ended) throw new Error(`${statement}: the transaction has already ended`);
+    state.ended = true;
+    await Promise.all(state.sent);
+    open.delete(conn);
+    try {
+      if (statement === 'COMMIT' && !state.committed) await sql`COMMIT`.execute(conn);
+      if (statement === 'ROLLBACK' && !state.committed) await sql`ROLLBACK`.execute(conn).catch(() => undefined);
+    } finally {
+      held.release();
+      await held.released;
+    }
+  };
+  return {
+    db: conn,
+    commit: async () => {
+      await end('COMMIT');
+      for (const fn of state.onCommit) fn();
+    },
+    rollback: () => end('ROLLBACK'),
+  };
+}
+
+/** Whether db is a transaction (statements on it join it). */
+function inTransaction(db: Executor): boolean {
+  return db.isTransaction || open.has(db);
+}
+
+export async function withTransaction<T>(db: Executor, fn: (trx: Executor) => Promise<T>): Promise<T> {
+  const outer = open.get(db);
+  if (outer) {
+    const joined = db.withPlugin(JOINED);
+    open.set(joined, { state: outer.state, commitsWithLast: false });
+    return fn(joined);
+  }
+  if (db.isTransaction) return fn(db);
+  const trx = await openTransaction(db, { commitsWithLast: true });
+  let result: T;
+  try {
+    result = await fn(trx.db);
+  } catch (err) {
+    await trx.rollback();
+    throw err;
+  }
+  await trx.commit();
+  return result;
+}
+
+/** Queues fn for after the commit of db's transaction; runs it at once when db is not one. */
+export function afterCommit(db: Executor, fn: () => void): void {
+  const view = open.get(db);
+  if (view) view.state.onCommit.push(fn);
+  else fn();
+}
+
 /**
  * Sends a statement of the transaction now, behind the statements already sent, without
  * waiting for their answers; resolves with its own. The database runs them in the order
  * sent; if one fails, every later one fails too (the transaction is aborted), so a caller
- * that awaits them together hears of the first failure first.
+ * that awaits them together hears of the first failure first. Both engines' connections
+ * take statements while earlier ones run and answer them in order (docs/architecture.md,
+ * "A sale is one pipeline").
  */
-export type SendAhead = <R>(query: Sendable<R>) => Promise<QueryResult<R>>;
+export function sendAhead<R>(trx: Executor, query: Sendable<R>): Promise<QueryResult<R>> {
+  const state = stateOf(trx, 'sendAhead');
+  const answer = state.connection.executeQuery<R>(query.compile(trx));
+  state.sent.push(answer.catch(() => undefined));
+  return answer;
+}
 
 /**
- * Runs fn in a transaction of its own on one connection; fn ends it by passing its last
- * statement to `commitAfter`, which sends it with the COMMIT behind it in ONE message. If
- * that statement fails, the COMMIT does not run (an error aborts the rest of a simple-
- * protocol message) and the transaction is rolled back, as it is when fn throws. If fn
- * returns without calling commitAfter, the transaction is committed then.
- *
- * `sendAhead` pipelines: a statement whose answer the next one does not depend on is sent
- * without waiting for it, so the database goes from one to the next without a round trip
- * to this process in between (on the embedded database, the thread that runs them never
- * waits for this one; docs/architecture.md, "A sale is one pipeline"). Whatever was sent
- * is answered before the connection is committed, rolled back or handed on.
- * Inside fn the connection is not a Kysely transaction: withTransaction would nest and
- * afterCommit would not wait, so fn must not call either.
+ * Sends the transaction's last statement (simple protocol: it takes no parameters; see
+ * ./literals.ts). When withTransaction opened the transaction, `statement; COMMIT` go as
+ * ONE message: if the statement fails, the COMMIT does not run (an error aborts the rest
+ * of the message) and withTransaction rolls back when the caller throws. In a transaction
+ * whose opener commits later, the statement alone is sent.
  */
-export async function withTransactionCommittedLast<T>(
-  db: Executor,
-  fn: (conn: Kysely<Database>, commitAfter: CommitAfter, sendAhead: SendAhead) => Promise<T>,
-): Promise<T> {
-  if (db.isTransaction) throw new Error('withTransactionCommittedLast: already inside a transaction');
-  return db.connection().execute(async (conn) => {
-    const connection = await connectionOf(conn);
-    const sent: Promise<unknown>[] = [];
-    const sendAhead: SendAhead = <R>(query: Sendable<R>) => {
-      const answer = connection.executeQuery<R>(query.compile(conn));
-      sent.push(answer.catch(() => undefined));
-      return answer;
-    };
-    let committed = false;
-    const commitAfter: CommitAfter = async (statement) => {
-      await sendAhead(sql.raw(`${statement}; COMMIT`));
-      committed = true;
-    };
-    await sql`BEGIN`.execute(conn);
-    try {
-      const result = await fn(conn, commitAfter, sendAhead);
-      await Promise.all(sent);
-      if (!committed) await sql`COMMIT`.execute(conn);
-      return result;
-    } catch (err) {
-      await Promise.all(sent);
-      if (!committed) await sql`ROLLBACK`.execute(conn).catch(() => undefined);
-      throw err;
-    }
+export async function sendLast(trx: Executor, statement: string): Promise<void> {
+  const state = stateOf(trx, 'sendLast');
+  if (!open.get(trx)!.commitsWithLast) {
+    await sendAhead(trx, sql.raw(statement));
+    return;
+  }
+  await sendAhead(trx, sql.raw(`${statement}; COMMIT`));
+  state.committed = true;
+}
+
+function stateOf(trx: Executor, caller: string): OpenState {
+  const state = open.get(trx)?.state;
+  if (!state) throw new Error(`${caller}: not inside a transaction opened by openTransaction`);
+  if (state.committed || state.ended) throw new Error(`${caller}: the transaction has already ended`);
+  return state;
+}
+
+/**
+ * A connection of db held until release(): Kysely lends a connection for the length of a
+ * callback, and a transaction may outlive the call that opened it (the request
+ * transaction of an Idempotency-Key spans hooks).
+ */
+function holdConnection(db: Executor) {
+  let release!: () => void;
+  const releasing = new Promise<void>((resolve) => (release = resolve));
+  let lend!: (conn: Kysely<Database>) => void;
+  const conn = new Promise<Kysely<Database>>((resolve) => (lend = resolve));
+  const released = db.connection().execute(async (c) => {
+    lend(c);
+    await releasing;
   });
+  // A failure to acquire rejects `released` before a connection was lent.
+  const acquired = Promise.race([conn, released.then(() => Promise.reject(new Error('connection released early')))]);
+  return { conn: acquired, release, released };
 }
 
 /**
  * The driver's connection under a connection-bound Kysely instance. Kysely runs the
  * queries of such an instance one after another, each once the one before has answered;
- * a pipeline sends on the connection itself. Both engines' connections take statements
- * while earlier ones are still running and answer them in order: node-postgres queues
- * them on its client, the embedded database's thread runs its tasks in the order sent.
- * getExecutor() is marked internal in Kysely's types; the lockfile pins Kysely, and
- * test/foundation/pipelined-transaction.test.ts fails on both engines if it changes.
+ * a pipeline sends on the connection itself. getExecutor() is marked internal in Kysely's
+ * types; the lockfile pins Kysely, and test/foundation/pipelined-transaction.test.ts
+ * fails on both engines if it changes.
  */
 async function connectionOf(conn: Kysely<Database>): Promise<DatabaseConnection> {
   return conn.getExecutor().provideConnection(async (connection) => connection);

@@ -9,7 +9,7 @@ import type { Executor } from '../db/transaction.ts';
 import type { ApiKeyCache, AuthContext, Scope } from '../domain/auth/api-keys.ts';
 import type { EventDetailCache } from './event-detail-cache.ts';
 import type { Clock } from '../lib/clock.ts';
-import type { IdempotencySettings } from './plugins/idempotency.ts';
+import type { IdempotencySettings } from './plugins/idempotency-settings.ts';
 import type { RateLimiter } from './rate-limit/limiter.ts';
 import type { ShutdownState } from './shutdown-state.ts';
 import type { Resolver } from '../webhooks/url-vetting.ts';

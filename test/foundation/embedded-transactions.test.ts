@@ -13,7 +13,7 @@ import { EmbeddedTurns } from '../../src/db/embedded/turns.ts';
 import { PGliteDialect } from '../../src/db/embedded/dialect.ts';
 import type { TransactionEdges } from '../../src/db/embedded/protocol.ts';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from '../../src/db/embedded/thread.ts';
-import { withTransactionCommittedLast } from '../../src/db/transaction.ts';
+import { sendLast, withTransaction } from '../../src/db/transaction.ts';
 import type { Database } from '../../src/db/schema.ts';
 
 interface Sent {
@@ -80,9 +80,9 @@ describe('transactions on the embedded database', () => {
     holdEndings = new Promise((resolve) => (open = resolve));
     try {
       let firstAnswered = false;
-      const first = withTransactionCommittedLast(db, async (conn, commitAfter) => {
+      const first = withTransaction(db, async (conn) => {
         await sql`INSERT INTO notes (id, body) VALUES (${1}, ${'first'})`.execute(conn);
-        await commitAfter(`INSERT INTO notes (id, body) VALUES (2, 'first''s end')`);
+        await sendLast(conn, `INSERT INTO notes (id, body) VALUES (2, 'first''s end')`);
         firstAnswered = true;
       });
       const second = db
@@ -113,9 +113,9 @@ describe('transactions on the embedded database', () => {
 
   test('a failed ending statement is rolled back by the thread; the next holder starts clean', async () => {
     await assert.rejects(
-      withTransactionCommittedLast(db, async (conn, commitAfter) => {
+      withTransaction(db, async (conn) => {
         await sql`INSERT INTO notes (id, body) VALUES (${1}, ${'kept?'})`.execute(conn);
-        await commitAfter('SELECT 1 / 0');
+        await sendLast(conn, 'SELECT 1 / 0');
       }),
       /division by zero/,
     );
@@ -126,10 +126,10 @@ describe('transactions on the embedded database', () => {
 
   test('an ending statement that leaves its transaction open fails, and the transaction is rolled back', async () => {
     await assert.rejects(
-      withTransactionCommittedLast(db, async (conn, commitAfter) => {
+      withTransaction(db, async (conn) => {
         await sql`INSERT INTO notes (id, body) VALUES (${1}, ${'open'})`.execute(conn);
         // The COMMIT is inside a comment: the text ends like an ending but ends nothing.
-        await commitAfter('SELECT 1 -- and then');
+        await sendLast(conn, 'SELECT 1 -- and then');
       }),
       /left it open; it was rolled back/,
     );

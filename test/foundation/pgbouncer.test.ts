@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { openDatabase } from '../../src/db/client.ts';
 import { inlineParameters } from '../../src/db/literals.ts';
-import { withTransaction, withTransactionCommittedLast } from '../../src/db/transaction.ts';
+import { sendAhead, sendLast, withTransaction } from '../../src/db/transaction.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/database.ts';
 import { orderBody, postOrder, setupSale, type Sale } from '../helpers/orders.ts';
@@ -98,9 +98,9 @@ describe(
           seen.push((await SETTINGS.execute(database.db)).rows[0]);
           seen.push(await withTransaction(database.db, async (trx) => (await SETTINGS.execute(trx)).rows[0]));
           seen.push(
-            await withTransactionCommittedLast(database.db, async (conn, commitAfter, sendAhead) => {
-              const settings = (await sendAhead(SETTINGS)).rows[0];
-              await commitAfter('SELECT 1');
+            await withTransaction(database.db, async (conn) => {
+              const settings = (await sendAhead(conn, SETTINGS)).rows[0];
+              await sendLast(conn, 'SELECT 1');
               return settings;
             }),
           );

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { withTransactionCommittedLast } from '../../src/db/transaction.ts';
+import { sendAhead, sendLast, withTransaction } from '../../src/db/transaction.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 describe('a pipelined transaction', () => {
@@ -26,12 +26,12 @@ describe('a pipelined transaction', () => {
 
   test('every statement is sent before the first is answered; they run in order and commit', async () => {
     let answeredWhenAllSent: boolean | undefined;
-    const answers = await withTransactionCommittedLast(database.db, async (_conn, commitAfter, sendAhead) => {
+    const answers = await withTransaction(database.db, async (trx) => {
       let answered = false;
-      const first = sendAhead(sql<{ id: number }>`INSERT INTO piped (id) VALUES (${1}) RETURNING id`);
+      const first = sendAhead(trx, sql<{ id: number }>`INSERT INTO piped (id) VALUES (${1}) RETURNING id`);
       void first.then(() => (answered = true));
-      const second = sendAhead(sql<{ id: number }>`INSERT INTO piped (id) VALUES (${2}) RETURNING id`);
-      const ending = commitAfter('INSERT INTO piped (id) VALUES (3)');
+      const second = sendAhead(trx, sql<{ id: number }>`INSERT INTO piped (id) VALUES (${2}) RETURNING id`);
+      const ending = sendLast(trx, 'INSERT INTO piped (id) VALUES (3)');
       answeredWhenAllSent = answered;
       return Promise.all([first, second, ending]);
     });
@@ -48,11 +48,11 @@ describe('a pipelined transaction', () => {
   });
 
   test('a failing statement fails the ones behind it; the first failure is reported; nothing commits', async () => {
-    const failure = await withTransactionCommittedLast(database.db, async (_conn, commitAfter, sendAhead) => {
+    const failure = await withTransaction(database.db, async (trx) => {
       const sent = [
-        sendAhead(sql`INSERT INTO piped (id) VALUES (${1})`),
-        sendAhead(sql`INSERT INTO piped (id) VALUES (${1})`),
-        commitAfter('INSERT INTO piped (id) VALUES (3)'),
+        sendAhead(trx, sql`INSERT INTO piped (id) VALUES (${1})`),
+        sendAhead(trx, sql`INSERT INTO piped (id) VALUES (${1})`),
+        sendLast(trx, 'INSERT INTO piped (id) VALUES (3)'),
       ];
       await Promise.all(sent);
     }).then(
@@ -62,8 +62,8 @@ describe('a pipelined transaction', () => {
     assert.equal(failure.code, '23505');
     assert.deepEqual(await rows(), []);
     // The connection is out of the failed transaction: the next one commits.
-    await withTransactionCommittedLast(database.db, async (_conn, commitAfter, sendAhead) => {
-      await Promise.all([sendAhead(sql`INSERT INTO piped (id) VALUES (${4})`), commitAfter('SELECT 1')]);
+    await withTransaction(database.db, async (trx) => {
+      await Promise.all([sendAhead(trx, sql`INSERT INTO piped (id) VALUES (${4})`), sendLast(trx, 'SELECT 1')]);
     });
     assert.deepEqual(
       (await rows()).map((row) => row.id),

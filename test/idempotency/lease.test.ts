@@ -13,7 +13,8 @@ import pino from 'pino';
 import { createTestApp, problemOf, type TestApp, type TestOrganizer } from '../helpers/app.ts';
 import { eventBody } from '../helpers/catalog.ts';
 import { onPostgres } from '../helpers/database.ts';
-import { DEFAULT_IDEMPOTENCY_SETTINGS, IDEMPOTENCY_DETAILS, requestHash } from '../../src/http/plugins/idempotency.ts';
+import { IDEMPOTENCY_DETAILS, requestHash } from '../../src/http/plugins/idempotency.ts';
+import { DEFAULT_IDEMPOTENCY_SETTINGS } from '../../src/http/plugins/idempotency-settings.ts';
 import { idempotencyPurgeJob, purgeExpiredIdempotencyKeys } from '../../src/workers/idempotency-purge.ts';
 import { apiKeyIdOf, countRows, isReplayOf, newKey, withKey } from './helpers.ts';
 

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { takeInventory } from '../../src/domain/inventory/inventory.ts';
+import { takeInventoryLast } from '../../src/domain/inventory/inventory.ts';
+import { withTransaction } from '../../src/db/transaction.ts';
 import { problemOf, useTestApp } from '../helpers/app.ts';
 import { onPostgres } from '../helpers/database.ts';
 import { eventsOfType, orderBody, placeOrder, postOrder, setupSale } from '../helpers/orders.ts';
@@ -156,7 +157,7 @@ describe('concurrent sales never oversell', () => {
     );
   });
 
-  test('takeInventory: the locked rows carry the sellability as of the lock; a refusal there rolls the taken counters back', async () => {
+  test('takeInventoryLast: the locked rows carry the sellability as of the lock; a refusal there rolls the taken counters back', async () => {
     const sale = await setupSale(t, {
       event: {
         performances: [{ starts_at: '2027-03-05T19:00:00Z', capacity: 10 }],
@@ -171,10 +172,12 @@ describe('concurrent sales never oversell', () => {
     const lines = [{ performanceId: sale.performanceId, ticketTypeId: sale.ticketTypeId, quantity: 3 }];
     let seen: unknown;
     await assert.rejects(
-      t.database.db.transaction().execute((trx) =>
-        takeInventory(trx, lines, t.clock.now(), (locked) => {
-          seen = locked;
-          throw new Error('not sellable');
+      withTransaction(t.database.db, (trx) =>
+        takeInventoryLast(trx, lines, t.clock.now(), {
+          checkLocked: (locked) => {
+            seen = locked;
+            throw new Error('not sellable');
+          },
         }),
       ),
       /not sellable/,
@@ -205,10 +208,10 @@ describe('concurrent sales never oversell', () => {
       .set({ box_office_sales_enabled: true })
       .where('id', '=', sale.performanceId)
       .execute();
-    await t.database.db.transaction().execute((trx) => takeInventory(trx, lines, t.clock.now()));
+    await withTransaction(t.database.db, (trx) => takeInventoryLast(trx, lines, t.clock.now()));
     assert.deepEqual(await counters(), [3, 3]);
     await assert.rejects(
-      t.database.db.transaction().execute((trx) => takeInventory(trx, [{ ...lines[0]!, quantity: 2 }], t.clock.now())),
+      withTransaction(t.database.db, (trx) => takeInventoryLast(trx, [{ ...lines[0]!, quantity: 2 }], t.clock.now())),
       {
         name: 'DomainError',
         code: 'insufficient_inventory',

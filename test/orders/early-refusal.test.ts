@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { takeInventory } from '../../src/domain/inventory/inventory.ts';
+import { takeInventoryLast } from '../../src/domain/inventory/inventory.ts';
+import { withTransaction } from '../../src/db/transaction.ts';
 import { problemOf, useTestApp } from '../helpers/app.ts';
 import { CountingPlugin } from '../helpers/counting-plugin.ts';
 import { eventsOfType, orderBody, placeOrder, postOrder, setupSale, type Sale } from '../helpers/orders.ts';
@@ -16,7 +17,7 @@ import { rowCounts } from '../helpers/row-counts.ts';
 describe('early refusal', () => {
   const t = useTestApp();
 
-  /** The 400 the sale's locked check gives for these items, from take_inventory() itself (rolled back). */
+  /** The 400 the sale's locked check gives for these items, from the inventory step itself (rolled back). */
   async function lockedRefusal(sale: Sale, items: { ticket_type_id: string; quantity: number }[]): Promise<string> {
     const lines = items.map((i) => ({
       performanceId: sale.performanceId,
@@ -25,7 +26,7 @@ describe('early refusal', () => {
     }));
     let detail = '';
     await assert.rejects(
-      t.database.db.transaction().execute((trx) => takeInventory(trx, lines, t.clock.now())),
+      withTransaction(t.database.db, (trx) => takeInventoryLast(trx, lines, t.clock.now())),
       (err: { code: string; detail: string }) => {
         assert.equal(err.code, 'insufficient_inventory');
         detail = err.detail;

@@ -1,21 +1,59 @@
 /**
  * take_inventory() locks, recounts and moves each counter only within what the recount
- * leaves; a move that does not fit is not made and is reported as `taken: false`, never
- * raised, and refuseIfShort words the refusal (docs/inventory.md). Its verdict and
- * refuseIfShort's agree on any state (a property). take_inventory_or_refuse() with the
- * COMMIT behind it in one message: committed when it fits, refused with the same 400
- * and nothing left behind when it does not.
+ * leaves; a move that does not fit is not made and is reported as `taken: false`, and
+ * refuseIfShort words the refusal (docs/inventory.md). Its verdict and refuseIfShort's
+ * agree on any state (a property). A sale's inventory step (takeInventoryLast:
+ * take_inventory_or_refuse() with the COMMIT behind it in one message when the sale owns
+ * its transaction): committed when it fits, refused with the same 400 and nothing left
+ * behind when it does not.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { sql } from 'kysely';
-import { callTakeInventory } from '../../src/db/repositories/inventory.ts';
-import { withTransactionCommittedLast } from '../../src/db/transaction.ts';
-import { refuseIfShort, takeInventory, takeInventoryAndCommit } from '../../src/domain/inventory/inventory.ts';
+import pg from 'pg';
+import type { TakeInventoryRow } from '../../src/db/repositories/inventory.ts';
+import { withTransaction, type Executor } from '../../src/db/transaction.ts';
+import { refuseIfShort, takeInventoryLast } from '../../src/domain/inventory/inventory.ts';
 import { useTestApp } from '../helpers/app.ts';
 import { onPostgres } from '../helpers/database.ts';
 import { setupSale, type Sale } from '../helpers/orders.ts';
+
+/** take_inventory() itself, the database function a sale's refusing call wraps. */
+async function callTakeInventory(
+  trx: Executor,
+  perPerformance: Array<[string, number]>,
+  perPrice: Array<[string, string, number]>,
+  now: Date,
+): Promise<TakeInventoryRow[]> {
+  const result = await sql<TakeInventoryRow>`
+    SELECT kind, performance_id, status, box_office_sales_enabled, event_status,
+           performance_remaining, ticket_type_id, ticket_type_name, sort_order, type_remaining, taken
+    FROM take_inventory(${perPerformance.map(([id]) => id)}::uuid[], ${perPerformance.map(([, q]) => q)}::int[],
+                        ${perPrice.map(([p]) => p)}::uuid[], ${perPrice.map(([, ty]) => ty)}::uuid[], ${perPrice.map(([, , q]) => q)}::int[],
+                        ${now}::timestamptz)
+    ORDER BY kind, performance_id, sort_order, ticket_type_id
+  `.execute(trx);
+  return result.rows;
+}
+
+/** The statement texts node-postgres sends while fn runs (PostgreSQL only). */
+async function statementsSent(fn: () => Promise<void>): Promise<string[]> {
+  const texts: string[] = [];
+  const prototype = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const { query } = prototype;
+  prototype.query = function (this: unknown, ...args: unknown[]) {
+    const [config] = args as [string | { text: string }];
+    texts.push(typeof config === 'string' ? config : config.text);
+    return query.apply(this, args);
+  };
+  try {
+    await fn();
+  } finally {
+    prototype.query = query;
+  }
+  return texts;
+}
 
 describe('take_inventory()', () => {
   const t = useTestApp();
@@ -87,7 +125,7 @@ describe('take_inventory()', () => {
     assert.equal(hold.statusCode, 201);
     const line = { performanceId: sale.performanceId, ticketTypeId: sale.ticketTypeId, quantity: 2 };
     await assert.rejects(
-      t.database.db.transaction().execute((trx) => takeInventory(trx, [line], t.clock.now())),
+      withTransaction(t.database.db, (trx) => takeInventoryLast(trx, [line], t.clock.now())),
       (err: { code: string; detail: string }) => {
         assert.equal(err.code, 'insufficient_inventory');
         assert.match(err.detail, /2 "[^"]+" requested, 1 remaining for this performance\.$/);
@@ -114,19 +152,14 @@ describe('take_inventory()', () => {
   test('with the COMMIT in the same message: a sale that fits is committed by that message', async () => {
     const sale = await setupSale(t, { event: smallEvent });
     const line = { performanceId: sale.performanceId, ticketTypeId: sale.ticketTypeId, quantity: 3 };
-    const messages: string[] = [];
-    await withTransactionCommittedLast(t.database.db, (_conn, commitAfter) =>
-      takeInventoryAndCommit(
-        (statement) => {
-          messages.push(statement);
-          return commitAfter(statement);
-        },
-        [line],
-        t.clock.now(),
-      ),
+    const messages = await statementsSent(() =>
+      withTransaction(t.database.db, (trx) => takeInventoryLast(trx, [line], t.clock.now())),
     );
-    assert.equal(messages.length, 1);
-    assert.match(messages[0]!, /^SELECT take_inventory_or_refuse\(/);
+    if (onPostgres) {
+      assert.equal(messages.length, 2, 'BEGIN, then the inventory step with the COMMIT behind it');
+      assert.equal(messages[0], 'BEGIN');
+      assert.match(messages[1]!, /^SELECT take_inventory_or_refuse\(.*\); COMMIT$/s);
+    }
     assert.equal(await soldCount(sale), 3, 'committed: another connection sees the move');
     if (onPostgres) assert.equal(await openTransactions(), 0);
   });
@@ -140,10 +173,10 @@ describe('take_inventory()', () => {
     assert.equal(hold.statusCode, 201);
     const line = { performanceId: sale.performanceId, ticketTypeId: sale.ticketTypeId, quantity: 2 };
     await assert.rejects(
-      withTransactionCommittedLast(t.database.db, async (conn, commitAfter) => {
+      withTransaction(t.database.db, async (conn) => {
         // Written before the inventory step, as a sale writes its order: rolled back with it.
         await sql`UPDATE organizers SET name = 'written by the refused sale' WHERE id = ${sale.org.id}`.execute(conn);
-        await takeInventoryAndCommit(commitAfter, [line], t.clock.now());
+        await takeInventoryLast(conn, [line], t.clock.now());
       }),
       (err: { code: string; detail: string }) => {
         assert.equal(err.code, 'insufficient_inventory');
@@ -160,9 +193,7 @@ describe('take_inventory()', () => {
     assert.notEqual(organizer.name, 'written by the refused sale');
     if (onPostgres) assert.equal(await openTransactions(), 0);
     // The connection is clean: the next sale on the same pool commits.
-    await withTransactionCommittedLast(t.database.db, (_conn, commitAfter) =>
-      takeInventoryAndCommit(commitAfter, [{ ...line, quantity: 1 }], t.clock.now()),
-    );
+    await withTransaction(t.database.db, (trx) => takeInventoryLast(trx, [{ ...line, quantity: 1 }], t.clock.now()));
     assert.equal(await soldCount(sale), 1);
   });
 

@@ -1,12 +1,13 @@
 /**
  * SQL for inventory (the rules and why: docs/inventory.md). The counting query and the
- * sale's lock-recount-move are database functions (migrations/0006_inventory_functions.sql);
- * these are their calls, the plain lock, and the counter move of releases.
+ * sale's lock-recount-move are database functions (migrations/0006_inventory_functions.sql,
+ * migrations/0014_sale_commits_at_the_lock.sql); these are their calls, the plain lock,
+ * and the counter move of releases.
  */
 import { sql } from 'kysely';
 import { literal } from '../literals.ts';
 import { PREPARED } from '../prepared.ts';
-import type { CommitAfter, Executor } from '../transaction.ts';
+import { sendLast, type Executor } from '../transaction.ts';
 
 /** One row of inventory_remaining(): a (performance, active price) with what remains of each. */
 export interface InventoryCount {
@@ -67,47 +68,25 @@ export async function lockPerformanceRows(trx: Executor, ids: string[]): Promise
   return result.rows;
 }
 
-/**
- * take_inventory() (migrations/0014_sale_commits_at_the_lock.sql): locks the
- * performances in id order, recounts with inventory_remaining() on a snapshot taken after
- * the lock was granted, and in the same statement moves the counters, each only within
- * what the recount leaves and its CHECK constraint (else `taken` is false). The caller
- * words the refusal from the returned counts.
- * `perPerformance` and `perPrice` are the quantities per performance and per
- * (performance, ticket type), sorted.
- */
-export async function callTakeInventory(
-  trx: Executor,
-  perPerformance: Array<[string, number]>,
-  perPrice: Array<[string, string, number]>,
-  now: Date,
-): Promise<TakeInventoryRow[]> {
-  const result = await sql<TakeInventoryRow>`${PREPARED}
-    SELECT kind, performance_id, status, box_office_sales_enabled, event_status,
-           performance_remaining, ticket_type_id, ticket_type_name, sort_order, type_remaining, taken
-    FROM take_inventory(${perPerformance.map(([id]) => id)}::uuid[], ${perPerformance.map(([, q]) => q)}::int[],
-                        ${perPrice.map(([p]) => p)}::uuid[], ${perPrice.map(([, t]) => t)}::uuid[], ${perPrice.map(([, , q]) => q)}::int[],
-                        ${now}::timestamptz)
-    ORDER BY kind, performance_id, sort_order, ticket_type_id
-  `.execute(trx);
-  return result.rows;
-}
-
 /** SQLSTATE of take_inventory_or_refuse()'s refusal (migrations/0014_sale_commits_at_the_lock.sql). */
 const REFUSED_UNDER_THE_LOCK = 'MQ001';
 
 /**
- * take_inventory_or_refuse() and COMMIT in one message (migrations/0014_sale_commits_at_the_lock.sql):
- * take_inventory() as callTakeInventory runs it, but the database itself refuses (raises)
- * when a counter did not move or a performance is no longer sellable, and otherwise the
- * COMMIT right behind it releases the lock, without a round trip to this process in
- * between. Resolves to undefined once committed; to take_inventory()'s rows when refused
- * (the transaction is then aborted: the caller rolls back). With `onlyIf` (an SQL
- * condition), the call runs only if it holds when the statement runs, and else the
- * transaction commits without taking anything.
+ * take_inventory_or_refuse() (migrations/0014_sale_commits_at_the_lock.sql), sent as the
+ * transaction's last statement (sendLast: with the COMMIT behind it when the sale owns its
+ * transaction). take_inventory() locks the performances in id order, recounts with
+ * inventory_remaining() on a snapshot taken after the lock was granted, and in the same
+ * statement moves the counters, each only within what the recount leaves and its CHECK
+ * constraint; the function raises when a counter did not move or a locked performance is
+ * no longer box-office sellable. Resolves to undefined once taken; to take_inventory()'s
+ * rows when refused (the transaction is then aborted: the caller rolls back), from which
+ * the caller words the refusal. With `onlyIf` (an SQL condition), the call runs only if
+ * it holds when the statement runs, and else nothing is taken.
+ * `perPerformance` and `perPrice` are the quantities per performance and per
+ * (performance, ticket type), sorted.
  */
-export async function callTakeInventoryAndCommit(
-  commitAfter: CommitAfter,
+export async function takeInventoryOrRefuse(
+  trx: Executor,
   perPerformance: Array<[string, number]>,
   perPrice: Array<[string, string, number]>,
   now: Date,
@@ -118,7 +97,7 @@ export async function callTakeInventoryAndCommit(
     ${literal(perPrice.map(([p]) => p))}::uuid[], ${literal(perPrice.map(([, t]) => t))}::uuid[],
     ${literal(perPrice.map(([, , q]) => q))}::int[], ${literal(now)}::timestamptz)${onlyIf === undefined ? '' : ` WHERE ${onlyIf}`}`;
   try {
-    await commitAfter(call);
+    await sendLast(trx, call);
     return undefined;
   } catch (err) {
     const fields = err as { code?: unknown; detail?: unknown };

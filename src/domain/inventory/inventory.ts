@@ -6,31 +6,31 @@
  *                              cap − sold of the type − active holds of the type)
  *
  * `sold_count` counters live on the performance and price rows. The availability
- * endpoint reads them as an advisory snapshot; a sale (takeInventory, one call of the
- * database function take_inventory()) locks the same rows in a fixed order, recounts
- * with the very same query inside its transaction, and moves the counters; the sale
- * commits only if the recount shows that everything fits. Holds are created under the
- * same performance lock, so nothing changes the count between the recount and the move.
- * The CHECK constraints on both counters are the last line: an oversell cannot commit.
- * The fit rule is worded here alone (refuseIfShort): it judges the counts the database
- * returned both before a sale writes (an early, unlocked refusal) and under the lock
- * (the only place a sale is accepted). Under the lock the database applies the same
- * comparison to its moves (a counter moves only within what the recount leaves), so a
- * sale that owns its transaction can commit in the same message as its inventory step
- * (takeInventoryAndCommit); a test holds the two to the same verdicts.
+ * endpoint reads them as an advisory snapshot; every sale, with or without an
+ * Idempotency-Key, takes inventory one way (takeInventoryLast, one call of the database
+ * function take_inventory_or_refuse()): it locks the same rows in a fixed order,
+ * recounts with the very same query inside its transaction, and moves the counters only
+ * if the recount shows that everything fits. Holds are created under the same
+ * performance lock, so nothing changes the count between the recount and the move. The
+ * CHECK constraints on both counters are the last line: an oversell cannot commit.
+ * Who decides what: under the lock the database alone accepts or refuses (it moves a
+ * counter only within what the recount leaves and refuses an unsellable performance),
+ * and this module alone words a refusal, from the rows the database returned: the fit
+ * rule (refuseIfShort) and the sale's sellability check (checkLocked) are the same
+ * functions that refuse early, before a sale writes, on the unlocked counts of its
+ * first read. A test holds the database's verdicts and the wording to the same rule.
  * docs/inventory.md explains the design.
  */
 import {
-  callTakeInventory,
-  callTakeInventoryAndCommit,
   lockPerformanceRows,
   moveCounterRows,
   selectRemaining,
+  takeInventoryOrRefuse,
   type InventoryCount,
   type LockedPerformance,
   type TakeInventoryRow,
 } from '../../db/repositories/inventory.ts';
-import type { CommitAfter, Executor } from '../../db/transaction.ts';
+import type { Executor } from '../../db/transaction.ts';
 import { invalid } from '../../errors/domain-error.ts';
 
 interface TypeAvailability {
@@ -72,7 +72,7 @@ function toAvailability(rows: InventoryCount[]): Map<string, Availability> {
  * What remains of one or more performances: the counting query is ONE piece of SQL, the
  * database function inventory_remaining() (src/db/repositories/inventory.ts). The
  * availability endpoint and hold creation run it on its own; a sale runs it inside
- * take_inventory(), under the lock.
+ * take_inventory_or_refuse(), under the lock.
  */
 async function countRemaining(db: Executor, performanceIds: string[], now: Date): Promise<Map<string, Availability>> {
   return toAvailability(await selectRemaining(db, performanceIds, now));
@@ -113,55 +113,38 @@ export async function lockPerformances(trx: Executor, performanceIds: string[]):
 }
 
 /**
- * Takes inventory for a sale, atomically and in ONE round trip: the database function
- * take_inventory() locks the performances (in id order, FOR NO KEY UPDATE, as
- * lockPerformances does), recounts with inventory_remaining() in a statement whose
- * snapshot is taken after the lock was granted, and moves the counters in that same
- * statement, each counter only within what the recount leaves. It returns the locked
- * performances' sellability and the counts it recounted; here refuseIfShort (the fit
- * rule, whose comparison the database's moves mirror) judges those counts and refuses
- * with a 400 naming the ticket type and what remains: the caller's transaction then rolls back,
- * the moved counters included. Must run inside the sale's transaction. Lines must
- * reference active prices.
+ * Takes inventory for a sale, atomically and in ONE statement, the LAST of the sale's
+ * transaction (sendLast: when the sale owns its transaction, the COMMIT travels in the
+ * same message, so the lock every sale of the performance queues on is released inside
+ * the database, never across a round trip to this process; docs/inventory.md, "The lock
+ * is held inside the database"). The database function take_inventory_or_refuse() locks
+ * the performances (in id order, FOR NO KEY UPDATE, as lockPerformances does), recounts
+ * with inventory_remaining() in a statement whose snapshot is taken after the lock was
+ * granted, and moves the counters in that same statement, each only within what the
+ * recount leaves; it refuses (raises) when a counter could not move or a performance is
+ * no longer box-office sellable. Only then is the refusal judged and worded here, from
+ * the rows it returns: `checkLocked` on the locked performances (the sale re-checks
+ * sellability with the rule it applied early; it throws to refuse), then refuseIfShort
+ * (the fit rule, whose comparison the database's moves mirror), each a 400 naming what
+ * failed. The caller's transaction then rolls back, the moved counters included.
  *
- * `checkLocked` runs on the locked rows before the counts are judged (the sale re-checks
- * that each performance is still sellable; it throws to refuse). Callers should make this
- * the LAST work of their transaction, right before COMMIT: the row lock is held until
- * then, and every sale of the performance waits for it (docs/inventory.md).
+ * `onlyIf`, an SQL condition, lets a caller send this before it knows whether the rest of
+ * its transaction went in: inventory is taken only if the condition holds then (a sale:
+ * only if its order was written). Must run inside the sale's transaction; lines must
+ * reference active prices.
  */
-export async function takeInventory(
+export async function takeInventoryLast(
   trx: Executor,
-  lines: InventoryLine[],
-  now: Date,
-  checkLocked?: (locked: LockedPerformance[]) => void,
-): Promise<void> {
-  const { perPerformance, perPrice } = quantities(lines);
-  judgeTaken(await callTakeInventory(trx, perPerformance, perPrice, now), lines, checkLocked);
-}
-
-/**
- * takeInventory for a sale that owns its transaction (withTransactionCommittedLast): the
- * same call, but the database refuses by itself when a counter did not move or a
- * performance is no longer sellable (take_inventory_or_refuse()), so the COMMIT travels
- * with the call and the lock is released inside the database, never across a round trip
- * to this process (docs/inventory.md, "The lock is held inside the database"). A refusal
- * is then judged and worded exactly as takeInventory judges it, from the same rows.
- * `onlyIf`, an SQL condition, lets a caller send this before it knows whether the rest
- * of its transaction went in: inventory is taken only if the condition holds then
- * (a sale: only if its order was written).
- */
-export async function takeInventoryAndCommit(
-  commitAfter: CommitAfter,
   lines: InventoryLine[],
   now: Date,
   opts: { checkLocked?: (locked: LockedPerformance[]) => void; onlyIf?: string } = {},
 ): Promise<void> {
   const { checkLocked, onlyIf } = opts;
   const { perPerformance, perPrice } = quantities(lines);
-  const refused = await callTakeInventoryAndCommit(commitAfter, perPerformance, perPrice, now, onlyIf);
+  const refused = await takeInventoryOrRefuse(trx, perPerformance, perPrice, now, onlyIf);
   if (refused === undefined) return;
-  judgeTaken(refused, lines, checkLocked);
-  throw new Error('takeInventoryAndCommit: the database refused a sale that fits its recount and is sellable');
+  judgeRefusal(refused, lines, checkLocked);
+  throw new Error('takeInventoryLast: the database refused a sale that fits its recount and is sellable');
 }
 
 /** The quantities per performance and per (performance, ticket type), sorted. */
@@ -173,8 +156,8 @@ function quantities(lines: InventoryLine[]) {
   return { perPerformance, perPrice };
 }
 
-/** Judges take_inventory()'s rows: sellability under the lock, then the fit rule. */
-function judgeTaken(
+/** Words a refusal from take_inventory()'s rows: sellability under the lock, then the fit rule. */
+function judgeRefusal(
   rows: TakeInventoryRow[],
   lines: InventoryLine[],
   checkLocked?: (locked: LockedPerformance[]) => void,
@@ -196,12 +179,10 @@ function judgeTaken(
     }
   }
   checkLocked?.(locked);
-  // The only judgement of the sale: the counters already moved, and this refusal rolls
-  // them back with the rest of the transaction.
   refuseIfShort(lines, counted);
   // A counter could not move although the recount allows the sale: the counters and the
   // recount disagree, which only a bug (or a change made around the lock) can cause.
-  if (!taken) throw new Error('takeInventory: every line fits the recount, but a counter could not move');
+  if (!taken) throw new Error('takeInventoryLast: every line fits the recount, but a counter could not move');
 }
 
 /**
@@ -209,7 +190,7 @@ function judgeTaken(
  * that do not fit the counts of inventory_remaining(). A sale applies it twice to the same
  * kind of numbers: early, to the unlocked counts its step-1 read carries (a refusal there
  * is correct as of that read and writes nothing), and under the lock, to the recount of
- * take_inventory(), which alone may accept. So both refusals have exactly the same detail.
+ * take_inventory_or_refuse(), which alone may accept. So both refusals have exactly the same detail.
  * The counts are put in the order the availability endpoint shows them first, since the
  * detail of a performance-wide refusal lists the requested types in that order.
  */

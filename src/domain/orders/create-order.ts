@@ -1,39 +1,41 @@
 /**
- * POST /v1/orders: a one-shot box-office sale:
+ * POST /v1/orders: a one-shot box-office sale, one path with or without an
+ * Idempotency-Key:
  *
- *  1. read, in one query and outside the sale's transaction, the organizer's settings, the
- *     performances, their active prices, what remains of each (the availability count,
- *     unlocked) and whether their events ask registration questions (then the questions,
- *     only if there are any); refuse (400) unsellable performances, unpriced types, a
- *     `free` tender with a non-zero total, invalid registration answers, and an order that
- *     does not fit what remains: an early refusal writes nothing and takes no lock;
- *  2. in one transaction, write in ONE statement the order (a taken order_no writes
- *     nothing and the sale is tried again with another), one transaction per performance
- *     with its tickets, the payment (cash), the e-mail jobs, the CRM contact and
- *     `order.created` with its webhook deliveries; then the answers (only if any);
- *  3. LAST, take inventory (src/domain/inventory: lock the performances in id order,
- *     recount with the availability query, move the counters if all fits; re-check that
- *     each is still box-office sellable as of the lock, and 400 naming the type and what
- *     remains, the same rule and detail as the early refusal), and COMMIT in the same
- *     message: the lock every sale of a performance queues on is released inside the
- *     database (docs/inventory.md). Only this check can accept. A refusal here rolls back
- *     everything written in step 2, and the counters. Inside a caller's transaction (an
- *     Idempotency-Key request) the inventory step is a statement of that transaction,
- *     which its opener commits.
+ *  1. read, in one query, the organizer's settings, the performances, their active prices,
+ *     what remains of each (the availability count, unlocked) and whether their events ask
+ *     registration questions (then the questions, only if there are any); refuse (400)
+ *     unsellable performances, unpriced types, a `free` tender with a non-zero total,
+ *     invalid registration answers, and an order that does not fit what remains: an early
+ *     refusal writes nothing and takes no lock;
+ *  2. in the sale's transaction (withTransaction: its own, or the request transaction of
+ *     an Idempotency-Key, which it joins), write in ONE statement the order (a taken
+ *     order_no writes nothing and the sale is tried again with another), one transaction
+ *     per performance with its tickets, the payment (cash), the e-mail jobs, the CRM
+ *     contact and `order.created` with its webhook deliveries; then the answers (only if
+ *     any);
+ *  3. LAST, take inventory (src/domain/inventory, takeInventoryLast: lock the performances
+ *     in id order, recount with the availability query, move the counters if all fits and
+ *     each is still box-office sellable as of the lock; else a 400 naming the type and
+ *     what remains, the same rule and detail as the early refusal). Only this step can
+ *     accept; a refusal rolls back everything written in step 2, and the counters. When
+ *     the sale owns its transaction, the COMMIT travels in the same message, so the lock
+ *     every sale of a performance queues on is released inside the database
+ *     (docs/inventory.md); under an Idempotency-Key the request transaction commits with
+ *     the stored response.
  *
- * On its own transaction, steps 2 and 3 are one pipeline (src/db/transaction.ts): the
- * sale's rows and take_inventory_or_refuse() with the COMMIT are sent together, the
- * inventory step conditional on the order having gone in, so the database never waits
- * for this process between them. A sale without registration answers is then the
- * catalog read and that pipeline; an order refused early is one read (or none of its
- * own, when it shares the catalog read of concurrent sales).
+ * Steps 2 and 3 are one pipeline (sendAhead, src/db/transaction.ts): the sale's rows and
+ * the inventory step are sent together, the inventory step conditional on the order
+ * having gone in, so the database never waits for this process between them. A sale
+ * without registration answers is then the catalog read and that pipeline; an order
+ * refused early is one read (or none of its own, when it shares the catalog read of
+ * concurrent sales).
  * Every column of the rows written in step 2 is given here (ids included) or starts null,
  * so the 201 body is built from them, not read back (test: GET answers the same body).
  */
 import { randomUUID } from 'node:crypto';
 import {
   findSaleCatalog,
-  insertSale,
   orderWritten,
   saleInsertStatement,
   saleInserted,
@@ -45,11 +47,11 @@ import {
 } from '../../db/repositories/orders.ts';
 import { answersInsert, findQuestionsOfEvents, type AnswerRow } from '../../db/repositories/questions.ts';
 import type { LockedPerformance } from '../../db/repositories/inventory.ts';
-import { withTransactionCommittedLast, type CommitAfter, type Executor, type SendAhead } from '../../db/transaction.ts';
+import { afterCommit, sendAhead, withTransaction, type Executor } from '../../db/transaction.ts';
 import { invalid } from '../../errors/domain-error.ts';
 import { FreshReadCoalescer } from '../../lib/fresh-read-coalescer.ts';
 import { deliveriesQueued, storedDomainEvent } from '../../webhooks/outbox.ts';
-import { refuseIfShort, takeInventory, takeInventoryAndCommit } from '../inventory/inventory.ts';
+import { refuseIfShort, takeInventoryLast } from '../inventory/inventory.ts';
 import { orderEmailJobValues } from '../../mail/jobs.ts';
 import { resolveAnswers, type AnswerInput } from '../questions/questions.ts';
 import { generateOrderNo, generateSerialNo, ticketNo, transactionNo } from './numbers.ts';
@@ -74,14 +76,14 @@ type SaleCatalog = Awaited<ReturnType<typeof findSaleCatalog>>;
 const catalogReads = new WeakMap<Executor, FreshReadCoalescer<Date, SaleCatalog>>();
 
 /**
- * Step 1's read. Concurrent sales of the same organizer and performances share one read
- * that starts after each of them asked (src/lib/fresh-read-coalescer.ts), so each is as
- * fresh as a read of its own, at the clock of the latest of them; in an on-sale rush that
- * is one query per round trip instead of one per request (docs/inventory.md, "Why the early refusal is safe"). Inside a
- * caller's transaction the read is the transaction's own.
+ * Step 1's read. Concurrent sales of the same organizer and performances on the same
+ * handle share one read that starts after each of them asked
+ * (src/lib/fresh-read-coalescer.ts), so each is as fresh as a read of its own, at the
+ * clock of the latest of them; in an on-sale rush that is one query per round trip
+ * instead of one per request (docs/inventory.md, "Why the early refusal is safe"). A
+ * request transaction is a handle of its own, so its read is its own.
  */
 function readSaleCatalog(db: Executor, organizerId: string, performanceIds: string[], now: Date) {
-  if (db.isTransaction) return findSaleCatalog(db, organizerId, performanceIds, now);
   let reads = catalogReads.get(db);
   if (reads === undefined) {
     reads = new FreshReadCoalescer();
@@ -162,45 +164,32 @@ export async function createOrder(
         index,
       ),
     );
-  return writeSale(db, sale, answers, nextOrderNo, {
-    inTransaction: () => takeInventory(db, inventoryLines, now, checkLocked),
-    committing: (commitAfter, onlyIf) =>
-      takeInventoryAndCommit(commitAfter, inventoryLines, now, { checkLocked, onlyIf }),
-  });
+  const takeInventoryOf = (trx: Executor, orderId: string) =>
+    takeInventoryLast(trx, inventoryLines, now, { checkLocked, onlyIf: orderWritten(orderId) });
+  return writeSale(db, sale, answers, nextOrderNo, takeInventoryOf);
 }
 
 type Answers = ReturnType<typeof resolveAnswers>;
 
-/** Step 3, as a statement of a caller's transaction, or with the COMMIT of the sale's own. */
-interface InventoryStep {
-  inTransaction: () => Promise<void>;
-  committing: (commitAfter: CommitAfter, onlyIf: string) => Promise<void>;
-}
-
 /**
- * Steps 2 and 3. Inside a caller's transaction (an Idempotency-Key request) the caller
- * commits; on its own, the sale is one pipeline that commits with its inventory step. A
- * taken order_no (rare) writes nothing, takes nothing, and is tried again with another.
+ * Steps 2 and 3, in the sale's transaction. A taken order_no (rare) writes nothing, takes
+ * nothing, and is tried again with another.
  */
 async function writeSale(
   db: Executor,
   sale: SalePlan,
   answers: Answers,
   nextOrderNo: () => string,
-  takeInventoryLast: InventoryStep,
+  takeInventoryOf: (trx: Executor, orderId: string) => Promise<void>,
 ): Promise<OrderDetail> {
   for (let attempt = 0; attempt < ORDER_NO_ATTEMPTS; attempt++) {
     const rows = saleRows(sale, nextOrderNo());
-    const written = db.isTransaction
-      ? await writeSaleInTransaction(db, sale, rows, answers, takeInventoryLast.inTransaction)
-      : await withTransactionCommittedLast(db, (_conn, commitAfter, sendAhead) =>
-          writeSalePipelined(db, sendAhead, sale, rows, answers, (onlyIf) =>
-            takeInventoryLast.committing(commitAfter, onlyIf),
-          ),
-        );
-    if (written === undefined) continue;
-    deliveriesQueued(written.queuedDeliveries);
-    return written.detail;
+    const written = await withTransaction(db, async (trx) => {
+      const inserted = await writeSaleRows(trx, sale, rows, answers, takeInventoryOf);
+      if (inserted) afterCommit(trx, () => deliveriesQueued(inserted.queuedDeliveries));
+      return inserted;
+    });
+    if (written !== undefined) return written.detail;
   }
   throw new Error(`no free order number after ${ORDER_NO_ATTEMPTS} attempts`);
 }
@@ -212,47 +201,26 @@ interface WrittenSale {
 }
 
 /**
- * Steps 2 and 3 inside a caller's transaction, one statement after another: the sale's
- * rows (undefined when the order_no was taken), the answers, then `takeInventoryLast`,
- * which locks, re-checks sellability under the lock, recounts and moves the counters.
+ * Steps 2 and 3 as a pipeline: the sale's rows and the inventory step are sent together,
+ * so the database goes from one to the other without waiting for this process. The
+ * inventory step takes anything only if the order went in (its `onlyIf`); else nothing
+ * is written and the result is undefined. Answers name the sale's tickets, so a sale with
+ * answers sends them, and the inventory step after them, once its rows are known to be in.
  */
-async function writeSaleInTransaction(
+async function writeSaleRows(
   trx: Executor,
   sale: SalePlan,
   rows: NewSale,
   answers: Answers,
-  takeInventoryLast: () => Promise<void>,
+  takeInventoryOf: (trx: Executor, orderId: string) => Promise<void>,
 ): Promise<WrittenSale | undefined> {
-  const inserted = await insertSale(trx, rows);
-  if (inserted === undefined) return undefined;
-  const answerRows = answers.length === 0 ? [] : await answersStatement(trx, sale, answers, rows).execute();
-  await takeInventoryLast();
-  return writtenSale(rows, inserted, answerRows);
-}
-
-/**
- * Steps 2 and 3 as a pipeline in a transaction of the sale's own: the sale's rows and the
- * inventory step with its COMMIT are sent together, so the database goes from one to the
- * other without waiting for this process. The inventory step runs only if the order went
- * in (`takeInventoryLast(onlyIf)`); else the transaction commits nothing and the result
- * is undefined. Answers name the sale's tickets, so a sale with answers sends them, and
- * the inventory step after them, once its rows are known to be in.
- */
-async function writeSalePipelined(
-  db: Executor,
-  sendAhead: SendAhead,
-  sale: SalePlan,
-  rows: NewSale,
-  answers: Answers,
-  takeInventoryLast: (onlyIf: string) => Promise<void>,
-): Promise<WrittenSale | undefined> {
-  const inserting = sendAhead(saleInsertStatement(rows)).then((answer) => saleInserted(rows, answer.rows));
+  const inserting = sendAhead(trx, saleInsertStatement(rows)).then((answer) => saleInserted(rows, answer.rows));
   let answerRows: AnswerRow[] = [];
   if (answers.length > 0) {
     if ((await inserting) === undefined) return undefined;
-    answerRows = (await sendAhead(answersStatement(db, sale, answers, rows))).rows;
+    answerRows = (await sendAhead(trx, answersStatement(trx, sale, answers, rows))).rows;
   }
-  const [inserted] = await Promise.all([inserting, takeInventoryLast(orderWritten(rows.order.id))]);
+  const [inserted] = await Promise.all([inserting, takeInventoryOf(trx, rows.order.id)]);
   return inserted === undefined ? undefined : writtenSale(rows, inserted, answerRows);
 }
 

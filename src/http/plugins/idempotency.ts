@@ -13,68 +13,37 @@
  *    "Alive" is ./idempotency-lease.ts: a short lease renewed by a heartbeat while the
  *    request runs (PostgreSQL), or a lease token held by this process (PGlite).
  *    Running before validation means a 400 for a bad body is stored and replayed too.
- * 2. preHandler, the last one: open a request-scoped transaction and make it request.db,
- *    so the domain code (withTransaction(request.db, ...)) joins it.
+ * 2. preHandler, the last one: open the request's transaction (openTransaction, the one
+ *    way a transaction opens: src/db/transaction.ts) and make it request.db, so the
+ *    domain code (withTransaction(request.db, ...)) joins it.
  * 3. onSend: a success (< 400) writes its response into the key row inside that same
  *    transaction, then commits: the change and its stored response commit together or not
- *    at all. If the commit fails, the response becomes a 500 and nothing is stored (the key
- *    is released so a retry executes). An error (>= 400) rolls the transaction back and
- *    stores the response (every status, 5xx included) in a separate transaction.
+ *    at all. If the commit fails, the failure goes to the one error handler (a 503 for a
+ *    database fault, else a 500) and nothing is stored (the key is released so a retry
+ *    executes). An error (>= 400) rolls the transaction back and stores the response
+ *    (every status, 5xx included) in a separate transaction.
  *    onResponse rolls back any transaction still open, so nothing can leave one behind
  *    (on PGlite an open transaction holds the only connection).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ControlledTransaction } from 'kysely';
 import {
   completeIdempotencyKey,
   findIdempotencyKeyForUpdate,
   insertIdempotencyKeyIfAbsent,
-  IDEMPOTENCY_RETENTION_MS,
   releaseIdempotencyKey,
   renewIdempotencyLease,
   resetIdempotencyKey,
   type IdempotencyKeyRow,
   type NewIdempotencyKey,
 } from '../../db/repositories/idempotency.ts';
-import type { Database } from '../../db/schema.ts';
-import { transactionCommitted, withTransaction } from '../../db/transaction.ts';
+import { openTransaction, withTransaction, type OpenedTransaction } from '../../db/transaction.ts';
 import { tenantOf } from '../context.ts';
-import { classifyDatabaseError } from '../../db/errors.ts';
-import {
-  DATABASE_FAULT_CODES,
-  DATABASE_FAULT_DETAILS,
-  internalErrorProblem,
-  PROBLEM_CONTENT_TYPE,
-  problem,
-} from '../errors.ts';
 import type { CodeOf } from '../../errors/codes.ts';
 import { conflict, invalid } from '../../errors/domain-error.ts';
 import { HeldLease, leaseIsLive } from './idempotency-lease.ts';
 import { idempotencyConflicts, idempotencyReplays } from '../../metrics/registry.ts';
-
-export interface IdempotencySettings {
-  /**
-   * The lease of a running request on PostgreSQL: renewed every third of it while the
-   * request runs, so a key whose process died is free at most this long after its last
-   * renewal (IDEMPOTENCY_LEASE). Unused for liveness on PGlite (docs/idempotency.md).
-   */
-  leaseMs: number;
-  /** How long a key is kept and answers replays (24 hours, docs/idempotency.md). */
-  retentionMs: number;
-  /**
-   * Test seam: runs inside the request-scoped transaction right before the handler of an
-   * idempotent request. A test throws from it to provoke a 5xx on a real route, or awaits
-   * in it to keep a request in flight. Unset in production.
-   */
-  beforeExecute?: (request: FastifyRequest) => void | Promise<void>;
-}
-
-export const DEFAULT_IDEMPOTENCY_SETTINGS: Readonly<IdempotencySettings> = Object.freeze({
-  leaseMs: 5_000,
-  retentionMs: IDEMPOTENCY_RETENTION_MS,
-});
 
 const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
@@ -102,7 +71,8 @@ type Owner = {
   key: string;
   leaseToken: string;
   lease: HeldLease;
-  trx: ControlledTransaction<Database> | undefined;
+  /** The request transaction while it is open (undefined once committed or rolled back). */
+  trx: OpenedTransaction | undefined;
   finished: boolean;
 };
 type State = { kind: 'replay' } | Owner;
@@ -137,7 +107,7 @@ export function registerIdempotency(app: FastifyInstance): void {
     // The transaction opens last, after the route's own preHandlers: those may do network
     // I/O (webhook URL vetting resolves DNS), which must never hold a database connection
     // (docs/operations.md, "No network I/O inside a transaction").
-    route.preHandler = [...hooksOf(route.preHandler), openTransaction] as typeof route.preHandler;
+    route.preHandler = [...hooksOf(route.preHandler), openRequestTransaction] as typeof route.preHandler;
     route.onSend = [storeResponse, ...hooksOf(route.onSend)] as typeof route.onSend;
     route.onResponse = [closeLeftovers, ...hooksOf(route.onResponse)] as typeof route.onResponse;
   });
@@ -284,12 +254,12 @@ async function claimKey(request: FastifyRequest, reply: FastifyReply): Promise<F
   });
 }
 
-async function openTransaction(request: FastifyRequest): Promise<void> {
+async function openRequestTransaction(request: FastifyRequest): Promise<void> {
   const state = states.get(request);
   if (state?.kind !== 'owner') return;
   const { db, idempotency: settings } = request.server.deps;
-  state.trx = await db.startTransaction().execute();
-  request.db = state.trx;
+  state.trx = await openTransaction(db);
+  request.db = state.trx.db;
   await settings.beforeExecute?.(request);
 }
 
@@ -309,17 +279,12 @@ function storedHeaders(reply: FastifyReply): Record<string, string> {
   return headers;
 }
 
-async function rollbackQuietly(
-  request: FastifyRequest,
-  trx: ControlledTransaction<Database> | undefined,
-): Promise<void> {
+/** Ends the request transaction, if still open, with a rollback; request.db is the pool again. */
+async function rollbackQuietly(request: FastifyRequest, state: Owner): Promise<void> {
   request.db = request.server.deps.db;
-  if (!trx || trx.isCommitted || trx.isRolledBack) return;
-  try {
-    await trx.rollback().execute();
-  } catch (err) {
-    request.log.error({ err }, 'idempotency: rollback failed');
-  }
+  const { trx } = state;
+  state.trx = undefined;
+  await trx?.rollback();
 }
 
 async function storeResponse(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
@@ -336,6 +301,13 @@ async function storeResponse(request: FastifyRequest, reply: FastifyReply, paylo
   }
 }
 
+/**
+ * Ends an owned request: a success commits with its stored response; anything else rolls
+ * back and stores the response on its own. A failure here is thrown to the one error
+ * handler (src/http/errors.ts), whose answer then leaves unstored: a lease lost to a
+ * take-over (409), or a failed commit (503 for a database fault, else 500), after which
+ * the key is released so a retry executes.
+ */
 async function finish(request: FastifyRequest, reply: FastifyReply, payload: unknown, state: Owner): Promise<unknown> {
   const { db, clock } = request.server.deps;
   const { organizerId, key, leaseToken, trx } = state;
@@ -344,41 +316,35 @@ async function finish(request: FastifyRequest, reply: FastifyReply, payload: unk
 
   if (reply.statusCode < 400 && trx) {
     // Success: the stored response joins the change in its transaction; both or neither.
+    let stillOurs: boolean;
     try {
       if (body === undefined) throw new Error('idempotency: a streamed response cannot be stored');
-      const stillOurs = await completeIdempotencyKey(trx, organizerId, key, leaseToken, response, clock.now());
-      if (!stillOurs) {
-        await rollbackQuietly(request, trx);
-        request.log.warn({ idempotencyKey: key }, 'idempotency lease lost to a take-over; work rolled back');
-        idempotencyConflicts.inc({ code: 'idempotency_key_lease_lost' });
-        reply.code(409).type(PROBLEM_CONTENT_TYPE);
-        return JSON.stringify(problem('idempotency_key_lease_lost', IDEMPOTENCY_DETAILS.leaseLost));
+      stillOurs = await completeIdempotencyKey(trx.db, organizerId, key, leaseToken, response, clock.now());
+      if (stillOurs) {
+        state.trx = undefined;
+        await trx.commit();
+        request.db = db;
       }
-      await trx.commit().execute();
-      request.db = db;
-      transactionCommitted(trx);
-      return payload;
     } catch (err) {
-      await rollbackQuietly(request, trx);
+      await rollbackQuietly(request, state);
       request.log.error({ err, idempotencyKey: key }, 'idempotent request failed to commit; nothing stored');
       await releaseIdempotencyKey(db, organizerId, key, leaseToken).catch((releaseErr: unknown) =>
         request.log.error({ err: releaseErr }, 'idempotency: could not release the key'),
       );
       reply.removeHeader('location');
-      // A lost connection or a timeout at commit is a 503 to retry, as anywhere else.
-      const fault = classifyDatabaseError(err);
-      if (fault) {
-        reply.code(503).type(PROBLEM_CONTENT_TYPE).header('retry-after', '1');
-        return JSON.stringify(problem(DATABASE_FAULT_CODES[fault], DATABASE_FAULT_DETAILS[fault]));
-      }
-      reply.code(500).type(PROBLEM_CONTENT_TYPE);
-      return JSON.stringify(internalErrorProblem(request.id));
+      throw err;
     }
+    if (stillOurs) return payload;
+    await rollbackQuietly(request, state);
+    request.log.warn({ idempotencyKey: key }, 'idempotency lease lost to a take-over; work rolled back');
+    idempotencyConflicts.inc({ code: 'idempotency_key_lease_lost' });
+    reply.removeHeader('location');
+    throw conflict('idempotency_key_lease_lost', IDEMPOTENCY_DETAILS.leaseLost);
   }
 
   // An error (or a success answered before the handler): the work, if any, rolls back;
   // the response is stored on its own (every status is stored, 5xx included: docs/idempotency.md).
-  await rollbackQuietly(request, trx);
+  await rollbackQuietly(request, state);
   try {
     await withTransaction(db, (t) => completeIdempotencyKey(t, organizerId, key, leaseToken, response, clock.now()));
   } catch (err) {
@@ -395,13 +361,12 @@ async function closeLeftovers(request: FastifyRequest): Promise<void> {
   states.delete(request);
   if (state?.kind !== 'owner') return;
   state.lease.end();
-  const { trx } = state;
-  if (trx && !trx.isCommitted && !trx.isRolledBack) {
+  if (state.trx) {
     request.log.error(
       { idempotencyKey: state.key },
       'idempotency: transaction still open after the response; rolling back',
     );
-    await rollbackQuietly(request, trx);
+    await rollbackQuietly(request, state);
     await releaseIdempotencyKey(request.server.deps.db, state.organizerId, state.key, state.leaseToken).catch(
       () => undefined,
     );
