@@ -18,9 +18,10 @@ import {
 } from '../../db/repositories/webhooks.ts';
 import { keysetPage, type PageRequest } from '../../db/pagination.ts';
 import { afterCommit, withTransaction, type Executor } from '../../db/transaction.ts';
-import { invalid, notFound } from '../../errors/domain-error.ts';
+import { notFound } from '../../errors/domain-error.ts';
 import { envelope } from '../../webhooks/dispatch.ts';
 import { emitDomainEvent } from '../../webhooks/outbox.ts';
+import { checkTimeRange } from '../sync/time-range.ts';
 import { getEndpoint } from './endpoints.ts';
 import { notifyDeliveriesQueued } from '../../webhooks/wakeup.ts';
 
@@ -40,13 +41,7 @@ export async function listEndpointDeliveries(
   filters: DeliveryFilters,
   page: PageRequest,
 ) {
-  if (filters.createdGte !== undefined && filters.createdLt !== undefined && filters.createdLt <= filters.createdGte) {
-    throw invalid(
-      'parameter_invalid',
-      `created_lt (${filters.createdLt.toISOString()}) must be later than created_gte (${filters.createdGte.toISOString()}).`,
-      'created_lt',
-    );
-  }
+  checkTimeRange('created', filters.createdGte, filters.createdLt);
   await getEndpoint(db, organizerId, endpointId);
   return keysetPage(db, deliveryListQuery(db, organizerId, endpointId, filters), page, {
     table: 'webhook_deliveries',
