@@ -1,7 +1,7 @@
 /**
  * SQL literals, for the few statements that travel without bound parameters: EXECUTE of
  * an embedded prepared statement (./embedded/prepared.ts) and a statement followed by
- * `; COMMIT` in one simple-protocol message (./transaction.ts, withTransactionCommittedLast),
+ * `; COMMIT` in one simple-protocol message (./transaction.ts, sendLast),
  * and a statement behind its timeouts on a transaction pooler (./transaction-pooling.ts).
  *
  * Each value is written as the text node-postgres would bind for it (a Date as ISO 8601,
