@@ -50,7 +50,7 @@ import {
   type FinishedAttempt,
 } from './dispatch.ts';
 import { createWebhookSender, type WebhookSender } from './sender.ts';
-import { systemResolver } from './url-vetting.ts';
+import { systemResolver, type Resolver } from './url-vetting.ts';
 import { onDeliveriesQueued } from './wakeup.ts';
 import { openEndpointGuard, type EndpointGuard } from '../db/repositories/endpoint-guard.ts';
 import { sessionDatabaseUrl } from '../db/client.ts';
@@ -63,7 +63,7 @@ import {
   type EndpointAtStart,
   type HeldLease,
 } from '../db/repositories/webhooks.ts';
-import type { JobFactory, WorkerDeps } from '../background-job.ts';
+import type { RunningJob, WorkerDeps } from '../background-job.ts';
 
 /** Sends in flight at once, all endpoints together (sends are I/O, not CPU). */
 export const MAX_IN_FLIGHT = 64;
@@ -96,7 +96,24 @@ const START_READS_IN_FLIGHT = 1;
 /** Delay after a wakeup, so the queuing transaction has usually committed. */
 const WAKEUP_DELAY_MS = 5;
 
-export function createSenderFor(deps: WorkerDeps): WebhookSender {
+/**
+ * What the webhook delivery job takes beside every job's deps (src/background-job.ts).
+ * Production leaves them unset (src/main.ts); tests set them, through startWorkers()'s
+ * `webhooks` or directly.
+ */
+export interface WebhookJobOptions {
+  /** DNS for webhook URL vetting at send time; omitted means the system resolver. */
+  webhookResolver?: Resolver;
+  /** CAs trusted by the webhook sender instead of the system's (tests' self-signed receiver). */
+  webhookCa?: string | Buffer | Array<string | Buffer>;
+  /** How long an idle delivery worker waits before claiming again (default 200 ms; tests). */
+  webhookPollIntervalMs?: number;
+}
+
+/** A job's deps with the webhook job's options: what the delivery job and deliverDue() run on. */
+export type WebhookWorkerDeps = WorkerDeps & WebhookJobOptions;
+
+export function createSenderFor(deps: WebhookWorkerDeps): WebhookSender {
   return createWebhookSender({
     allowLoopback: deps.config.webhookAllowLoopback,
     allowInsecureLoopback: deps.config.webhookAllowInsecureLoopback,
@@ -450,7 +467,11 @@ function increment(counts: Map<string, number>, key: string, by: number): void {
  * outcomes. Deliveries that become due because of these attempts (retries) are not due
  * yet on an unmoved clock, so this ends.
  */
-export async function deliverDue(deps: WorkerDeps, limit = 1000, sender?: WebhookSender): Promise<DeliveryOutcome[]> {
+export async function deliverDue(
+  deps: WebhookWorkerDeps,
+  limit = 1000,
+  sender?: WebhookSender,
+): Promise<DeliveryOutcome[]> {
   const own = sender ?? createSenderFor(deps);
   const ctx = contextFor(deps, own);
   const guard = guardFor(deps);
@@ -476,7 +497,7 @@ export async function deliverDue(deps: WorkerDeps, limit = 1000, sender?: Webhoo
 }
 
 // eslint-disable-next-line max-lines-per-function -- the claim loop and stop() share the loop's state; see the file header
-export const webhookDeliveryJob: JobFactory = (deps) => {
+export const webhookDeliveryJob = (deps: WebhookWorkerDeps): RunningJob => {
   const pollMs = deps.webhookPollIntervalMs ?? POLL_INTERVAL_MS;
   const sender = createSenderFor(deps);
   const ctx = contextFor(deps, sender);

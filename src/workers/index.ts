@@ -7,18 +7,18 @@
 import type { WorkerJobKind } from '../config.ts';
 import type { JobFactory, WorkerDeps } from '../background-job.ts';
 import { emailJob } from '../mail/worker.ts';
-import { webhookDeliveryJob } from '../webhooks/pump.ts';
+import { webhookDeliveryJob, type WebhookJobOptions } from '../webhooks/pump.ts';
 import { retentionPurgeJob } from './retention-purge.ts';
 import { idempotencyPurgeJob } from './idempotency-purge.ts';
 
-export type { WorkerDeps };
-
-/** Each WORKER_JOBS kind and the jobs it starts. */
-const jobsByKind: Record<WorkerJobKind, JobFactory[]> = {
-  webhooks: [webhookDeliveryJob],
-  email: [emailJob],
-  purge: [retentionPurgeJob, idempotencyPurgeJob],
-};
+/** Each WORKER_JOBS kind and the jobs it starts; the webhook job with its options. */
+function jobsByKind(webhooks: WebhookJobOptions): Record<WorkerJobKind, JobFactory[]> {
+  return {
+    webhooks: [(deps) => webhookDeliveryJob({ ...deps, ...webhooks })],
+    email: [emailJob],
+    purge: [retentionPurgeJob, idempotencyPurgeJob],
+  };
+}
 
 export interface Workers {
   /** The names of the jobs started, in start order. */
@@ -26,8 +26,10 @@ export interface Workers {
   stop(): Promise<void>;
 }
 
-export function startWorkers(deps: WorkerDeps): Workers {
-  const running = deps.config.workerJobs.flatMap((kind) => jobsByKind[kind]).map((start) => start(deps));
+/** Starts the jobs of WORKER_JOBS. `options.webhooks` is for tests (DNS, CAs, the poll); main.ts passes none. */
+export function startWorkers(deps: WorkerDeps, options: { webhooks?: WebhookJobOptions } = {}): Workers {
+  const jobs = jobsByKind(options.webhooks ?? {});
+  const running = deps.config.workerJobs.flatMap((kind) => jobs[kind]).map((start) => start(deps));
   deps.logger.info({ jobs: running.map((job) => job.name) }, 'workers started');
   return {
     jobs: running.map((job) => job.name),

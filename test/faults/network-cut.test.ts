@@ -113,15 +113,10 @@ describe('a network cut between the service and PostgreSQL', { skip: !onPostgres
 
     await proxy.cut();
     // The workers start during the cut: every claim fails until it ends.
-    const workers: Workers = startWorkers({
-      config: t.config,
-      db: proxied.db,
-      clock: t.clock,
-      logger: pino({ level: 'silent' }),
-      webhookResolver: fakeResolver,
-      webhookCa: receiver.ca,
-      webhookPollIntervalMs: 50,
-    });
+    const workers: Workers = startWorkers(
+      { config: t.config, db: proxied.db, clock: t.clock, logger: pino({ level: 'silent' }) },
+      { webhooks: { webhookResolver: fakeResolver, webhookCa: receiver.ca, webhookPollIntervalMs: 50 } },
+    );
     let afterId: string;
     try {
       const cutAt = Date.now();

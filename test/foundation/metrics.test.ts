@@ -17,8 +17,7 @@ import { runEmailJobsOnce } from '../../src/mail/jobs.ts';
 import { createMailer, type Mailer } from '../../src/mail/transport.ts';
 import { FIGURES_CACHE_MS } from '../../src/metrics/collectors.ts';
 import { startMetricsServer, type MetricsServer } from '../../src/metrics/server.ts';
-import { deliverDue } from '../../src/webhooks/pump.ts';
-import type { WorkerDeps } from '../../src/workers/index.ts';
+import { deliverDue, type WebhookWorkerDeps } from '../../src/webhooks/pump.ts';
 import { ADMIN_TOKEN, problemOf, type TestApp } from '../helpers/app.ts';
 import { createTestDatabase, onPostgres } from '../helpers/database.ts';
 import { startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver.ts';
@@ -47,7 +46,7 @@ describe('metrics', () => {
   let smtp: SmtpReceiver;
   let mailer: Mailer;
   let metrics: MetricsServer;
-  let deps: WorkerDeps;
+  let deps: WebhookWorkerDeps;
   let sale: Sale;
   const renderer = inThreadRenderer(FROM);
   /** Scrapes after moving the app's clock past the database figures' cache period. */

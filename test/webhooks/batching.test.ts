@@ -11,8 +11,14 @@ import { claimDueDeliveries, releaseDeliveries } from '../../src/db/repositories
 import { createWebhookSender } from '../../src/webhooks/sender.ts';
 import { vettedUrlCache, type Resolver } from '../../src/webhooks/url-vetting.ts';
 import { emitDomainEvent } from '../../src/webhooks/outbox.ts';
-import type { WorkerDeps } from '../../src/workers/index.ts';
-import { DeliveryPump, MAX_IN_FLIGHT, RECORD_MARGIN_MS, createSenderFor, deliverDue } from '../../src/webhooks/pump.ts';
+import {
+  DeliveryPump,
+  MAX_IN_FLIGHT,
+  RECORD_MARGIN_MS,
+  createSenderFor,
+  deliverDue,
+  type WebhookWorkerDeps,
+} from '../../src/webhooks/pump.ts';
 import type { TestApp, TestOrganizer } from '../helpers/app.ts';
 import { startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver.ts';
 import { attemptLogOf, silentLogger, useWebhookFixture } from './helpers.ts';
@@ -23,7 +29,7 @@ describe('webhook delivery in batches', () => {
   let t: TestApp;
   let org: TestOrganizer;
   let receiver: HttpsReceiver;
-  let deps: WorkerDeps;
+  let deps: WebhookWorkerDeps;
   const fixture = useWebhookFixture({ freshEndpoints: true });
   before(() => ({ t, org, receiver, deps } = fixture));
 

@@ -10,8 +10,7 @@ import { sql } from 'kysely';
 import type { WebhookDeliveryStatus } from '../../src/db/schema.ts';
 import { RECOVERY_CAP } from '../../src/domain/webhooks/deliveries.ts';
 import { emitDomainEvent } from '../../src/webhooks/outbox.ts';
-import { deliverDue } from '../../src/webhooks/pump.ts';
-import type { WorkerDeps } from '../../src/workers/index.ts';
+import { deliverDue, type WebhookWorkerDeps } from '../../src/webhooks/pump.ts';
 import { problemOf, type TestApp, type TestOrganizer } from '../helpers/app.ts';
 import type { HttpsReceiver } from '../helpers/https-receiver.ts';
 import { closedPort } from '../helpers/ports.ts';
@@ -35,7 +34,7 @@ describe('webhook delivery log', () => {
   let t: TestApp;
   let org: TestOrganizer;
   let receiver: HttpsReceiver;
-  let deps: WorkerDeps;
+  let deps: WebhookWorkerDeps;
   const fixture = useWebhookFixture({ freshEndpoints: true });
   before(() => ({ t, org, receiver, deps } = fixture));
 

@@ -5,8 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { claimDeliveries, leaseMs } from '../../src/webhooks/dispatch.ts';
 import type { Resolver } from '../../src/webhooks/url-vetting.ts';
 import { emitDomainEvent, type DomainEventType } from '../../src/webhooks/outbox.ts';
-import type { WorkerDeps } from '../../src/workers/index.ts';
-import { createSenderFor, deliverDue, webhookDeliveryJob } from '../../src/webhooks/pump.ts';
+import { createSenderFor, deliverDue, webhookDeliveryJob, type WebhookWorkerDeps } from '../../src/webhooks/pump.ts';
 import { purgeExpired } from '../../src/workers/retention-purge.ts';
 import { problemOf, type TestApp, type TestOrganizer } from '../helpers/app.ts';
 import type { HttpsReceiver, ReceiverHandler } from '../helpers/https-receiver.ts';
@@ -28,7 +27,7 @@ describe('webhook delivery', () => {
   let t: TestApp;
   let org: TestOrganizer;
   let receiver: HttpsReceiver;
-  let deps: WorkerDeps;
+  let deps: WebhookWorkerDeps;
   const fixture = useWebhookFixture({ freshEndpoints: true });
   before(() => ({ t, org, receiver, deps } = fixture));
 

@@ -10,8 +10,7 @@ import type { ServerResponse } from 'node:http';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { claimDueDeliveries } from '../../src/db/repositories/webhooks.ts';
 import { emitDomainEvent } from '../../src/webhooks/outbox.ts';
-import type { WorkerDeps } from '../../src/workers/index.ts';
-import { deliverDue } from '../../src/webhooks/pump.ts';
+import { deliverDue, type WebhookWorkerDeps } from '../../src/webhooks/pump.ts';
 import type { TestApp, TestOrganizer } from '../helpers/app.ts';
 import { startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver.ts';
 import { createWebhookTestApp, workerDepsFor } from './helpers.ts';
@@ -21,7 +20,7 @@ const SHARE = 2;
 describe('fair webhook delivery', () => {
   let t: TestApp;
   let receiver: HttpsReceiver;
-  let deps: WorkerDeps;
+  let deps: WebhookWorkerDeps;
   before(async () => {
     receiver = await startHttpsReceiver();
     t = await createWebhookTestApp({ env: { WEBHOOK_MAX_IN_FLIGHT_PER_ORGANIZER: String(SHARE) } });

@@ -10,7 +10,7 @@ import { Webhook } from 'standardwebhooks';
 import type { Db } from '../../src/db/client.ts';
 import type { DeliveryAttemptLogEntry } from '../../src/db/schema.ts';
 import type { Resolver } from '../../src/webhooks/url-vetting.ts';
-import type { WorkerDeps } from '../../src/workers/index.ts';
+import type { WebhookWorkerDeps } from '../../src/webhooks/pump.ts';
 import { createTestApp, type TestApp, type TestAppOptions, type TestOrganizer } from '../helpers/app.ts';
 import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from '../helpers/https-receiver.ts';
 
@@ -58,7 +58,7 @@ export interface WebhookFixture {
   t: TestApp;
   org: TestOrganizer;
   receiver: HttpsReceiver;
-  deps: WorkerDeps;
+  deps: WebhookWorkerDeps;
 }
 
 /**
@@ -95,7 +95,7 @@ export function useWebhookFixture(opts: { freshEndpoints?: boolean } = {}): Webh
 }
 
 /** Worker dependencies on the test app's database and clock, trusting the receiver's CA. */
-export function workerDepsFor(t: TestApp, receiver: HttpsReceiver): WorkerDeps {
+export function workerDepsFor(t: TestApp, receiver: HttpsReceiver): WebhookWorkerDeps {
   return {
     config: t.config,
     db: t.database.db,

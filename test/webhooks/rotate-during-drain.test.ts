@@ -10,8 +10,7 @@ import type { ServerResponse } from 'node:http';
 import { describe, test } from 'node:test';
 import { emitDomainEvent } from '../../src/webhooks/outbox.ts';
 import { openEndpointGuard, type EndpointGuard } from '../../src/db/repositories/endpoint-guard.ts';
-import { deliverDue } from '../../src/webhooks/pump.ts';
-import type { WorkerDeps } from '../../src/background-job.ts';
+import { deliverDue, type WebhookWorkerDeps } from '../../src/webhooks/pump.ts';
 import { onPostgres } from '../helpers/database.ts';
 import { silentLogger, useWebhookFixture, verifyDelivery, type WebhookFixture } from './helpers.ts';
 
@@ -36,7 +35,7 @@ async function until(what: string, condition: () => boolean, timeoutMs = 10_000)
 }
 
 /** The fixture's worker deps, on PostgreSQL with the endpoint guard (it needs the database URL). */
-function depsFor(fixture: WebhookFixture, guard: boolean): WorkerDeps {
+function depsFor(fixture: WebhookFixture, guard: boolean): WebhookWorkerDeps {
   const { t, deps } = fixture;
   return guard ? { ...deps, config: { ...deps.config, databaseUrl: t.database.url } } : deps;
 }

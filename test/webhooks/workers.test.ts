@@ -5,8 +5,7 @@ import type { Resolver } from '../../src/webhooks/url-vetting.ts';
 import { claimDueDeliveries } from '../../src/db/repositories/webhooks.ts';
 import { PER_ENDPOINT_LEASED, leaseMs } from '../../src/webhooks/dispatch.ts';
 import { emitDomainEvent } from '../../src/webhooks/outbox.ts';
-import type { WorkerDeps } from '../../src/workers/index.ts';
-import { webhookDeliveryJob } from '../../src/webhooks/pump.ts';
+import { webhookDeliveryJob, type WebhookWorkerDeps } from '../../src/webhooks/pump.ts';
 import type { TestApp, TestOrganizer } from '../helpers/app.ts';
 import { onPostgres } from '../helpers/database.ts';
 import { startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver.ts';
@@ -70,7 +69,7 @@ describe(`two delivery workers on one database (${onPostgres ? 'PostgreSQL, two 
         sends[worker]!++;
         return fakeResolver(host);
       };
-    const depsFor = (worker: number, db: WorkerDeps['db']): WorkerDeps => ({
+    const depsFor = (worker: number, db: WebhookWorkerDeps['db']): WebhookWorkerDeps => ({
       config: t.config,
       db,
       clock: t.clock,
@@ -136,7 +135,7 @@ describe(`two delivery workers on one database (${onPostgres ? 'PostgreSQL, two 
       });
     }
     const now = t.clock.now();
-    const claim = (db: WorkerDeps['db']) =>
+    const claim = (db: WebhookWorkerDeps['db']) =>
       claimDueDeliveries(db, {
         now,
         leaseUntil: new Date(now.getTime() + leaseMs(t.config)),
