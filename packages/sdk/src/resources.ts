@@ -92,6 +92,11 @@ export class Performances {
 
 export class Orders {
   constructor(private readonly transport: Transport) {}
+  /**
+   * Newest first, or `order: 'updated_asc'` to poll for changes (docs/sync.md). A time
+   * range whose `_lt` is not later than its `_gte` (`created_*`, `updated_*`) is a 400
+   * naming the `_lt` parameter, never an empty page (docs/validation.md).
+   */
   list(params: T.ListOrdersParams = {}): PageRequest<T.Order> {
     return list(this.transport, '/v1/orders', params);
   }
@@ -123,6 +128,7 @@ export class Orders {
 
 export class Tickets {
   constructor(private readonly transport: Transport) {}
+  /** As Orders.list(): newest first or in the sync order, and the same rule for time ranges. */
   list(params: T.ListTicketsParams = {}): PageRequest<T.Ticket> {
     return list(this.transport, '/v1/tickets', params);
   }
@@ -203,7 +209,10 @@ export class WebhookEndpoints {
   rotateSecret(id: string, options?: RequestOptions): Promise<T.WebhookEndpointWithSecret> {
     return this.transport.request('POST', at('/v1/webhook_endpoints/{id}/rotate_secret', id), options);
   }
-  /** The delivery log, newest first; `status` takes one or several statuses, `created_gte`/`created_lt` a time range. */
+  /**
+   * The delivery log, newest first; `status` takes one or several statuses, `created_gte`/`created_lt`
+   * a time range (a `created_lt` not later than `created_gte` is a 400 naming `created_lt`).
+   */
   listDeliveries(id: string, params: T.ListWebhookDeliveriesParams = {}): PageRequest<T.WebhookDelivery> {
     return list(this.transport, at('/v1/webhook_endpoints/{id}/deliveries', id), params);
   }

@@ -18,8 +18,8 @@ import {
 import { keysetPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/client.ts';
 import type { Executor } from '../../db/transaction.ts';
-import { invalid } from '../../errors/domain-error.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { checkTimeRange } from '../sync/time-range.ts';
 
 export type { AuditEntryRow, AuditFilters };
 
@@ -54,16 +54,6 @@ export function recordAuditEntry(db: Executor, entry: NewAuditEntry): Promise<bo
   return insertAuditEntry(db, entry);
 }
 
-function checkRange(filters: AuditFilters): void {
-  const { occurredGte: gte, occurredLt: lt } = filters;
-  if (gte !== undefined && lt !== undefined && lt <= gte)
-    throw invalid(
-      'parameter_invalid',
-      `occurred_lt (${lt.toISOString()}) must be later than occurred_gte (${gte.toISOString()}).`,
-      'occurred_lt',
-    );
-}
-
 /** One page of the organizer's log, newest first. */
 export async function listAuditLog(
   db: Executor,
@@ -71,7 +61,7 @@ export async function listAuditLog(
   filters: AuditFilters,
   page: PageRequest,
 ): Promise<Page<AuditEntryRow>> {
-  checkRange(filters);
+  checkTimeRange('occurred', filters.occurredGte, filters.occurredLt);
   return keysetPage(db, auditListQuery(db, organizerId, filters), page, {
     table: 'audit_log',
     sortColumn: 'occurred_at',
@@ -90,7 +80,7 @@ export function auditLogBatches(
   filters: AuditFilters,
   batchSize: number,
 ): AsyncIterable<AuditEntryRow[]> {
-  checkRange(filters);
+  checkTimeRange('occurred', filters.occurredGte, filters.occurredLt);
   return (async function* () {
     let after: string | undefined;
     for (;;) {

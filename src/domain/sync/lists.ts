@@ -7,6 +7,7 @@ import { keysetPage, type Page, type PageRequest } from '../../db/pagination.ts'
 import { readSyncHorizon, whereInWindow, type TimeWindow } from '../../db/repositories/sync.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Executor } from '../../db/transaction.ts';
+import { checkTimeRange } from './time-range.ts';
 
 /** `created_desc`: newest first (the default); `updated_asc`: least recently changed first, the sync order. */
 export type ListOrder = 'created_desc' | 'updated_asc';
@@ -20,10 +21,11 @@ export interface ListView {
 
 /**
  * One page of `query` (a list of `table` for one organizer) in the view's order, filtered by
- * its time window. A list that filters on a time or is ordered by updated_at reads the
- * horizon first and returns only rows stamped before it. In the sync order, the cursor is
- * the position (updated_gte, starting_after) the client passes back, not the cursor row's
- * current updated_at, which may have moved on since the client saw it.
+ * its time window, whose ranges checkTimeRange vets first. A list that filters on a time or
+ * is ordered by updated_at reads the horizon first and returns only rows stamped before it.
+ * In the sync order, the cursor is the position (updated_gte, starting_after) the client
+ * passes back, not the cursor row's current updated_at, which may have moved on since the
+ * client saw it.
  */
 export async function listInView<TB extends 'orders' | 'tickets', O>(
   db: Executor,
@@ -33,6 +35,8 @@ export async function listInView<TB extends 'orders' | 'tickets', O>(
   page: PageRequest,
   view: ListView,
 ): Promise<Page<O>> {
+  checkTimeRange('created', view.window.created_gte, view.window.created_lt);
+  checkTimeRange('updated', view.window.updated_gte, view.window.updated_lt);
   const byUpdated = view.order === 'updated_asc';
   const timeFiltered = Object.values(view.window).some((value) => value !== undefined);
   const horizon =

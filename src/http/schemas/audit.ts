@@ -1,6 +1,6 @@
 /** The audit log's query and entry (docs/dashboard.md, "Audit log"). */
 import { Type } from '@sinclair/typebox';
-import { Nullable, PaginationQuery, StringEnum, Timestamp, Uuid } from './common.ts';
+import { Nullable, PaginationQuery, rangeEndRule, StringEnum, Timestamp, Uuid } from './common.ts';
 
 const ACTOR_TYPES = ['user', 'api_key', 'operator'] as const;
 
@@ -11,7 +11,7 @@ const timeFilter = (bound: 'gte' | 'lt') =>
       description:
         bound === 'gte'
           ? 'only entries that occurred at or after this instant (inclusive); RFC 3339 (docs/validation.md)'
-          : 'only entries that occurred before this instant (exclusive); RFC 3339 (docs/validation.md)',
+          : `only entries that occurred before this instant (exclusive); RFC 3339${rangeEndRule('occurred')} (docs/validation.md)`,
       examples: ['2026-11-24T22:23:08.685Z'],
     }),
   );

@@ -78,6 +78,13 @@ export const PaginationQuery = {
   ),
 };
 
+/**
+ * The upper bound's rule, said the same on every list with a time range: one not later
+ * than the lower bound answers 400 (src/domain/sync/time-range.ts, docs/validation.md).
+ */
+export const rangeEndRule = (field: 'created' | 'updated' | 'occurred') =>
+  `; must be later than \`${field}_gte\` when both are given, or the answer is 400 \`parameter_invalid\` naming \`${field}_lt\``;
+
 const timeFilter = (column: 'created_at' | 'updated_at', bound: 'gte' | 'lt') =>
   Type.Optional(
     Type.String({
@@ -85,7 +92,7 @@ const timeFilter = (column: 'created_at' | 'updated_at', bound: 'gte' | 'lt') =>
       description:
         bound === 'gte'
           ? `only items whose \`${column}\` is at or after this instant (inclusive); RFC 3339 (docs/validation.md)`
-          : `only items whose \`${column}\` is before this instant (exclusive); RFC 3339 (docs/validation.md)`,
+          : `only items whose \`${column}\` is before this instant (exclusive); RFC 3339${rangeEndRule(column === 'created_at' ? 'created' : 'updated')} (docs/validation.md)`,
       examples: ['2026-11-24T22:23:08.685Z'],
     }),
   );

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { SUBSCRIBABLE_EVENT_TYPES, type SubscribableEventType } from '../../webhooks/outbox.ts';
-import { DeletedSchema, ListOf, Nullable, PaginationQuery, ref, Timestamp, Uuid } from './common.ts';
+import { SUBSCRIBABLE_EVENT_TYPES, type SubscribableEventType } from '../../outbox/domain-events.ts';
+import { DeletedSchema, ListOf, Nullable, PaginationQuery, rangeEndRule, ref, Timestamp, Uuid } from './common.ts';
 import { EXAMPLES } from './examples.ts';
 
 /** One of the 7 subscribable types; an `enum` so a wrong value's error lists them. */
@@ -176,7 +176,10 @@ export const WebhookDeliveryListQuery = Type.Object(
       Type.String({ format: 'date-time', description: 'only deliveries created at or after this time' }),
     ),
     created_lt: Type.Optional(
-      Type.String({ format: 'date-time', description: 'only deliveries created before this time' }),
+      Type.String({
+        format: 'date-time',
+        description: `only deliveries created before this time (exclusive)${rangeEndRule('created')}`,
+      }),
     ),
   },
   { additionalProperties: false },

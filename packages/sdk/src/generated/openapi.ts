@@ -4619,7 +4619,7 @@ export interface operations {
                 status?: ("pending" | "success" | "failed" | "exhausted")[];
                 /** @description only deliveries created at or after this time */
                 created_gte?: string;
-                /** @description only deliveries created before this time */
+                /** @description only deliveries created before this time (exclusive); must be later than `created_gte` when both are given, or the answer is 400 `parameter_invalid` naming `created_lt` */
                 created_lt?: string;
             };
             header?: never;
@@ -5019,7 +5019,7 @@ export interface operations {
                  */
                 created_gte?: string;
                 /**
-                 * @description only items whose `created_at` is before this instant (exclusive); RFC 3339 (docs/validation.md)
+                 * @description only items whose `created_at` is before this instant (exclusive); RFC 3339; must be later than `created_gte` when both are given, or the answer is 400 `parameter_invalid` naming `created_lt` (docs/validation.md)
                  * @example 2026-11-24T22:23:08.685Z
                  */
                 created_lt?: string;
@@ -5029,7 +5029,7 @@ export interface operations {
                  */
                 updated_gte?: string;
                 /**
-                 * @description only items whose `updated_at` is before this instant (exclusive); RFC 3339 (docs/validation.md)
+                 * @description only items whose `updated_at` is before this instant (exclusive); RFC 3339; must be later than `updated_gte` when both are given, or the answer is 400 `parameter_invalid` naming `updated_lt` (docs/validation.md)
                  * @example 2026-11-24T22:23:08.685Z
                  */
                 updated_lt?: string;
@@ -5581,7 +5581,7 @@ export interface operations {
                  */
                 created_gte?: string;
                 /**
-                 * @description only items whose `created_at` is before this instant (exclusive); RFC 3339 (docs/validation.md)
+                 * @description only items whose `created_at` is before this instant (exclusive); RFC 3339; must be later than `created_gte` when both are given, or the answer is 400 `parameter_invalid` naming `created_lt` (docs/validation.md)
                  * @example 2026-11-24T22:23:08.685Z
                  */
                 created_lt?: string;
@@ -5591,7 +5591,7 @@ export interface operations {
                  */
                 updated_gte?: string;
                 /**
-                 * @description only items whose `updated_at` is before this instant (exclusive); RFC 3339 (docs/validation.md)
+                 * @description only items whose `updated_at` is before this instant (exclusive); RFC 3339; must be later than `updated_gte` when both are given, or the answer is 400 `parameter_invalid` naming `updated_lt` (docs/validation.md)
                  * @example 2026-11-24T22:23:08.685Z
                  */
                 updated_lt?: string;
