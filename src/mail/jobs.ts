@@ -37,7 +37,7 @@ import { accountMailRequest } from './account-mail.ts';
 import { EMAIL_MAX_ATTEMPTS, EMAIL_RETRY_DELAYS_MS } from './retry-policy.ts';
 import type { Mailer } from './transport.ts';
 import { emailSends } from '../metrics/registry.ts';
-import { emitDomainEvent } from '../webhooks/outbox.ts';
+import { emitDomainEvent } from '../outbox/domain-events.ts';
 
 type OrderEmailKind = 'receipt' | 'etickets';
 

@@ -7,14 +7,14 @@
  */
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
+import { autoDisableEndpoint } from '../db/repositories/webhook-endpoints.ts';
 import {
-  autoDisableEndpoint,
   claimDueDeliveries,
   latestDeliveries,
   recordDeliveryAttempts,
   type AttemptRecord,
   type ClaimedDelivery,
-} from '../db/repositories/webhooks.ts';
+} from '../db/repositories/webhook-deliveries.ts';
 import { withTransaction, type Executor } from '../db/transaction.ts';
 import { webhookDeliveries } from '../metrics/registry.ts';
 import type { Clock } from '../lib/clock.ts';

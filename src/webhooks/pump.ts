@@ -19,7 +19,7 @@
  * - An attempt is signed with its endpoint's url, secret and status as they are when
  *   it starts, so no attempt that starts after a rotate_secret committed uses the old
  *   secret, and a row whose endpoint was disabled or deleted since its claim is handed
- *   back. On PostgreSQL the endpoint guard (src/db/repositories/endpoint-guard.ts) holds
+ *   back. On PostgreSQL the endpoint guard (src/db/repositories/webhook-endpoint-guard.ts) holds
  *   a lock that keeps every endpoint unchanged for 50 ms at a time, on a connection of
  *   its own, and attempts start from what it read under that lock with no query; a
  *   batch of starts waits only while the lock is being taken again. On the embedded
@@ -51,18 +51,17 @@ import {
 } from './dispatch.ts';
 import { createWebhookSender, type WebhookSender } from './sender.ts';
 import { systemResolver, type Resolver } from './url-vetting.ts';
-import { onDeliveriesQueued } from './wakeup.ts';
-import { openEndpointGuard, type EndpointGuard } from '../db/repositories/endpoint-guard.ts';
+import { onDeliveriesQueued } from '../outbox/wakeup.ts';
+import { openEndpointGuard, type EndpointGuard } from '../db/repositories/webhook-endpoint-guard.ts';
 import { sessionDatabaseUrl } from '../db/client.ts';
 import { listenOnChannel } from '../db/listen.ts';
+import { endpointsAtStart, type EndpointAtStart } from '../db/repositories/webhook-endpoints.ts';
 import {
   DELIVERIES_QUEUED_CHANNEL,
-  endpointsAtStart,
   releaseDeliveries,
   type ClaimedDelivery,
-  type EndpointAtStart,
   type HeldLease,
-} from '../db/repositories/webhooks.ts';
+} from '../db/repositories/webhook-deliveries.ts';
 import type { RunningJob, WorkerDeps } from '../background-job.ts';
 
 /** Sends in flight at once, all endpoints together (sends are I/O, not CPU). */
@@ -125,7 +124,7 @@ export function createSenderFor(deps: WebhookWorkerDeps): WebhookSender {
 
 /**
  * On PostgreSQL, attempts take their endpoints from the endpoint guard (a lock held on a
- * connection of the job's own, src/db/repositories/endpoint-guard.ts); on the embedded
+ * connection of the job's own, src/db/repositories/webhook-endpoint-guard.ts); on the embedded
  * database they read them as they start.
  */
 function guardFor(deps: WorkerDeps): EndpointGuard | null {

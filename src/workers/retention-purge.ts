@@ -7,7 +7,8 @@
  * audit log entries older than AUDIT_LOG_RETENTION_DAYS (docs/dashboard.md, "Audit log").
  * (Idempotency keys are purged by the idempotency layer, not here.)
  */
-import { purgeDeliveriesBefore, purgeDomainEventsBefore } from '../db/repositories/webhooks.ts';
+import { purgeDomainEventsBefore } from '../db/repositories/domain-events.ts';
+import { purgeDeliveriesBefore } from '../db/repositories/webhook-deliveries.ts';
 import type { Db } from '../db/client.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { JobFactory } from '../background-job.ts';

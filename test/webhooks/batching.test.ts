@@ -7,10 +7,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CLAIM_BATCH, PER_ENDPOINT_LEASED, claimDeliveries, leaseMs } from '../../src/webhooks/dispatch.ts';
-import { claimDueDeliveries, releaseDeliveries } from '../../src/db/repositories/webhooks.ts';
+import { claimDueDeliveries, releaseDeliveries } from '../../src/db/repositories/webhook-deliveries.ts';
 import { createWebhookSender } from '../../src/webhooks/sender.ts';
 import { vettedUrlCache, type Resolver } from '../../src/webhooks/url-vetting.ts';
-import { emitDomainEvent } from '../../src/webhooks/outbox.ts';
+import { emitDomainEvent } from '../../src/outbox/domain-events.ts';
 import {
   DeliveryPump,
   MAX_IN_FLIGHT,

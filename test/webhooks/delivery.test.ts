@@ -4,7 +4,7 @@ import { before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { claimDeliveries, leaseMs } from '../../src/webhooks/dispatch.ts';
 import type { Resolver } from '../../src/webhooks/url-vetting.ts';
-import { emitDomainEvent, type DomainEventType } from '../../src/webhooks/outbox.ts';
+import { emitDomainEvent, type DomainEventType } from '../../src/outbox/domain-events.ts';
 import { createSenderFor, deliverDue, webhookDeliveryJob, type WebhookWorkerDeps } from '../../src/webhooks/pump.ts';
 import { purgeExpired } from '../../src/workers/retention-purge.ts';
 import { problemOf, type TestApp, type TestOrganizer } from '../helpers/app.ts';

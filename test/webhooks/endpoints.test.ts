@@ -1,7 +1,7 @@
 import type { ErrorCode } from '../../src/errors/codes.ts';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { emitDomainEvent } from '../../src/webhooks/outbox.ts';
+import { emitDomainEvent } from '../../src/outbox/domain-events.ts';
 import { problemOf, type TestApp, type TestOrganizer } from '../helpers/app.ts';
 import { createWebhookTestApp } from './helpers.ts';
 

@@ -8,8 +8,8 @@
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { after, afterEach, before, describe, test } from 'node:test';
-import { claimDueDeliveries } from '../../src/db/repositories/webhooks.ts';
-import { emitDomainEvent } from '../../src/webhooks/outbox.ts';
+import { claimDueDeliveries } from '../../src/db/repositories/webhook-deliveries.ts';
+import { emitDomainEvent } from '../../src/outbox/domain-events.ts';
 import { deliverDue, type WebhookWorkerDeps } from '../../src/webhooks/pump.ts';
 import type { TestApp, TestOrganizer } from '../helpers/app.ts';
 import { startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver.ts';

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { emitDomainEvent } from '../../src/webhooks/outbox.ts';
+import { emitDomainEvent } from '../../src/outbox/domain-events.ts';
 import { deliverDue } from '../../src/webhooks/pump.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import { problemOf, type TestApp } from '../helpers/app.ts';

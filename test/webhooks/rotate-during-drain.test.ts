@@ -8,8 +8,8 @@
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { describe, test } from 'node:test';
-import { emitDomainEvent } from '../../src/webhooks/outbox.ts';
-import { openEndpointGuard, type EndpointGuard } from '../../src/db/repositories/endpoint-guard.ts';
+import { emitDomainEvent } from '../../src/outbox/domain-events.ts';
+import { openEndpointGuard, type EndpointGuard } from '../../src/db/repositories/webhook-endpoint-guard.ts';
 import { deliverDue, type WebhookWorkerDeps } from '../../src/webhooks/pump.ts';
 import { onPostgres } from '../helpers/database.ts';
 import { silentLogger, useWebhookFixture, verifyDelivery, type WebhookFixture } from './helpers.ts';

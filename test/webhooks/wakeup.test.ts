@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { listenOnChannel, type ChannelListener } from '../../src/db/listen.ts';
-import { DELIVERIES_QUEUED_CHANNEL, insertDomainEventWithDeliveries } from '../../src/db/repositories/webhooks.ts';
+import { insertDomainEventWithDeliveries } from '../../src/db/repositories/domain-events.ts';
+import { DELIVERIES_QUEUED_CHANNEL } from '../../src/db/repositories/webhook-deliveries.ts';
 import { withTransaction } from '../../src/db/transaction.ts';
 import { webhookDeliveryJob } from '../../src/webhooks/pump.ts';
 import type { TestApp, TestOrganizer } from '../helpers/app.ts';

@@ -21,7 +21,7 @@ import {
 } from '../../db/repositories/catalog.ts';
 import { withTransaction, type Executor } from '../../db/transaction.ts';
 import { conflict, invalid, notFound } from '../../errors/domain-error.ts';
-import { emitDomainEvent } from '../../webhooks/outbox.ts';
+import { emitDomainEvent } from '../../outbox/domain-events.ts';
 import { eventDetailChanged } from './changes.ts';
 import {
   MAX_PERFORMANCES,

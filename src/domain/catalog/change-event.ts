@@ -15,7 +15,7 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import type { Translation } from '../../db/schema.ts';
 import { withTransaction, type Executor } from '../../db/transaction.ts';
 import { conflict, invalid, notFound } from '../../errors/domain-error.ts';
-import { emitDomainEvent } from '../../webhooks/outbox.ts';
+import { emitDomainEvent } from '../../outbox/domain-events.ts';
 import { eventDetailChanged } from './changes.ts';
 import { cleanTitle, duplicateTitle, getEventDetail, resolveTranslation } from './events.ts';
 import { sanitizeDescription } from './sanitize.ts';

@@ -11,7 +11,7 @@ import type { PerformancesTable, PricesTable, TicketTypesTable } from '../../db/
 import type { Executor } from '../../db/transaction.ts';
 import { invalid } from '../../errors/domain-error.ts';
 import { isInTimestampRange, TIMESTAMP_RANGE_TEXT } from '../../lib/timestamps.ts';
-import { emitDomainEvent } from '../../webhooks/outbox.ts';
+import { emitDomainEvent } from '../../outbox/domain-events.ts';
 import { DEFAULT_LOCALE } from './events.ts';
 
 /** The seat category every price of a general-admission event is created under. */

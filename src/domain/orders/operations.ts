@@ -26,7 +26,7 @@ import {
 } from '../../db/repositories/tickets.ts';
 import { withTransaction, type Executor } from '../../db/transaction.ts';
 import { conflict, invalid, notFound } from '../../errors/domain-error.ts';
-import { emitDomainEvent } from '../../webhooks/outbox.ts';
+import { emitDomainEvent } from '../../outbox/domain-events.ts';
 import { releaseInventory } from '../inventory/inventory.ts';
 import { enqueueOrderEmails } from '../../mail/jobs.ts';
 import { loadOrderDetail, type RefundResult } from './detail.ts';

@@ -25,7 +25,7 @@ import {
 } from '../../db/repositories/tickets.ts';
 import { withTransaction, type Executor } from '../../db/transaction.ts';
 import { conflict, invalid, notFound, type DomainError } from '../../errors/domain-error.ts';
-import { emitDomainEvent } from '../../webhooks/outbox.ts';
+import { emitDomainEvent } from '../../outbox/domain-events.ts';
 import { listInView, type ListView } from '../sync/lists.ts';
 import { admissionOf, type AdmissionFacts, type AdmissionRefusal } from './admission.ts';
 

@@ -16,13 +16,13 @@ import {
   type EndpointRow,
   insertEndpoint,
   updateEndpoint,
-} from '../../db/repositories/webhooks.ts';
+} from '../../db/repositories/webhook-endpoints.ts';
 import { keysetPage, type PageRequest } from '../../db/pagination.ts';
 import type { Updateable } from 'kysely';
 import type { WebhookEndpointsTable } from '../../db/schema.ts';
 import { withTransaction, type Executor } from '../../db/transaction.ts';
 import { invalid, notFound } from '../../errors/domain-error.ts';
-import type { SubscribableEventType } from '../../webhooks/outbox.ts';
+import type { SubscribableEventType } from '../../outbox/domain-events.ts';
 import { generateWebhookSecret } from '../../webhooks/signature.ts';
 import { UrlVettingError, vetWebhookUrl, type VettingOptions } from '../../webhooks/url-vetting.ts';
 

@@ -2,11 +2,12 @@
  * The public shapes of webhook endpoints and deliveries (schemas WebhookEndpoint,
  * WebhookEndpointWithSecret, WebhookDelivery, WebhookDeliveryDetail, WebhookRecovery).
  */
-import type { DeliveryRow, EndpointRow } from '../../db/repositories/webhooks.ts';
+import type { DeliveryRow } from '../../db/repositories/webhook-deliveries.ts';
+import type { EndpointRow } from '../../db/repositories/webhook-endpoints.ts';
 import type { DeliveryAttemptLogEntry } from '../../db/schema.ts';
 import type { RecoveryResult } from '../../domain/webhooks/deliveries.ts';
 import { secretPreview } from '../../webhooks/signature.ts';
-import type { SubscribableEventType } from '../../webhooks/outbox.ts';
+import type { SubscribableEventType } from '../../outbox/domain-events.ts';
 
 export function presentEndpoint(row: EndpointRow) {
   return {

@@ -1,6 +1,9 @@
 /**
- * An in-process nudge from the fan-out to the delivery worker, so a delivery queued by
- * the API in this process is sent within milliseconds instead of at the next poll.
+ * An in-process nudge from whatever queued webhook deliveries (the fan-out of
+ * domain-events.ts, a redelivery or test ping of src/webhooks/deliveries.ts) to the
+ * delivery worker (src/webhooks/pump.ts listens), so a delivery queued by the API in this
+ * process is sent within milliseconds instead of at the next poll. It lives in the
+ * outbox, below both, so that the fan-out can call it without importing src/webhooks.
  * The nudge may come before the queuing transaction commits; the worker then finds
  * nothing yet and its short poll picks the row up. Other processes rely on the poll.
  */

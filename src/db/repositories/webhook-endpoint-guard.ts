@@ -21,7 +21,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import pg from 'pg';
-import type { EndpointAtStart } from './webhooks.ts';
+import type { EndpointAtStart } from './webhook-endpoints.ts';
 
 /** How long one lock is held at most before it is given up (and taken again if still needed). */
 const HOLD_MS = 50;

@@ -1,142 +1,14 @@
-/** SQL for webhook endpoints, deliveries and their attempt log. */
-import { sql, type Insertable, type RawBuilder, type Selectable, type Updateable } from 'kysely';
+/** SQL for webhook deliveries: the delivery log, redelivery, the claim, recording attempts, and their purge. */
+import { sql, type Insertable, type Selectable } from 'kysely';
 import { PREPARED } from '../prepared.ts';
 import type { Executor } from '../transaction.ts';
-import type {
-  AttemptResponseCopy,
-  WebhookDeliveriesTable,
-  WebhookDeliveryStatus,
-  WebhookEndpointsTable,
-} from '../schema.ts';
-
-// ---------------------------------------------------------------- endpoints
-
-export function insertEndpoint(db: Executor, values: Insertable<WebhookEndpointsTable>) {
-  return db.insertInto('webhook_endpoints').values(values).returningAll().executeTakeFirstOrThrow();
-}
-
-/**
- * How many endpoints the organizer has, counted after taking the organizer's row lock
- * (FOR NO KEY UPDATE: creates of one organizer queue here; foreign-key inserts, which
- * take KEY SHARE, do not), so two concurrent creates cannot both pass a cap. Call it in
- * the transaction of the insert.
- */
-export async function countEndpointsLocked(db: Executor, organizerId: string): Promise<number> {
-  await db.selectFrom('organizers').select('id').where('id', '=', organizerId).forNoKeyUpdate().execute();
-  const row = await db
-    .selectFrom('webhook_endpoints')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .where('organizer_id', '=', organizerId)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
-export type EndpointRow = NonNullable<Awaited<ReturnType<typeof findEndpoint>>>;
-
-export function findEndpoint(db: Executor, organizerId: string, id: string) {
-  return db
-    .selectFrom('webhook_endpoints')
-    .selectAll()
-    .where('id', '=', id)
-    .where('organizer_id', '=', organizerId)
-    .executeTakeFirst();
-}
-
-/** The endpoint by id whatever its organizer (admin routes). */
-export function findEndpointById(db: Executor, id: string) {
-  return db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
-export function endpointListQuery(db: Executor, organizerId: string) {
-  return db.selectFrom('webhook_endpoints').selectAll().where('organizer_id', '=', organizerId);
-}
-
-export function updateEndpoint(db: Executor, organizerId: string, id: string, set: Updateable<WebhookEndpointsTable>) {
-  return db
-    .updateTable('webhook_endpoints')
-    .set(set)
-    .where('id', '=', id)
-    .where('organizer_id', '=', organizerId)
-    .returningAll()
-    .executeTakeFirst();
-}
-
-/** Deletes the endpoint; its deliveries go with it (ON DELETE CASCADE). */
-export function deleteEndpoint(db: Executor, organizerId: string, id: string) {
-  return db
-    .deleteFrom('webhook_endpoints')
-    .where('id', '=', id)
-    .where('organizer_id', '=', organizerId)
-    .returning('id')
-    .executeTakeFirst();
-}
-
-/** Auto-disables an endpoint unless it already is; returns whether it changed. */
-export async function autoDisableEndpoint(db: Executor, id: string, reason: string, now: Date): Promise<boolean> {
-  const result = await db
-    .updateTable('webhook_endpoints')
-    .set({ status: 'auto_disabled', disabled_reason: reason, updated_at: now })
-    .where('id', '=', id)
-    .where('status', '<>', 'auto_disabled')
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
-}
-
-// ---------------------------------------------------------------- deliveries
+import type { AttemptResponseCopy, WebhookDeliveriesTable, WebhookDeliveryStatus } from '../schema.ts';
 
 /**
  * The channel a statement that inserts deliveries notifies (a trigger,
  * migrations/0010_notify_deliveries_queued.sql); delivery workers LISTEN on it.
  */
 export const DELIVERIES_QUEUED_CHANNEL = 'marquee_deliveries_queued';
-
-/** A domain event as stored: `data` is the serialized `data` object of the envelope. */
-export interface NewDomainEvent {
-  organizerId: string;
-  type: string;
-  data: string;
-  at: Date;
-  /** Queue a delivery for every subscribed endpoint (false for test.ping). */
-  fanOut: boolean;
-}
-
-/**
- * The CTEs `new_event` and `queued` of a domain event and its fan-out: the event row, and
- * (when `fanOut`) a pending delivery for every enabled endpoint of the organizer
- * subscribed to the type, written only when `guard` holds. Shared by the statements that
- * emit an event together with the change that causes it.
- */
-export function domainEventCtes(event: NewDomainEvent, guard: RawBuilder<boolean> = sql<boolean>`true`) {
-  return sql`new_event AS (
-      INSERT INTO domain_events (organizer_id, type, data, created_at)
-      SELECT ${event.organizerId}::uuid, ${event.type}::text, ${event.data}::json, ${event.at}::timestamptz
-      WHERE ${guard}
-      RETURNING id
-    ), queued AS (
-      INSERT INTO webhook_deliveries (organizer_id, endpoint_id, event_id, event_type, created_at, updated_at)
-      SELECT w.organizer_id, w.id, new_event.id, ${event.type}::text, ${event.at}::timestamptz, ${event.at}::timestamptz
-      FROM new_event CROSS JOIN webhook_endpoints w
-      WHERE ${event.fanOut} AND w.organizer_id = ${event.organizerId}
-        AND w.status = 'enabled' AND ${event.type} = ANY (w.event_types)
-      RETURNING 1
-    )`;
-}
-
-/**
- * A domain event and its fan-out in one statement (domainEventCtes). One round trip
- * instead of two matters: every sale and check-in emits an event.
- * Returns the event id and how many deliveries it queued.
- */
-export async function insertDomainEventWithDeliveries(
-  db: Executor,
-  event: NewDomainEvent,
-): Promise<{ id: string; queued: number }> {
-  const result = await sql<{ id: string; queued: number }>`${PREPARED}
-    WITH ${domainEventCtes(event)}
-    SELECT new_event.id, (SELECT count(*) FROM queued)::int AS queued FROM new_event
-  `.execute(db);
-  return result.rows[0]!;
-}
 
 export function insertDelivery(db: Executor, values: Insertable<WebhookDeliveriesTable>) {
   return db.insertInto('webhook_deliveries').values(values).returningAll().executeTakeFirstOrThrow();
@@ -214,22 +86,6 @@ export function insertRedeliveries(db: Executor, organizerId: string, ids: reado
     )
     .returningAll()
     .execute();
-}
-
-/**
- * Locks the organizer's endpoint row until the transaction ends (FOR NO KEY UPDATE: the
- * fan-out's foreign-key checks, which take KEY SHARE, do not wait for it), so recoveries
- * of one endpoint run one after the other. Returns false when there is no such endpoint.
- */
-export async function lockEndpoint(db: Executor, organizerId: string, endpointId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('webhook_endpoints')
-    .select('id')
-    .where('id', '=', endpointId)
-    .where('organizer_id', '=', organizerId)
-    .forNoKeyUpdate()
-    .executeTakeFirst();
-  return row !== undefined;
 }
 
 /**
@@ -413,25 +269,6 @@ export async function claimDueDeliveries(
   }));
 }
 
-/** What an attempt signs and sends with, read from its endpoint as the attempt starts. */
-export interface EndpointAtStart {
-  url: string;
-  secret: string;
-  status: string;
-}
-
-/**
- * The current url, secret and status of the given endpoints, one statement for a whole
- * batch of attempts about to start (docs/webhooks.md, "Rotating the secret": a rotation
- * that committed before this read is what the attempts sign with).
- */
-export async function endpointsAtStart(db: Executor, ids: string[]): Promise<Map<string, EndpointAtStart>> {
-  const result = await sql<EndpointAtStart & { id: string }>`${PREPARED}
-    SELECT id, url, secret, status FROM webhook_endpoints WHERE id = ANY (${ids}::uuid[])
-  `.execute(db);
-  return new Map(result.rows.map(({ id, ...endpoint }) => [id, endpoint]));
-}
-
 /** A claimed row and the lease this worker holds on it. */
 export interface HeldLease {
   id: string;
@@ -530,15 +367,6 @@ export async function purgeDeliveriesBefore(db: Executor, cutoff: Date, batch: n
   const result = await sql`
     DELETE FROM webhook_deliveries
     WHERE id IN (SELECT id FROM webhook_deliveries WHERE created_at < ${cutoff} LIMIT ${batch})
-  `.execute(db);
-  return Number(result.numAffectedRows ?? 0);
-}
-
-/** Deletes up to `batch` domain events created before `cutoff` (their deliveries cascade). */
-export async function purgeDomainEventsBefore(db: Executor, cutoff: Date, batch: number): Promise<number> {
-  const result = await sql`
-    DELETE FROM domain_events
-    WHERE id IN (SELECT id FROM domain_events WHERE created_at < ${cutoff} LIMIT ${batch})
   `.execute(db);
   return Number(result.numAffectedRows ?? 0);
 }

@@ -1,10 +1,12 @@
 /**
  * The transactional outbox: domain code calls emitDomainEvent() with the transaction
- * that makes the change, so the event commits or rolls back with it. Delivery (webhooks)
- * happens after commit, from these rows; nothing is ever published before commit.
+ * that makes the change, so the event commits or rolls back with it. Delivery (webhooks,
+ * src/webhooks/) happens after commit, from these rows; nothing is ever published before
+ * commit. The event types and their payloads are defined here; webhooks and mail read
+ * them, the domain writes through this module.
  */
 import type { Executor } from '../db/transaction.ts';
-import { insertDomainEventWithDeliveries, type NewDomainEvent } from '../db/repositories/webhooks.ts';
+import { insertDomainEventWithDeliveries, type NewDomainEvent } from '../db/repositories/domain-events.ts';
 import { notifyDeliveriesQueued } from './wakeup.ts';
 
 /** The 7 subscribable event types (docs/webhooks.md), plus the synthetic test.ping. */
