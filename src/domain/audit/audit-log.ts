@@ -19,7 +19,7 @@ import { keysetPage, type Page, type PageRequest } from '../../db/pagination.ts'
 import type { Db } from '../../db/client.ts';
 import type { Executor } from '../../db/transaction.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { checkTimeRange } from '../sync/time-range.ts';
+import { checkTimeRange } from '../../lib/time-range.ts';
 
 export type { AuditEntryRow, AuditFilters };
 

@@ -7,7 +7,7 @@ import { keysetPage, type Page, type PageRequest } from '../../db/pagination.ts'
 import { readSyncHorizon, whereInWindow, type TimeWindow } from '../../db/repositories/sync.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Executor } from '../../db/transaction.ts';
-import { checkTimeRange } from './time-range.ts';
+import { checkTimeRange } from '../../lib/time-range.ts';
 
 /** `created_desc`: newest first (the default); `updated_asc`: least recently changed first, the sync order. */
 export type ListOrder = 'created_desc' | 'updated_asc';

@@ -20,7 +20,7 @@ import { afterCommit, withTransaction, type Executor } from '../../db/transactio
 import { notFound } from '../../errors/domain-error.ts';
 import { envelope } from '../../webhooks/dispatch.ts';
 import { emitDomainEvent } from '../../outbox/domain-events.ts';
-import { checkTimeRange } from '../sync/time-range.ts';
+import { checkTimeRange } from '../../lib/time-range.ts';
 import { getEndpoint } from './endpoints.ts';
 import { notifyDeliveriesQueued } from '../../outbox/wakeup.ts';
 

@@ -80,7 +80,7 @@ export const PaginationQuery = {
 
 /**
  * The upper bound's rule, said the same on every list with a time range: one not later
- * than the lower bound answers 400 (src/domain/sync/time-range.ts, docs/validation.md).
+ * than the lower bound answers 400 (src/lib/time-range.ts, docs/validation.md).
  */
 export const rangeEndRule = (field: 'created' | 'updated' | 'occurred') =>
   `; must be later than \`${field}_gte\` when both are given, or the answer is 400 \`parameter_invalid\` naming \`${field}_lt\``;

@@ -3,7 +3,7 @@
  * (exclusive): every list that takes one calls checkTimeRange (docs/validation.md, "List
  * filters"; docs/sync.md, "The parameters").
  */
-import { invalid } from '../../errors/domain-error.ts';
+import { invalid } from '../errors/domain-error.ts';
 
 /** The stamp a range filters on: `created_at`, `updated_at`, or the audit log's `occurred_at`. */
 type RangeField = 'created' | 'updated' | 'occurred';
