@@ -12,6 +12,15 @@ const HTTP = forbid(['**/http/**'], 'Only the HTTP layer and the process entry p
 const DOMAIN = forbid(['**/domain/**'], 'The database layer and the libraries never call up into src/domain.');
 const DB = forbid(['**/db/**'], 'src/lib holds plain utilities with no database access.');
 const WORKERS = forbid(['**/workers/**'], 'Workers are started by the process entry points only.');
+const WEBHOOKS = forbid(
+  ['**/webhooks/**'],
+  'Only HTTP, the workers and the entry points call src/webhooks; the domain and mail record events through src/outbox.',
+);
+const MAIL = forbid(['**/mail/**'], 'src/webhooks and src/outbox never call src/mail.');
+const OUTBOX = forbid(
+  ['**/outbox/**'],
+  'src/outbox is above the database: the domain writes it, webhooks and mail read it.',
+);
 
 /** SQL lives in src/db/repositories (docs/architecture.md, "Layers"). */
 const NO_SQL = {
@@ -22,16 +31,27 @@ const NO_SQL = {
 
 /** The layers, top to bottom: each may import only what is below it. */
 const layers = [
-  { files: ['src/domain/**/*.ts'], patterns: [HTTP, WORKERS], paths: [NO_SQL] },
-  { files: ['src/webhooks/**/*.ts'], patterns: [HTTP, DOMAIN, WORKERS] },
-  { files: ['src/mail/**/*.ts'], patterns: [HTTP, DOMAIN, WORKERS] },
+  { files: ['src/domain/**/*.ts'], patterns: [HTTP, WORKERS, WEBHOOKS], paths: [NO_SQL] },
+  // Webhooks hold their own rules (endpoints, the delivery log) and read the outbox.
+  { files: ['src/webhooks/**/*.ts'], patterns: [HTTP, DOMAIN, WORKERS, MAIL] },
+  { files: ['src/mail/**/*.ts'], patterns: [HTTP, DOMAIN, WORKERS, WEBHOOKS] },
+  // Domain events: written by the domain, read by webhooks and mail; only the database below.
+  { files: ['src/outbox/**/*.ts'], patterns: [HTTP, DOMAIN, WORKERS, WEBHOOKS, MAIL], paths: [NO_SQL] },
+  {
+    // What every background job is given: no job's own options (those live with the job).
+    files: ['src/background-job.ts'],
+    patterns: [HTTP, DOMAIN, WORKERS, WEBHOOKS, MAIL, OUTBOX],
+  },
   {
     files: ['src/db/**/*.ts'],
     patterns: [
       HTTP,
       DOMAIN,
       WORKERS,
-      forbid(['**/webhooks/**', '**/mail/**', '**/metrics/**'], 'The database layer is the bottom layer.'),
+      forbid(
+        ['**/webhooks/**', '**/mail/**', '**/outbox/**', '**/metrics/**'],
+        'The database layer is the bottom layer.',
+      ),
     ],
   },
   { files: ['src/workers/**/*.ts'], patterns: [HTTP] },
@@ -42,7 +62,10 @@ const layers = [
       HTTP,
       DOMAIN,
       WORKERS,
-      forbid(['**/webhooks/**', '**/mail/**'], 'src/metrics is counted by webhooks and mail, never the reverse.'),
+      forbid(
+        ['**/webhooks/**', '**/mail/**', '**/outbox/**'],
+        'src/metrics is counted by webhooks and mail, never the reverse.',
+      ),
     ],
     paths: [NO_SQL],
   },

@@ -1,23 +1,22 @@
 /**
  * Delivery attempts, end to end: claim due deliveries, build the Standard Webhooks
  * request from a claimed row, send it through the vetting sender, and record outcomes
- * (success, retry later, exhausted), the 410 and sustained-failure auto-disable rules
- * included. Sending and recording are separate steps so the worker
+ * (success, retry later, exhausted), with the auto-disable rules (endpoint-states.ts)
+ * applied as they are recorded. Sending and recording are separate steps so the worker
  * (src/webhooks/pump.ts) can record a group of finished sends at once.
  */
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
-import { autoDisableEndpoint } from '../db/repositories/webhook-endpoints.ts';
 import {
   claimDueDeliveries,
-  latestDeliveries,
   recordDeliveryAttempts,
   type AttemptRecord,
   type ClaimedDelivery,
 } from '../db/repositories/webhook-deliveries.ts';
-import { withTransaction, type Executor } from '../db/transaction.ts';
+import { withTransaction } from '../db/transaction.ts';
 import { webhookDeliveries } from '../metrics/registry.ts';
 import type { Clock } from '../lib/clock.ts';
+import { applyAutoDisableRules } from './endpoint-states.ts';
 import type { WebhookSender } from './sender.ts';
 import { signWebhook } from './signature.ts';
 
@@ -35,10 +34,6 @@ export const PER_ENDPOINT_LEASED = 128;
 const CLAIMS_PER_IN_FLIGHT = 4;
 /** How many due rows one claim takes at most. */
 export const CLAIM_BATCH = 400;
-/** The sustained-failure rule: this many latest deliveries all failed... */
-const SUSTAINED_FAILURE_COUNT = 20;
-/** ...and spanning at least this long, oldest to newest created_at. */
-const SUSTAINED_FAILURE_SPAN_MS = 3 * 24 * 60 * 60 * 1000;
 
 /** Where the outcome of every recorded attempt is logged (docs/webhooks.md, "Logs"). */
 interface OutcomeLogger {
@@ -162,9 +157,10 @@ export async function sendAttempt(ctx: DispatchContext, row: ClaimedDelivery): P
 /**
  * Records a group of finished attempts: one statement updates every delivery still
  * leased by us and logs its attempt. When some of them failed, the same transaction
- * applies the auto-disable rules: a 410 disables its endpoint; otherwise each endpoint
- * with a recorded failure gets the sustained-failure check (once per endpoint, after all
- * of the group's rows are written). An all-success group is a single round trip.
+ * applies the auto-disable rules (endpoint-states.ts): a 410 disables its endpoint;
+ * otherwise each endpoint with a recorded failure gets the sustained-failure check (once
+ * per endpoint, after all of the group's rows are written). An all-success group is a
+ * single round trip.
  */
 export async function recordAttempts(ctx: DispatchContext, batch: FinishedAttempt[]): Promise<DeliveryOutcome[]> {
   if (batch.length === 0) return [];
@@ -221,43 +217,4 @@ function logOutcome(log: OutcomeLogger, f: FinishedAttempt, recorded: boolean): 
   } else {
     log.warn({ ...fields, error: f.rec.error }, 'webhook attempt failed; no retry is left');
   }
-}
-
-async function applyAutoDisableRules(trx: Executor, log: OutcomeLogger, recorded: FinishedAttempt[]): Promise<void> {
-  const gone = new Map<string, FinishedAttempt>();
-  const failing = new Map<string, FinishedAttempt>();
-  for (const f of recorded) {
-    if (f.gone) {
-      if (!gone.has(f.row.endpoint_id)) gone.set(f.row.endpoint_id, f);
-    } else if (f.rec.status === 'failed' || f.rec.status === 'exhausted') {
-      const seen = failing.get(f.row.endpoint_id);
-      if (!seen || f.rec.now > seen.rec.now) failing.set(f.row.endpoint_id, f);
-    }
-  }
-  for (const [endpointId, f] of gone) {
-    const reason = `Endpoint answered 410 Gone on ${f.rec.now.toISOString()}.`;
-    if (await autoDisableEndpoint(trx, endpointId, reason, f.rec.now)) logDisabled(log, f.row, reason);
-  }
-  for (const [endpointId, f] of failing) {
-    if (!gone.has(endpointId)) await checkSustainedFailure(trx, log, f.row, f.rec.now);
-  }
-}
-
-function logDisabled(log: OutcomeLogger, row: ClaimedDelivery, reason: string): void {
-  log.warn({ endpointId: row.endpoint_id, organizerId: row.organizer_id, reason }, 'webhook endpoint auto-disabled');
-}
-
-/**
- * Auto-disables the endpoint when its last 20 deliveries (since it was last re-enabled)
- * all failed or were exhausted and the oldest and newest of them are 3 days apart.
- */
-async function checkSustainedFailure(db: Executor, log: OutcomeLogger, row: ClaimedDelivery, now: Date): Promise<void> {
-  const latest = await latestDeliveries(db, row.endpoint_id, row.reenabled_at, SUSTAINED_FAILURE_COUNT);
-  if (latest.length < SUSTAINED_FAILURE_COUNT) return;
-  if (!latest.every((d) => d.status === 'failed' || d.status === 'exhausted')) return;
-  const newest = latest[0]!.created_at;
-  const oldest = latest[latest.length - 1]!.created_at;
-  if (newest.getTime() - oldest.getTime() < SUSTAINED_FAILURE_SPAN_MS) return;
-  const reason = `The last ${SUSTAINED_FAILURE_COUNT} deliveries all failed, from ${oldest.toISOString()} to ${newest.toISOString()}.`;
-  if (await autoDisableEndpoint(db, row.endpoint_id, reason, now)) logDisabled(log, row, reason);
 }

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import type { WebhookDeliveryStatus } from '../../src/db/schema.ts';
-import { RECOVERY_CAP } from '../../src/domain/webhooks/deliveries.ts';
+import { RECOVERY_CAP } from '../../src/webhooks/deliveries.ts';
 import { emitDomainEvent } from '../../src/outbox/domain-events.ts';
 import { deliverDue, type WebhookWorkerDeps } from '../../src/webhooks/pump.ts';
 import { problemOf, type TestApp, type TestOrganizer } from '../helpers/app.ts';

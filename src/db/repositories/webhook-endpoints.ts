@@ -1,6 +1,6 @@
 /**
  * SQL for webhook endpoints: their CRUD, the organizer and endpoint row locks that make
- * creates and recoveries take turns, the auto-disable,
+ * creates and recoveries take turns, the auto-disable (src/webhooks/endpoint-states.ts),
  * and what an attempt reads of them as it starts.
  */
 import { sql, type Insertable, type Updateable } from 'kysely';

@@ -5,7 +5,7 @@
 import type { DeliveryRow } from '../../db/repositories/webhook-deliveries.ts';
 import type { EndpointRow } from '../../db/repositories/webhook-endpoints.ts';
 import type { DeliveryAttemptLogEntry } from '../../db/schema.ts';
-import type { RecoveryResult } from '../../domain/webhooks/deliveries.ts';
+import type { RecoveryResult } from '../../webhooks/deliveries.ts';
 import { secretPreview } from '../../webhooks/signature.ts';
 import type { SubscribableEventType } from '../../outbox/domain-events.ts';
 

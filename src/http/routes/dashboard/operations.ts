@@ -8,7 +8,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { publishEvent } from '../../../domain/catalog/change-event.ts';
 import { cancelOrder, refundOrder, settleOrder } from '../../../domain/orders/operations.ts';
 import { transfer } from '../../../domain/tickets/tickets.ts';
-import { sendTestPing } from '../../../domain/webhooks/deliveries.ts';
+import { sendTestPing } from '../../../webhooks/deliveries.ts';
 import { errorResponses, IdParams, success } from '../../schemas/common.ts';
 import { EventDetail } from '../../schemas/events.ts';
 import { OrderDetail, Refund, RefundOrder, SettleOrder } from '../../schemas/orders.ts';

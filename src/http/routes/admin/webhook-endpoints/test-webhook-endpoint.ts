@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { sendTestPing } from '../../../../domain/webhooks/deliveries.ts';
+import { sendTestPing } from '../../../../webhooks/deliveries.ts';
 import { errorResponses, IdParams, success } from '../../../schemas/common.ts';
 import { WebhookDelivery } from '../../../schemas/webhooks.ts';
 import { presentDelivery } from '../../../presenters/webhooks.ts';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { getDelivery } from '../../../../domain/webhooks/deliveries.ts';
+import { getDelivery } from '../../../../webhooks/deliveries.ts';
 import { tenantOf } from '../../../context.ts';
 import { errorResponses, IdParams, success } from '../../../schemas/common.ts';
 import { WebhookDeliveryDetail } from '../../../schemas/webhooks.ts';

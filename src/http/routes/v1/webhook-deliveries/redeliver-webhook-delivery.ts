@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { redeliver } from '../../../../domain/webhooks/deliveries.ts';
+import { redeliver } from '../../../../webhooks/deliveries.ts';
 import { tenantOf } from '../../../context.ts';
 import { errorResponses, IdParams, success } from '../../../schemas/common.ts';
 import { WebhookDelivery } from '../../../schemas/webhooks.ts';

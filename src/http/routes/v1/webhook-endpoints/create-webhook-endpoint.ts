@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { createEndpoint } from '../../../../domain/webhooks/endpoints.ts';
+import { createEndpoint } from '../../../../webhooks/endpoints.ts';
 import { tenantOf } from '../../../context.ts';
 import { errorResponses, ref, success } from '../../../schemas/common.ts';
 import { CreateWebhookEndpoint, WebhookEndpointWithSecret } from '../../../schemas/webhooks.ts';

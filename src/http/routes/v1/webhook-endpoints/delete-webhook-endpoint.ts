@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { removeEndpoint } from '../../../../domain/webhooks/endpoints.ts';
+import { removeEndpoint } from '../../../../webhooks/endpoints.ts';
 import { tenantOf } from '../../../context.ts';
 import { DeletedWebhookEndpoint } from '../../../schemas/webhooks.ts';
 import { errorResponses, IdParams, success } from '../../../schemas/common.ts';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { getEndpoint } from '../../../../domain/webhooks/endpoints.ts';
+import { getEndpoint } from '../../../../webhooks/endpoints.ts';
 import { tenantOf } from '../../../context.ts';
 import { errorResponses, IdParams, success } from '../../../schemas/common.ts';
 import { WebhookEndpoint } from '../../../schemas/webhooks.ts';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { listEndpointDeliveries } from '../../../../domain/webhooks/deliveries.ts';
+import { listEndpointDeliveries } from '../../../../webhooks/deliveries.ts';
 import { tenantOf } from '../../../context.ts';
 import { errorResponses, IdParams, PAGE_LIMIT_DEFAULT, success } from '../../../schemas/common.ts';
 import { WebhookDeliveryList, WebhookDeliveryListQuery } from '../../../schemas/webhooks.ts';

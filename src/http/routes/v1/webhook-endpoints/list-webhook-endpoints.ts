@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { listEndpoints } from '../../../../domain/webhooks/endpoints.ts';
+import { listEndpoints } from '../../../../webhooks/endpoints.ts';
 import { tenantOf } from '../../../context.ts';
 import { errorResponses, PAGE_LIMIT_DEFAULT, success } from '../../../schemas/common.ts';
 import { WebhookEndpointList, WebhookListQuery } from '../../../schemas/webhooks.ts';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { recoverEndpoint } from '../../../../domain/webhooks/deliveries.ts';
+import { recoverEndpoint } from '../../../../webhooks/deliveries.ts';
 import { tenantOf } from '../../../context.ts';
 import { errorResponses, IdParams, ref, success } from '../../../schemas/common.ts';
 import { RecoverWebhookEndpoint, WebhookRecovery } from '../../../schemas/webhooks.ts';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { rotateEndpointSecret } from '../../../../domain/webhooks/endpoints.ts';
+import { rotateEndpointSecret } from '../../../../webhooks/endpoints.ts';
 import { tenantOf } from '../../../context.ts';
 import { errorResponses, IdParams, success } from '../../../schemas/common.ts';
 import { WebhookEndpointWithSecret } from '../../../schemas/webhooks.ts';

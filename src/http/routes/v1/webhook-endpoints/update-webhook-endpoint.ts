@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { updateEndpointSettings } from '../../../../domain/webhooks/endpoints.ts';
+import { updateEndpointSettings } from '../../../../webhooks/endpoints.ts';
 import { tenantOf } from '../../../context.ts';
 import { errorResponses, IdParams, ref, success } from '../../../schemas/common.ts';
 import { UpdateWebhookEndpoint, WebhookEndpoint } from '../../../schemas/webhooks.ts';

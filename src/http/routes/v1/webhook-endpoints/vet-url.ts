@@ -6,7 +6,7 @@
  * the same point as before (docs/operations.md, "No network I/O inside a transaction").
  */
 import type { FastifyRequest } from 'fastify';
-import { vetUrlForStorage, type VettedUrl } from '../../../../domain/webhooks/endpoints.ts';
+import { vetUrlForStorage, type VettedUrl } from '../../../../webhooks/endpoints.ts';
 
 const vettedUrls = new WeakMap<FastifyRequest, VettedUrl>();
 

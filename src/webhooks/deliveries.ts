@@ -13,16 +13,16 @@ import {
   insertDelivery,
   insertRedeliveries,
   recoveryCandidates,
-} from '../../db/repositories/webhook-deliveries.ts';
-import { findEndpointById, lockEndpoint } from '../../db/repositories/webhook-endpoints.ts';
-import { keysetPage, type PageRequest } from '../../db/pagination.ts';
-import { afterCommit, withTransaction, type Executor } from '../../db/transaction.ts';
-import { notFound } from '../../errors/domain-error.ts';
-import { envelope } from '../../webhooks/dispatch.ts';
-import { emitDomainEvent } from '../../outbox/domain-events.ts';
-import { checkTimeRange } from '../../lib/time-range.ts';
+} from '../db/repositories/webhook-deliveries.ts';
+import { findEndpointById, lockEndpoint } from '../db/repositories/webhook-endpoints.ts';
+import { keysetPage, type PageRequest } from '../db/pagination.ts';
+import { afterCommit, withTransaction, type Executor } from '../db/transaction.ts';
+import { notFound } from '../errors/domain-error.ts';
+import { envelope } from './dispatch.ts';
+import { emitDomainEvent } from '../outbox/domain-events.ts';
+import { checkTimeRange } from '../lib/time-range.ts';
 import { getEndpoint } from './endpoints.ts';
-import { notifyDeliveriesQueued } from '../../outbox/wakeup.ts';
+import { notifyDeliveriesQueued } from '../outbox/wakeup.ts';
 
 const TEST_PING_MESSAGE = 'This is a test event from Marquee.';
 /** One recovery sends at most this many deliveries again (docs/webhooks.md, "Recovering"). */

@@ -2,6 +2,8 @@
  * Webhook endpoints: create, list, read, update, delete and secret rotation, with the
  * URL vetted (https, no credentials, every resolved address public) at create and at
  * every URL change. The raw secret leaves only in the create and rotate responses.
+ * What a PATCH of `status` sets is decided in endpoint-states.ts, beside the worker's
+ * auto-disable.
  *
  * Vetting resolves the host name, and DNS can take seconds: it must never run while a
  * transaction holds a database connection (docs/operations.md, "No network I/O inside a
@@ -16,15 +18,16 @@ import {
   type EndpointRow,
   insertEndpoint,
   updateEndpoint,
-} from '../../db/repositories/webhook-endpoints.ts';
-import { keysetPage, type PageRequest } from '../../db/pagination.ts';
+} from '../db/repositories/webhook-endpoints.ts';
+import { keysetPage, type PageRequest } from '../db/pagination.ts';
 import type { Updateable } from 'kysely';
-import type { WebhookEndpointsTable } from '../../db/schema.ts';
-import { withTransaction, type Executor } from '../../db/transaction.ts';
-import { invalid, notFound } from '../../errors/domain-error.ts';
-import type { SubscribableEventType } from '../../outbox/domain-events.ts';
-import { generateWebhookSecret } from '../../webhooks/signature.ts';
-import { UrlVettingError, vetWebhookUrl, type VettingOptions } from '../../webhooks/url-vetting.ts';
+import type { WebhookEndpointsTable } from '../db/schema.ts';
+import { withTransaction, type Executor } from '../db/transaction.ts';
+import { invalid, notFound } from '../errors/domain-error.ts';
+import type { SubscribableEventType } from '../outbox/domain-events.ts';
+import { manualStatusChange } from './endpoint-states.ts';
+import { generateWebhookSecret } from './signature.ts';
+import { UrlVettingError, vetWebhookUrl, type VettingOptions } from './url-vetting.ts';
 
 interface CreateEndpointInput {
   url: string;
@@ -139,15 +142,7 @@ export async function updateEndpointSettings(
   if (input.url !== undefined) set.url = input.url;
   if (input.description !== undefined) set.description = input.description;
   if (input.event_types !== undefined) set.event_types = input.event_types;
-  if (input.status === 'enabled') {
-    set.status = 'enabled';
-    set.disabled_reason = null;
-    // A fresh sustained-failure window: older failures no longer count against it.
-    if (current.status !== 'enabled') set.reenabled_at = now;
-  } else if (input.status === 'disabled') {
-    // A manual disable keeps an earlier auto-disable reason (null if there was none).
-    set.status = 'disabled';
-  }
+  if (input.status !== undefined) Object.assign(set, manualStatusChange(input.status, current.status, now));
   const row = await updateEndpoint(db, organizerId, id, set);
   if (!row) throw notFound('Webhook endpoint');
   return row;
