@@ -5,7 +5,7 @@ import { PREPARED } from '../prepared.ts';
 import type { Executor } from '../transaction.ts';
 import type { EmailJobsTable, PaymentsTable, RefundsTable } from '../schema.ts';
 import type { TicketRow } from './tickets.ts';
-import { domainEventCtes, type NewDomainEvent } from './webhooks.ts';
+import { domainEventCtes, type NewDomainEvent } from './domain-events.ts';
 
 /** A timestamp column as milliseconds since 1970, exact, as a JSON number. */
 const EPOCH_MS = (column: string) => sql.raw(`(extract(epoch FROM ${column}) * 1000)::bigint`);

@@ -50,7 +50,7 @@ import type { LockedPerformance } from '../../db/repositories/inventory.ts';
 import { afterCommit, sendAhead, withTransaction, type Executor } from '../../db/transaction.ts';
 import { invalid } from '../../errors/domain-error.ts';
 import { FreshReadCoalescer } from '../../lib/fresh-read-coalescer.ts';
-import { deliveriesQueued, storedDomainEvent } from '../../webhooks/outbox.ts';
+import { deliveriesQueued, storedDomainEvent } from '../../outbox/domain-events.ts';
 import { refuseIfShort, takeInventoryLast } from '../inventory/inventory.ts';
 import { orderEmailJobValues } from '../../mail/jobs.ts';
 import { resolveAnswers, type AnswerInput } from '../questions/questions.ts';
