@@ -8,7 +8,24 @@
  */
 import addressparser from 'nodemailer/lib/addressparser';
 import MailComposer from 'nodemailer/lib/mail-composer';
-import type { MailMessage } from './transport.ts';
+
+/** A message as the e-mail jobs write it, before composition. */
+export interface MailAttachment {
+  filename: string;
+  content: Buffer;
+  contentType: string;
+  /** Content-ID for inline parts, referenced from the HTML as `cid:<cid>`. */
+  cid?: string;
+}
+
+export interface MailMessage {
+  /** A single bare address (`buyer@example.com`), never a display-name list. */
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  attachments?: MailAttachment[];
+}
 
 /**
  * Who an organizer's mail (a receipt, e-tickets) speaks for (docs/dashboard.md,

@@ -15,7 +15,7 @@ import {
   type ReceiptInput,
 } from './templates.ts';
 import { renderTicketDocuments, type TicketDocumentsRequest } from './ticket-documents.ts';
-import type { MailMessage } from './transport.ts';
+import type { MailMessage } from './compose.ts';
 
 /** An order's mails speak for its organizer (`sender`); the account mails for the platform. */
 export type RenderRequest =

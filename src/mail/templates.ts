@@ -18,7 +18,7 @@
  */
 import { translator, type Language, type Translator } from '../i18n/index.ts';
 import { qrCodePng } from './qr-png.ts';
-import type { MailAttachment, MailMessage } from './transport.ts';
+import type { MailAttachment, MailMessage } from './compose.ts';
 
 export { qrCodePng };
 

@@ -17,7 +17,7 @@ import { googleWalletSaveUrl } from '../documents/google-wallet.ts';
 import { renderTicketsPdf } from '../documents/pdf.ts';
 import type { OrderDocumentInput } from '../documents/types.ts';
 import { safeFileNamePart } from './templates.ts';
-import type { MailAttachment } from './transport.ts';
+import type { MailAttachment } from './compose.ts';
 
 /**
  * Most passes one mail carries. A pass is a few kilobytes, but a wallet adds each one on

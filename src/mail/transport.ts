@@ -17,24 +17,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import nodemailer from 'nodemailer';
 import { systemClock, type Clock } from '../lib/clock.ts';
-import { composeMail, type ComposedMail } from './compose.ts';
-
-export interface MailAttachment {
-  filename: string;
-  content: Buffer;
-  contentType: string;
-  /** Content-ID for inline parts, referenced from the HTML as `cid:<cid>`. */
-  cid?: string;
-}
-
-export interface MailMessage {
-  /** A single bare address (`buyer@example.com`), never a display-name list. */
-  to: string;
-  subject: string;
-  text: string;
-  html: string;
-  attachments?: MailAttachment[];
-}
+import { composeMail, type ComposedMail, type MailMessage } from './compose.ts';
 
 interface SendResult {
   /** The Message-ID header of the sent message, angle brackets included. */

@@ -14,7 +14,8 @@ import {
   type ETicketInput,
   type ReceiptInput,
 } from '../../src/mail/templates.ts';
-import { createMailer, type MailMessage } from '../../src/mail/transport.ts';
+import type { MailMessage } from '../../src/mail/compose.ts';
+import { createMailer } from '../../src/mail/transport.ts';
 import { header, parseMime, startSmtpReceiver, type SmtpReceiver } from '../helpers/smtp-receiver.ts';
 
 const FROM = 'Marquee <no-reply@localhost>';
