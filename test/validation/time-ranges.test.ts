@@ -1,8 +1,9 @@
 /**
  * One rule for every list's time range (docs/validation.md, "List filters"; docs/sync.md,
  * "The parameters"): `X_lt` not later than `X_gte`, compared as instants, answers 400
- * `parameter_invalid` naming `X_lt`, on orders, tickets, the webhook delivery log and the
- * dashboard's audit log; a window that is open answers 200. On both engines.
+ * `parameter_invalid` naming `X_lt`, on orders, tickets and the webhook delivery log (under
+ * /v1 and /dashboard/v1) and the dashboard's audit log; a window that is open answers 200.
+ * On both engines.
  */
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
@@ -31,6 +32,7 @@ describe('an empty or reversed time range is a 400 naming its upper bound, on ev
   let endpointId: string;
   let orderId: string;
   let ticketId: string;
+  let deliveryId: string;
   let start: Date;
 
   before(async () => {
@@ -46,17 +48,28 @@ describe('an empty or reversed time range is a 400 naming its upper bound, on ev
     const order = await placeOrder(t, sale);
     orderId = order.id;
     ticketId = order.transactions[0].items[0].id;
+    const deliveries = await t.api(sale.org.key, 'GET', `/v1/webhook_endpoints/${endpointId}/deliveries`);
+    deliveryId = deliveries.json<{ data: { id: string }[] }>().data[0]!.id;
     t.clock.advance(1000);
   });
 
-  /** Each list, how it is read, the ranges it takes and the id a window around the setup must hold. */
-  const lists = () => [
-    { path: '/v1/orders', fields: ['created', 'updated'], get: apiGet, expected: orderId },
-    { path: '/v1/tickets', fields: ['created', 'updated'], get: apiGet, expected: ticketId },
-    { path: `/v1/webhook_endpoints/${endpointId}/deliveries`, fields: ['created'], get: apiGet, expected: undefined },
-    { path: '/dashboard/v1/audit_log', fields: ['occurred'], get: dashGet, expected: endpointId },
-    { path: '/dashboard/v1/audit_log/export', fields: ['occurred'], get: dashGet, expected: undefined },
-  ];
+  /**
+   * Each list, how it is read, the ranges it takes and an id a window around the setup must
+   * hold. The dashboard serves the /v1 lists again under /dashboard/v1, with a session.
+   */
+  const lists = () => {
+    const shared = [
+      { path: '/orders', fields: ['created', 'updated'], expected: orderId },
+      { path: '/tickets', fields: ['created', 'updated'], expected: ticketId },
+      { path: `/webhook_endpoints/${endpointId}/deliveries`, fields: ['created'], expected: deliveryId },
+    ];
+    return [
+      ...shared.map((list) => ({ ...list, path: `/v1${list.path}`, get: apiGet })),
+      ...shared.map((list) => ({ ...list, path: `/dashboard/v1${list.path}`, get: dashGet })),
+      { path: '/dashboard/v1/audit_log', fields: ['occurred'], get: dashGet, expected: endpointId },
+      { path: '/dashboard/v1/audit_log/export', fields: ['occurred'], get: dashGet, expected: undefined },
+    ];
+  };
   function apiGet(url: string) {
     return t.api(sale.org.key, 'GET', url);
   }

@@ -8816,7 +8816,7 @@ export interface operations {
          */
         occurred_gte?: string;
         /**
-         * @description only entries that occurred before this instant (exclusive); RFC 3339 (docs/validation.md)
+         * @description only entries that occurred before this instant (exclusive); RFC 3339; must be later than `occurred_gte` when both are given, or the answer is 400 `parameter_invalid` naming `occurred_lt` (docs/validation.md)
          * @example 2026-11-24T22:23:08.685Z
          */
         occurred_lt?: string;
@@ -8947,7 +8947,7 @@ export interface operations {
          */
         occurred_gte?: string;
         /**
-         * @description only entries that occurred before this instant (exclusive); RFC 3339 (docs/validation.md)
+         * @description only entries that occurred before this instant (exclusive); RFC 3339; must be later than `occurred_gte` when both are given, or the answer is 400 `parameter_invalid` naming `occurred_lt` (docs/validation.md)
          * @example 2026-11-24T22:23:08.685Z
          */
         occurred_lt?: string;
@@ -11037,7 +11037,7 @@ export interface operations {
         status?: ('pending' | 'success' | 'failed' | 'exhausted')[];
         /** @description only deliveries created at or after this time */
         created_gte?: string;
-        /** @description only deliveries created before this time */
+        /** @description only deliveries created before this time (exclusive); must be later than `created_gte` when both are given, or the answer is 400 `parameter_invalid` naming `created_lt` */
         created_lt?: string;
       };
       header?: never;
@@ -11437,7 +11437,7 @@ export interface operations {
          */
         created_gte?: string;
         /**
-         * @description only items whose `created_at` is before this instant (exclusive); RFC 3339 (docs/validation.md)
+         * @description only items whose `created_at` is before this instant (exclusive); RFC 3339; must be later than `created_gte` when both are given, or the answer is 400 `parameter_invalid` naming `created_lt` (docs/validation.md)
          * @example 2026-11-24T22:23:08.685Z
          */
         created_lt?: string;
@@ -11447,7 +11447,7 @@ export interface operations {
          */
         updated_gte?: string;
         /**
-         * @description only items whose `updated_at` is before this instant (exclusive); RFC 3339 (docs/validation.md)
+         * @description only items whose `updated_at` is before this instant (exclusive); RFC 3339; must be later than `updated_gte` when both are given, or the answer is 400 `parameter_invalid` naming `updated_lt` (docs/validation.md)
          * @example 2026-11-24T22:23:08.685Z
          */
         updated_lt?: string;
@@ -11999,7 +11999,7 @@ export interface operations {
          */
         created_gte?: string;
         /**
-         * @description only items whose `created_at` is before this instant (exclusive); RFC 3339 (docs/validation.md)
+         * @description only items whose `created_at` is before this instant (exclusive); RFC 3339; must be later than `created_gte` when both are given, or the answer is 400 `parameter_invalid` naming `created_lt` (docs/validation.md)
          * @example 2026-11-24T22:23:08.685Z
          */
         created_lt?: string;
@@ -12009,7 +12009,7 @@ export interface operations {
          */
         updated_gte?: string;
         /**
-         * @description only items whose `updated_at` is before this instant (exclusive); RFC 3339 (docs/validation.md)
+         * @description only items whose `updated_at` is before this instant (exclusive); RFC 3339; must be later than `updated_gte` when both are given, or the answer is 400 `parameter_invalid` naming `updated_lt` (docs/validation.md)
          * @example 2026-11-24T22:23:08.685Z
          */
         updated_lt?: string;
