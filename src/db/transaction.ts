@@ -19,7 +19,14 @@
  *   transaction its opener commits later (a joined one), it is sent on its own;
  * - afterCommit(trx, fn) runs fn once the change is durable (a rollback drops it).
  */
-import { sql, type CompiledQuery, type DatabaseConnection, type Kysely, type KyselyPlugin, type QueryResult } from 'kysely';
+import {
+  sql,
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Kysely,
+  type KyselyPlugin,
+  type QueryResult,
+} from 'kysely';
 import type { Database } from './schema.ts';
 
 /** A handle statements run on: the shared pool, or a transaction's connection. */
