@@ -12,6 +12,7 @@ import type { Db } from './db/client.ts';
 import { createApiKey, type CreatedApiKey } from './domain/auth/api-keys.ts';
 import { createOrganizer } from './domain/organizers/organizers.ts';
 import { createOwnerSetupLink, linkUrl } from './domain/people/links.ts';
+import { withTransaction } from './db/transaction.ts';
 
 /** Arbitrary constant naming "the Marquee bootstrap lock" among advisory locks. */
 const BOOTSTRAP_LOCK_KEY = 4_242_002;
@@ -41,7 +42,7 @@ export async function ensureDefaultOrganizer(
   publicUrl: string,
   now: Date = new Date(),
 ): Promise<{ organizerId: string; apiKey: CreatedApiKey; ownerSetupUrl: string } | undefined> {
-  return db.transaction().execute(async (trx) => {
+  return withTransaction(db, async (trx) => {
     await sql`SELECT pg_advisory_xact_lock(${BOOTSTRAP_LOCK_KEY})`.execute(trx);
     const existing = await trx.selectFrom('organizers').select('id').limit(1).executeTakeFirst();
     if (existing) return undefined;

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import type { Db } from './client.ts';
+import { withTransaction } from './transaction.ts';
 
 const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
 /** Arbitrary constant naming "the Marquee migration lock" among advisory locks. */
@@ -39,7 +40,7 @@ export function readMigrations(dir = MIGRATIONS_DIR): MigrationFile[] {
 
 export async function migrate(db: Db, dir = MIGRATIONS_DIR): Promise<string[]> {
   const files = readMigrations(dir);
-  return db.transaction().execute(async (trx) => {
+  return withTransaction(db, async (trx) => {
     await sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`.execute(trx);
     await sql`CREATE TABLE IF NOT EXISTS schema_migrations (
       version text PRIMARY KEY,

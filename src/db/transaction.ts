@@ -85,7 +85,7 @@ export async function openTransaction(
   db: Executor,
   opts: { commitsWithLast?: boolean } = {},
 ): Promise<OpenedTransaction> {
-  if (inTransaction(db)) throw new Error('openTransaction: already inside a transaction');
+  if (open.has(db)) throw new Error('openTransaction: already inside a transaction');
   const held = holdConnection(db);
   const conn = await held.conn;
   const state: OpenState = {
@@ -126,11 +126,6 @@ export async function openTransaction(
   };
 }
 
-/** Whether db is a transaction (statements on it join it). */
-function inTransaction(db: Executor): boolean {
-  return db.isTransaction || open.has(db);
-}
-
 export async function withTransaction<T>(db: Executor, fn: (trx: Executor) => Promise<T>): Promise<T> {
   const outer = open.get(db);
   if (outer) {
@@ -138,7 +133,6 @@ export async function withTransaction<T>(db: Executor, fn: (trx: Executor) => Pr
     open.set(joined, { state: outer.state, commitsWithLast: false });
     return fn(joined);
   }
-  if (db.isTransaction) return fn(db);
   const trx = await openTransaction(db, { commitsWithLast: true });
   let result: T;
   try {

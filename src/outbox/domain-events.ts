@@ -5,7 +5,7 @@
  * commit. The event types and their payloads are defined here; webhooks and mail read
  * them, the domain writes through this module.
  */
-import type { Executor } from '../db/transaction.ts';
+import { afterCommit, type Executor } from '../db/transaction.ts';
 import { insertDomainEventWithDeliveries, type NewDomainEvent } from '../db/repositories/domain-events.ts';
 import { notifyDeliveriesQueued } from './wakeup.ts';
 
@@ -34,18 +34,19 @@ interface DomainEventInput {
 /**
  * Records a domain event in the caller's transaction, and in the same transaction queues
  * one pending webhook delivery per enabled endpoint of the organizer subscribed to the
- * type. Returns the event id (the webhook-id). `test.ping` is never fanned out: it is
- * addressed to one endpoint by the admin test route.
+ * type; the pump is woken once the transaction commits. Returns the event id (the
+ * webhook-id). `test.ping` is never fanned out: it is addressed to one endpoint by the
+ * admin test route.
  */
 export async function emitDomainEvent(trx: Executor, event: DomainEventInput): Promise<string> {
   const { id, queued } = await insertDomainEventWithDeliveries(trx, storedDomainEvent(event));
-  deliveriesQueued(queued);
+  afterCommit(trx, () => deliveriesQueued(queued));
   return id;
 }
 
 /**
  * The row of a domain event that a statement of the caller's writes together with the
- * change (a sale: insertSale); the caller then reports what it queued to
+ * change (a sale: saleInsertStatement); the caller then reports what it queued to
  * deliveriesQueued(). emitDomainEvent() is both in a statement of its own.
  */
 export function storedDomainEvent(event: DomainEventInput): NewDomainEvent {
