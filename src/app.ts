@@ -177,8 +177,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   });
 
   // Preflights: @fastify/cors in a scope of its own, whose only route is its OPTIONS
-  // wildcard, so its per-request hook runs for preflights and not for every request
-  // (it cost about a tenth of a cached GET's throughput in the reads benchmark).
+  // wildcard, so its per-request hook runs for preflights and costs every other request
+  // nothing (bench/README.md).
   await app.register(async (preflights) => {
     await preflights.register(cors, {
       origin: '*',

@@ -356,9 +356,9 @@ function walletSecretsKey(read: EnvReader): Buffer | undefined {
 
 /**
  * DATABASE_POOL_SIZE's default: connections per process. Small on purpose: an on-sale
- * funnels every sale through one performance row lock, and measured on 2 cores
- * (bench/README.md) 4 to 10 backends sell faster than 64 do, because waiters cost the
- * lock holder CPU.
+ * funnels every sale through one performance row lock, and every backend waiting on it
+ * takes CPU from the one holding it, so more connections sell slower, not faster
+ * (bench/README.md).
  */
 export const DEFAULT_POOL_SIZE = 10;
 

@@ -2,8 +2,8 @@
  * Named prepared statements for hot, fixed-shape SQL (the sale path).
  *
  * Kysely sends every query as an unnamed statement, which PostgreSQL parses and plans on
- * each call; on the on-sale rush, planning was about 40% of the time a sale's statements
- * spent in PostgreSQL (bench/README.md). A query whose SQL begins with PREPARED:
+ * each call; the sale's statements are short, so planning them again on every call is a
+ * large part of their cost (bench/README.md). A query whose SQL begins with PREPARED:
  *
  *   sql`${PREPARED} SELECT … FROM take_inventory(${ids}::uuid[], …)`.execute(trx)
  *

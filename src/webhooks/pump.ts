@@ -88,7 +88,7 @@ const CLAIM_FAILURE_PAUSE_MS = 1000;
 /**
  * Reads of endpoints for starting attempts in flight at once. One: the slots that free
  * during a read all start after the next one, so in a drain each read serves many
- * starts; two reads in flight halved the batches and cost the worker a third more CPU
+ * starts; a second read in flight would split the batches and cost the worker more CPU
  * per delivery (bench/README.md, "Webhook drain").
  */
 const START_READS_IN_FLIGHT = 1;

@@ -1,7 +1,7 @@
 /**
  * Prepared statements on the embedded database. PGlite's query() parses and plans every
- * statement on each call; the sale's statements spend a fifth to a third of their time in
- * the planner there (bench/README.md). A statement marked PREPARED (../prepared.ts) is
+ * statement on each call, and the sale's short statements would spend much of their time
+ * in the planner (bench/README.md). A statement marked PREPARED (../prepared.ts) is
  * therefore PREPAREd once on the embedded database's session and run by `EXECUTE name(…)`,
  * the same named statement node-postgres makes on PostgreSQL.
  *

@@ -3,9 +3,8 @@
  *
  * A key's window starts at its first request and lasts `windowMs`; every request in it
  * counts, denied ones included, and nothing moves the window (the same rules as the Redis
- * store). It is synchronous on purpose: the reads benchmark measured rate-limiter-flexible's
- * promise-based memory store (two consumes per request) at about a quarter of the request
- * cost of a cached GET (bench/README.md), and an in-process counter has nothing to await.
+ * store). It is synchronous on purpose: a promise-based store (two consumes per request)
+ * adds awaits to every request for a counter that has nothing to await (bench/README.md).
  * Expired windows are swept once per window length, so memory stays bounded by the keys
  * seen in the last two windows.
  */
