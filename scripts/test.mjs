@@ -3,7 +3,7 @@
 // files with node's test runner, two processes at a time. Loading TypeScript through a
 // loader hook costs every test process seconds of CPU before its first test, and loading
 // the service's modules another second or two (bench/README.md, "The test suite"): plain
-// JavaScript, and most files six to a process. Given files (test/x/y.test.ts) run alone;
+// JavaScript, and most files six to a process. Given files (test/orders/sync.test.ts) run alone;
 // without them, every test/*/*.test.ts runs (on PostgreSQL, those the engine reaches),
 // the timed browser files last.
 import { spawnSync } from 'node:child_process';

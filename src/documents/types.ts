@@ -1,7 +1,7 @@
 /**
  * What every document a buyer carries is made from (docs/tickets.md): the PDF tickets, the
  * Apple Wallet passes, the Google Wallet link, the calendar files and the e-ticket mail
- * itself. Plain data, read from the database by src/documents/order-documents.ts, so
+ * itself. Plain data, read from the database by src/documents/load.ts, so
  * each renderer is a pure function that tests can call without fixtures and that the
  * render threads (src/mail/render-pool.ts) can run.
  */

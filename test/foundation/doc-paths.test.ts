@@ -1,11 +1,13 @@
 /**
- * Every path of the repository a document names exists (CONTRIBUTING.md, "Where things
- * go": the docs say where things are, so a move that leaves a doc behind fails here).
- * The documents are the README, CONTRIBUTING, everything under docs/, and the READMEs
- * beside the code; the paths are those under src/, test/, bench/, scripts/ and
- * migrations/. A placeholder (`src/domain/<area>/`, `migrations/NNNN_name.sql`) or a
- * pattern (`bench/results.*.md`) names no one path and is skipped; a prefix of file names
- * (`bench/results`) exists when a file starts with it. No database.
+ * Every path of the repository a document or a code comment names exists (CONTRIBUTING.md,
+ * "Where things go": the docs say where things are, so a move that leaves a doc or a
+ * comment behind fails here). The documents are the README, CONTRIBUTING, everything
+ * under docs/, and the READMEs beside the code; the sources are the TypeScript and
+ * scripts under src/, test/, bench/ and scripts/. The paths are those under src/, test/,
+ * bench/, scripts/ and migrations/. A placeholder (`src/domain/<area>/`,
+ * `migrations/NNNN_name.sql`) or a pattern (`bench/results.*.md`) names no one path and
+ * is skipped; a prefix of file names (`bench/results`) exists when a file starts with it.
+ * No database.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -18,12 +20,26 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** A repository path: a top folder, then path characters, ending on a name or a slash. */
 const PATH = /(?<![\w/.@-])((?:src|test|bench|scripts|migrations)\/[\w./-]*[\w/])/g;
 
+/** The files under `folder` whose names end with one of `endings` (not the .js that npm test compiles beside each .ts). */
+function filesUnder(folder: string, endings: readonly string[]): string[] {
+  return readdirSync(join(ROOT, folder), { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && endings.some((ending) => entry.name.endsWith(ending)))
+    .filter((entry) => !entry.name.endsWith('.d.ts'))
+    .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)));
+}
+
 function documents(): string[] {
-  const markdownUnder = (folder: string) =>
-    readdirSync(join(ROOT, folder), { withFileTypes: true, recursive: true })
-      .filter((entry) => entry.isFile() && entry.name.endsWith('.md'))
-      .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)));
-  return ['README.md', 'CONTRIBUTING.md', ...markdownUnder('docs'), ...markdownUnder('src'), 'bench/README.md'];
+  return [
+    'README.md',
+    'CONTRIBUTING.md',
+    ...filesUnder('docs', ['.md']),
+    ...filesUnder('src', ['.md']),
+    'bench/README.md',
+  ];
+}
+
+function sources(): string[] {
+  return ['src', 'test', 'bench', 'scripts'].flatMap((folder) => filesUnder(folder, ['.ts', '.tsx', '.mjs']));
 }
 
 /** The paths a document names, with the line each is on. */
@@ -42,7 +58,7 @@ function namedPaths(document: string): { path: string; line: number }[] {
   return named;
 }
 
-/** A path exists, or names files by their prefix (`bench/results` for bench/results.onsale.md). */
+/** A path exists, or names files by their prefix (`bench/results` for bench/results.deploy.md). */
 function exists(path: string): boolean {
   if (existsSync(join(ROOT, path))) return true;
   const folder = join(ROOT, dirname(path));
@@ -55,6 +71,15 @@ describe('paths named by the documents', () => {
       namedPaths(document)
         .filter(({ path }) => !exists(path))
         .map(({ path, line }) => `${document}:${line} names ${path}`),
+    );
+    assert.deepEqual(missing, []);
+  });
+
+  test('every one a source names exists', () => {
+    const missing = sources().flatMap((source) =>
+      namedPaths(source)
+        .filter(({ path }) => !exists(path))
+        .map(({ path, line }) => `${source}:${line} names ${path}`),
     );
     assert.deepEqual(missing, []);
   });

@@ -66,7 +66,7 @@ const DOOR_LOOKUP: Requirement = ['read', 'check_in'];
 
 /**
  * Every dashboard operation, by its OpenAPI operationId, and what opens it. A dashboard
- * route missing here cannot be mounted (src/http/plugins/role-guard.ts).
+ * route missing here cannot be mounted (src/http/plugins/session-auth.ts, assertOperationInMatrix).
  */
 export const OPERATION_PERMISSIONS: Readonly<Record<string, Requirement>> = {
   // The session and the user's own profile.
