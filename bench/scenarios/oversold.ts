@@ -100,6 +100,16 @@ function figuresOf({ tally, durationS, sellingS }: { tally: Tally; durationS: nu
   };
 }
 
+/** How many sales failed, and the first failure. */
+function failuresOf(tally: Tally): string {
+  return `${tally.failures.length} failures${tally.failures[0] ? `, first: ${tally.failures[0]}` : ''}`;
+}
+
+/** A plain-SQL seller's check: no sale failed. */
+function noFailure(seller: string, tally: Tally) {
+  return check(`${seller}: no failure`, tally.failures.length === 0, failuresOf(tally));
+}
+
 const DETAIL =
   /^Not enough tickets left: \d+ (?:"[^"]*"|tickets of .*) requested, (\d+) remaining for this performance\.$/;
 
@@ -184,7 +194,7 @@ async function marqueeSide(databaseUrl: string, capacity: number, cap: number, c
         check(
           'oversold: every answer 201 or a well-formed 400 (no 5xx, no socket error)',
           run.tally.failures.length === 0 && badDetails === 0,
-          `${run.tally.failures.length} failures${run.tally.failures[0] ? `, first: ${run.tally.failures[0]}` : ''}`,
+          failuresOf(run.tally),
         ),
         check(
           `oversold: demand at least 3 × supply`,
@@ -316,11 +326,7 @@ async function baselineSide(capacity: number, cap: number) {
         ),
       },
       checks: [
-        check(
-          'baseline: no failure',
-          run.tally.failures.length === 0,
-          `${run.tally.failures.length} failures${run.tally.failures[0] ? `, first: ${run.tally.failures[0]}` : ''}`,
-        ),
+        noFailure('baseline', run.tally),
         check(
           `baseline: exactly ${capacity} tickets sold, ${cap} capped`,
           total === capacity && capped === cap,
@@ -477,11 +483,7 @@ async function leanSide(capacity: number, cap: number) {
         postgres_cpu_us_per_request: round((pgCpu * 1000) / (run.tally.accepted.length + run.tally.refused.length)),
       },
       checks: [
-        check(
-          'lean: no failure',
-          run.tally.failures.length === 0,
-          `${run.tally.failures.length} failures${run.tally.failures[0] ? `, first: ${run.tally.failures[0]}` : ''}`,
-        ),
+        noFailure('lean', run.tally),
         check(
           `lean: ${CONNECTIONS} connections opened before the rush`,
           connectionsOpened === CONNECTIONS,

@@ -2,7 +2,10 @@
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { hashApiKey } from '../../src/domain/auth/api-keys.ts';
+import { requestHash } from '../../src/http/plugins/idempotency.ts';
+import { HeldLease } from '../../src/http/plugins/idempotency-lease.ts';
 import type { TestApp } from '../helpers/app.ts';
+import { onPostgres } from '../helpers/database.ts';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 export const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
@@ -18,6 +21,53 @@ export async function apiKeyIdOf(t: TestApp, rawKey: string): Promise<string> {
     .where('key_hash', '=', hashApiKey(rawKey))
     .executeTakeFirstOrThrow();
   return row.id;
+}
+
+/** How long the lease of a key put in flight by keyInFlight lasts. */
+export const IN_FLIGHT_LEASE_MS = 30_000;
+
+/**
+ * An idempotency key whose `POST /v1/events` with `body` is executing elsewhere: an
+ * in_progress row under a live lease, held by another instance (PostgreSQL), or by a
+ * running request of this process (PGlite, whose embedded database has no other process:
+ * a lease counts as live while a request of this one holds it). End `held` afterwards.
+ */
+export async function keyInFlight(
+  t: TestApp,
+  opts: { organizerId: string; rawApiKey: string; body: unknown },
+): Promise<{ key: string; held: HeldLease | undefined }> {
+  const key = newKey();
+  const leaseToken = randomUUID();
+  const apiKeyId = await apiKeyIdOf(t, opts.rawApiKey);
+  const now = t.clock.now();
+  await t.database.db
+    .insertInto('idempotency_keys')
+    .values({
+      organizer_id: opts.organizerId,
+      key,
+      request_hash: requestHash(apiKeyId, 'POST', '/v1/events', opts.body),
+      api_key_id: apiKeyId,
+      method: 'POST',
+      path: '/v1/events',
+      status: 'in_progress',
+      lease_token: leaseToken,
+      locked_until: new Date(now.getTime() + IN_FLIGHT_LEASE_MS),
+      created_at: now,
+    })
+    .execute();
+  const held = onPostgres
+    ? undefined
+    : new HeldLease({
+        engine: 'pglite',
+        db: t.database.db,
+        clock: t.clock,
+        leaseMs: IN_FLIGHT_LEASE_MS,
+        organizerId: opts.organizerId,
+        key,
+        leaseToken,
+        log: t.app.log,
+      });
+  return { key, held };
 }
 
 export async function countRows(

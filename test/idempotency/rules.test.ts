@@ -4,17 +4,23 @@
  * /v1/webhook_endpoints.
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { problemOf, type TestApp, type TestOrganizer } from '../helpers/app.ts';
 import { orderBody, setupSale } from '../helpers/orders.ts';
 import { createEvent, eventBody } from '../helpers/catalog.ts';
 import { createWebhookTestApp } from '../webhooks/helpers.ts';
-import { IDEMPOTENCY_DETAILS, requestHash } from '../../src/http/plugins/idempotency.ts';
-import { HeldLease } from '../../src/http/plugins/idempotency-lease.ts';
-import { onPostgres } from '../helpers/database.ts';
-import { apiKeyIdOf, countRows, isReplayOf, JSON_TYPE, newKey, PROBLEM_TYPE, withKey } from './helpers.ts';
+import { IDEMPOTENCY_DETAILS } from '../../src/http/plugins/idempotency.ts';
+import {
+  countRows,
+  IN_FLIGHT_LEASE_MS,
+  isReplayOf,
+  JSON_TYPE,
+  keyInFlight,
+  newKey,
+  PROBLEM_TYPE,
+  withKey,
+} from './helpers.ts';
 
 const HOOK_URL = 'https://hooks.test.localhost/marquee';
 
@@ -252,38 +258,9 @@ describe('idempotency rules', () => {
     // A request is executing this very request: its row is in_progress under a live lease,
     // held by another instance (PostgreSQL), or by a running request of this process (PGlite,
     // whose embedded database has no other process; lease.test.ts holds a real one).
-    const key = newKey();
     const body = eventBody(t);
-    const apiKeyId = await apiKeyIdOf(t, a.key);
     const now = t.clock.now();
-    const leaseToken = randomUUID();
-    await t.database.db
-      .insertInto('idempotency_keys')
-      .values({
-        organizer_id: a.id,
-        key,
-        request_hash: requestHash(apiKeyId, 'POST', '/v1/events', body),
-        api_key_id: apiKeyId,
-        method: 'POST',
-        path: '/v1/events',
-        status: 'in_progress',
-        lease_token: leaseToken,
-        locked_until: new Date(now.getTime() + 30_000),
-        created_at: now,
-      })
-      .execute();
-    const held = onPostgres
-      ? undefined
-      : new HeldLease({
-          engine: 'pglite',
-          db: t.database.db,
-          clock: t.clock,
-          leaseMs: 30_000,
-          organizerId: a.id,
-          key,
-          leaseToken,
-          log: t.app.log,
-        });
+    const { key, held } = await keyInFlight(t, { organizerId: a.id, rawApiKey: a.key, body });
     try {
       const before = await countRows(t, 'events', a.id);
       const res = await t.api(a.key, 'POST', '/v1/events', body, withKey(key));
@@ -298,7 +275,7 @@ describe('idempotency rules', () => {
         .executeTakeFirstOrThrow();
       assert.deepEqual(
         row,
-        { status: 'in_progress', locked_until: new Date(now.getTime() + 30_000) },
+        { status: 'in_progress', locked_until: new Date(now.getTime() + IN_FLIGHT_LEASE_MS) },
         'the 409 left the lease alone',
       );
     } finally {

@@ -11,15 +11,12 @@ import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
-import { requestHash } from '../../src/http/plugins/idempotency.ts';
-import { HeldLease } from '../../src/http/plugins/idempotency-lease.ts';
 import { totpCodeAt } from '../../src/domain/people/totp.ts';
 import { ADMIN_TOKEN, createTestApp, type DashboardSession, type TestApp } from '../helpers/app.ts';
 import { createEvent, eventBody } from '../helpers/catalog.ts';
-import { onPostgres } from '../helpers/database.ts';
 import { BUYER, placeOrder, setupSale, type Sale } from '../helpers/orders.ts';
 import { exchangeUntilClosed, listenOnLoopback } from '../helpers/raw-http.ts';
-import { apiKeyIdOf, newKey, withKey } from '../idempotency/helpers.ts';
+import { keyInFlight, newKey, withKey } from '../idempotency/helpers.ts';
 
 interface Row {
   code: string;
@@ -160,41 +157,6 @@ describe('the error-code table of docs/errors.md matches what the service sends'
     });
     assert.equal(confirmed.statusCode, 200, confirmed.body);
     return { ...user, secret };
-  }
-
-  /** An idempotency key whose request is executing elsewhere: an in_progress row under a live lease. */
-  async function keyInFlight(body: Record<string, unknown>): Promise<{ key: string; held?: HeldLease }> {
-    const idemKey = newKey();
-    const leaseToken = randomUUID();
-    const now = t.clock.now();
-    await t.database.db
-      .insertInto('idempotency_keys')
-      .values({
-        organizer_id: sale.org.id,
-        key: idemKey,
-        request_hash: requestHash(await apiKeyIdOf(t, key()), 'POST', '/v1/events', body),
-        api_key_id: await apiKeyIdOf(t, key()),
-        method: 'POST',
-        path: '/v1/events',
-        status: 'in_progress',
-        lease_token: leaseToken,
-        locked_until: new Date(now.getTime() + 30_000),
-        created_at: now,
-      })
-      .execute();
-    // PGlite has no other process: a lease counts as live while a request of this one holds it.
-    if (onPostgres) return { key: idemKey };
-    const held = new HeldLease({
-      engine: 'pglite',
-      db: t.database.db,
-      clock: t.clock,
-      leaseMs: 30_000,
-      organizerId: sale.org.id,
-      key: idemKey,
-      leaseToken,
-      log: t.app.log,
-    });
-    return { key: idemKey, held };
   }
 
   /** A member's id in the team list, by e-mail. */
@@ -385,7 +347,7 @@ describe('the error-code table of docs/errors.md matches what the service sends'
       param: undefined,
       async send() {
         const body = eventBody(t);
-        const { key: idemKey, held } = await keyInFlight(body);
+        const { key: idemKey, held } = await keyInFlight(t, { organizerId: sale.org.id, rawApiKey: key(), body });
         try {
           return await api('POST', '/v1/events', body, withKey(idemKey));
         } finally {
