@@ -109,8 +109,9 @@ export async function openTransaction(
     await Promise.all(state.sent);
     open.delete(conn);
     try {
-      if (statement === 'COMMIT' && !state.committed) await sql`COMMIT`.execute(conn);
-      if (statement === 'ROLLBACK' && !state.committed) await sql`ROLLBACK`.execute(conn).catch(() => undefined);
+      if (state.committed) return;
+      if (statement === 'COMMIT') await sql`COMMIT`.execute(conn);
+      else await sql`ROLLBACK`.execute(conn).catch(() => undefined);
     } finally {
       held.release();
       await held.released;
@@ -161,7 +162,7 @@ export function afterCommit(db: Executor, fn: () => void): void {
  * "A sale is one pipeline").
  */
 export function sendAhead<R>(trx: Executor, query: Sendable<R>): Promise<QueryResult<R>> {
-  const state = stateOf(trx, 'sendAhead');
+  const { state } = viewOf(trx, 'sendAhead');
   const answer = state.connection.executeQuery<R>(query.compile(trx));
   state.sent.push(answer.catch(() => undefined));
   return answer;
@@ -175,20 +176,16 @@ export function sendAhead<R>(trx: Executor, query: Sendable<R>): Promise<QueryRe
  * whose opener commits later, the statement alone is sent.
  */
 export async function sendLast(trx: Executor, statement: string): Promise<void> {
-  const state = stateOf(trx, 'sendLast');
-  if (!open.get(trx)!.commitsWithLast) {
-    await sendAhead(trx, sql.raw(statement));
-    return;
-  }
-  await sendAhead(trx, sql.raw(`${statement}; COMMIT`));
-  state.committed = true;
+  const { state, commitsWithLast } = viewOf(trx, 'sendLast');
+  await sendAhead(trx, sql.raw(commitsWithLast ? `${statement}; COMMIT` : statement));
+  if (commitsWithLast) state.committed = true;
 }
 
-function stateOf(trx: Executor, caller: string): OpenState {
-  const state = open.get(trx)?.state;
-  if (!state) throw new Error(`${caller}: not inside a transaction opened by openTransaction`);
-  if (state.committed || state.ended) throw new Error(`${caller}: the transaction has already ended`);
-  return state;
+function viewOf(trx: Executor, caller: string): TransactionView {
+  const view = open.get(trx);
+  if (!view) throw new Error(`${caller}: not inside a transaction opened by openTransaction`);
+  if (view.state.committed || view.state.ended) throw new Error(`${caller}: the transaction has already ended`);
+  return view;
 }
 
 /**

@@ -46,7 +46,6 @@ import {
   type OrderTransactionRow,
 } from '../../db/repositories/orders.ts';
 import { answersInsert, findQuestionsOfEvents, type AnswerRow } from '../../db/repositories/questions.ts';
-import type { LockedPerformance } from '../../db/repositories/inventory.ts';
 import { afterCommit, sendAhead, withTransaction, type Executor } from '../../db/transaction.ts';
 import { invalid } from '../../errors/domain-error.ts';
 import { FreshReadCoalescer } from '../../lib/fresh-read-coalescer.ts';
@@ -139,12 +138,7 @@ export async function createOrder(
   );
   // Refuse early what cannot fit the counts read with the catalog (no lock, nothing
   // written): correct as of that read, and the same rule and detail as under the lock.
-  const inventoryLines = lines.map((l) => ({
-    performanceId: l.performanceId,
-    ticketTypeId: l.ticketTypeId,
-    quantity: l.quantity,
-  }));
-  refuseIfShort(inventoryLines, remainingCounts(catalog));
+  refuseIfShort(lines, remainingCounts(catalog));
 
   const sale: SalePlan = {
     organizerId,
@@ -153,20 +147,12 @@ export async function createOrder(
     tender: input.tender,
     buyer,
     currency: organizer.currency,
+    lines,
     priced,
     totalMinor,
     now,
   };
-  const checkLocked = (locked: LockedPerformance[]) =>
-    input.items.forEach((item, index) =>
-      checkSellable(
-        locked.find((p) => p.id === item.performance_id)!,
-        index,
-      ),
-    );
-  const takeInventoryOf = (trx: Executor, orderId: string) =>
-    takeInventoryLast(trx, inventoryLines, now, { checkLocked, onlyIf: orderWritten(orderId) });
-  return writeSale(db, sale, answers, nextOrderNo, takeInventoryOf);
+  return writeSale(db, sale, answers, nextOrderNo);
 }
 
 type Answers = ReturnType<typeof resolveAnswers>;
@@ -180,12 +166,11 @@ async function writeSale(
   sale: SalePlan,
   answers: Answers,
   nextOrderNo: () => string,
-  takeInventoryOf: (trx: Executor, orderId: string) => Promise<void>,
 ): Promise<OrderDetail> {
   for (let attempt = 0; attempt < ORDER_NO_ATTEMPTS; attempt++) {
     const rows = saleRows(sale, nextOrderNo());
     const written = await withTransaction(db, async (trx) => {
-      const inserted = await writeSaleRows(trx, sale, rows, answers, takeInventoryOf);
+      const inserted = await writeSaleRows(trx, sale, rows, answers);
       if (inserted) afterCommit(trx, () => deliveriesQueued(inserted.queuedDeliveries));
       return inserted;
     });
@@ -212,7 +197,6 @@ async function writeSaleRows(
   sale: SalePlan,
   rows: NewSale,
   answers: Answers,
-  takeInventoryOf: (trx: Executor, orderId: string) => Promise<void>,
 ): Promise<WrittenSale | undefined> {
   const inserting = sendAhead(trx, saleInsertStatement(rows)).then((answer) => saleInserted(rows, answer.rows));
   let answerRows: AnswerRow[] = [];
@@ -220,8 +204,25 @@ async function writeSaleRows(
     if ((await inserting) === undefined) return undefined;
     answerRows = (await sendAhead(trx, answersStatement(trx, sale, answers, rows))).rows;
   }
-  const [inserted] = await Promise.all([inserting, takeInventoryOf(trx, rows.order.id)]);
+  const [inserted] = await Promise.all([inserting, takeSaleInventory(trx, sale)]);
   return inserted === undefined ? undefined : writtenSale(rows, inserted, answerRows);
+}
+
+/**
+ * Step 3: the sale's inventory, taken only if its order went in; each item's performance
+ * is re-checked as sellable as of the lock, with the early check's rule and detail.
+ */
+function takeSaleInventory(trx: Executor, sale: SalePlan): Promise<void> {
+  return takeInventoryLast(trx, sale.lines, sale.now, {
+    checkLocked: (locked) =>
+      sale.lines.forEach((line, index) =>
+        checkSellable(
+          locked.find((p) => p.id === line.performanceId)!,
+          index,
+        ),
+      ),
+    onlyIf: orderWritten(sale.orderId),
+  });
 }
 
 function writtenSale(rows: NewSale, inserted: InsertedSale, answerRows: AnswerRow[]): WrittenSale {
@@ -349,6 +350,8 @@ interface SalePlan {
   tender: Tender;
   buyer: Buyer;
   currency: string;
+  /** The items in request order, as planned (step 3 takes their inventory). */
+  lines: PlannedLine[];
   priced: ReturnType<typeof priceSale>['priced'];
   totalMinor: number;
   now: Date;
