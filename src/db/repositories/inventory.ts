@@ -1,7 +1,8 @@
 /**
  * SQL for inventory (the rules and why: docs/inventory.md). The counting query and the
  * sale's lock-recount-move are database functions (migrations/0006_inventory_functions.sql,
- * migrations/0014_sale_commits_at_the_lock.sql); these are their calls, the plain lock,
+ * migrations/0014_sale_commits_at_the_lock.sql, and for several sales judged under one
+ * lock migrations/0024_sales_judged_together.sql); these are their calls, the plain lock,
  * and the counter move of releases.
  */
 import { sql } from 'kysely';
@@ -104,6 +105,36 @@ export async function takeInventoryOrRefuse(
     if (fields.code !== REFUSED_UNDER_THE_LOCK || typeof fields.detail !== 'string') throw err;
     return JSON.parse(fields.detail) as TakeInventoryRow[];
   }
+}
+
+/** A sale's verdict from take_inventory_for_sales(): `judged` is take_inventory()'s rows at its turn when refused. */
+interface SaleVerdictRow {
+  sale: number;
+  accepted: boolean;
+  judged: TakeInventoryRow[] | null;
+}
+
+/**
+ * take_inventory_for_sales() (migrations/0024_sales_judged_together.sql): several sales'
+ * inventory under ONE lock, judged one after another in the order of `sale` (1-based,
+ * the lines of a sale adjacent) as if each had called take_inventory_or_refuse() alone in
+ * that order; the counters move once, by the accepted sales' totals. One row per sale
+ * with lines, in order. Sent as an ordinary statement: the caller's transaction goes on
+ * (its COMMIT is its own).
+ */
+export async function takeInventoryForSalesRows(
+  trx: Executor,
+  lines: Array<{ sale: number; performanceId: string; ticketTypeId: string; quantity: number }>,
+  now: Date,
+): Promise<SaleVerdictRow[]> {
+  const result = await sql<SaleVerdictRow>`${PREPARED}
+    SELECT sale, accepted, judged
+    FROM take_inventory_for_sales(${lines.map((l) => l.sale)}::int[], ${lines.map((l) => l.performanceId)}::uuid[],
+                                  ${lines.map((l) => l.ticketTypeId)}::uuid[], ${lines.map((l) => l.quantity)}::int[],
+                                  ${now}::timestamptz)
+    ORDER BY sale
+  `.execute(trx);
+  return result.rows;
 }
 
 /**

@@ -19,19 +19,24 @@
  * rule (refuseIfShort) and the sale's sellability check (checkLocked) are the same
  * functions that refuse early, before a sale writes, on the unlocked counts of its
  * first read. A test holds the database's verdicts and the wording to the same rule.
+ * Sales that commit together take inventory in one call (takeInventoryForSales, the
+ * database function take_inventory_for_sales()): one lock and one recount for all, each
+ * sale judged in turn as if it ran alone in that order, each refusal worded as a lone
+ * sale's would be.
  * docs/inventory.md explains the design.
  */
 import {
   lockPerformanceRows,
   moveCounterRows,
   selectRemaining,
+  takeInventoryForSalesRows,
   takeInventoryOrRefuse,
   type InventoryCount,
   type LockedPerformance,
   type TakeInventoryRow,
 } from '../../db/repositories/inventory.ts';
 import type { Executor } from '../../db/transaction.ts';
-import { invalid } from '../../errors/domain-error.ts';
+import { DomainError, invalid } from '../../errors/domain-error.ts';
 
 interface TypeAvailability {
   ticket_type_id: string;
@@ -87,7 +92,7 @@ export async function getAvailability(
   return (await countRemaining(db, [performanceId], now)).get(performanceId);
 }
 
-interface InventoryLine {
+export interface InventoryLine {
   performanceId: string;
   ticketTypeId: string;
   quantity: number;
@@ -145,6 +150,47 @@ export async function takeInventoryLast(
   if (refused === undefined) return;
   judgeRefusal(refused, lines, checkLocked);
   throw new Error('takeInventoryLast: the database refused a sale that fits its recount and is sellable');
+}
+
+/** A sale of a batch: its lines, and its sellability check under the lock (as takeInventoryLast's `checkLocked`). */
+export interface SaleToJudge {
+  lines: InventoryLine[];
+  checkLocked?: (locked: LockedPerformance[]) => void;
+}
+
+/**
+ * Takes inventory for several sales in ONE statement (take_inventory_for_sales(),
+ * migrations/0024_sales_judged_together.sql): the performances of all of them locked (id
+ * order, FOR NO KEY UPDATE) and recounted once, then the sales judged one after another
+ * in the order given, each exactly as takeInventoryLast would judge it had it run alone
+ * at its turn (after the sales accepted before it); the counters move once, by the
+ * accepted sales' totals. A refused sale takes nothing and does not stop the ones after
+ * it. Returns per sale undefined when accepted, or the 400 a lone sale would have got,
+ * worded here from the counts at its turn (`checkLocked`, then refuseIfShort). Does not
+ * commit: must run inside the caller's transaction, which keeps the locks until its end.
+ */
+export async function takeInventoryForSales(
+  trx: Executor,
+  sales: SaleToJudge[],
+  now: Date,
+): Promise<Array<DomainError | undefined>> {
+  const lines = sales.flatMap((s, index) => s.lines.map((line) => ({ ...line, sale: index + 1 })));
+  const verdicts = new Map((await takeInventoryForSalesRows(trx, lines, now)).map((row) => [row.sale, row]));
+  return sales.map((s, index) => {
+    const verdict = verdicts.get(index + 1);
+    if (verdict === undefined) {
+      if (s.lines.length === 0) return undefined;
+      throw new Error(`takeInventoryForSales: no verdict for sale ${index + 1}`);
+    }
+    if (verdict.accepted) return undefined;
+    try {
+      judgeRefusal(verdict.judged ?? [], s.lines, s.checkLocked);
+    } catch (err) {
+      if (err instanceof DomainError) return err;
+      throw err;
+    }
+    throw new Error('takeInventoryForSales: the database refused a sale that fits its turn and is sellable');
+  });
 }
 
 /** The quantities per performance and per (performance, ticket type), sorted. */
