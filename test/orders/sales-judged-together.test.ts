@@ -9,11 +9,16 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { sql } from 'kysely';
-import { selectRemaining, type LockedPerformance } from '../../src/db/repositories/inventory.ts';
+import {
+  selectRemaining,
+  takeInventoryForSalesRows,
+  type LockedPerformance,
+} from '../../src/db/repositories/inventory.ts';
 import { withTransaction, type Executor } from '../../src/db/transaction.ts';
 import {
   refuseIfShort,
   takeInventoryForSales,
+  takeInventoryLast,
   type InventoryLine,
   type SaleToJudge,
 } from '../../src/domain/inventory/inventory.ts';
@@ -219,23 +224,73 @@ describe('take_inventory_for_sales(): sales judged together under one lock', () 
     assert.equal(sold.price.get(`${open}/${general}`), 5);
   });
 
+  test("a refused sale's rows are take_inventory_or_refuse()'s for the same sale alone at that turn", async () => {
+    const { performanceIds, general, box } = await setup([7, 9], 3);
+    const [p, q] = performanceIds as [string, string];
+    const first = [line(p, general, 2), line(p, box, 2), line(q, box, 1)];
+    const second = [line(q, general, 2), line(p, box, 2)];
+    let judged: unknown;
+    await t.database.db
+      .transaction()
+      .execute(async (trx) => {
+        const rows = await takeInventoryForSalesRows(
+          trx,
+          [...first.map((l) => ({ ...l, sale: 1 })), ...second.map((l) => ({ ...l, sale: 2 }))],
+          t.clock.now(),
+        );
+        assert.deepEqual(
+          rows.map((r) => [r.sale, r.accepted, r.judged === null]),
+          [
+            [1, true, true],
+            [2, false, false],
+          ],
+        );
+        judged = rows[1]!.judged;
+        throw new Error('roll back');
+      })
+      .catch((err: Error) => {
+        if (err.message !== 'roll back') throw err;
+      });
+    // The same two sales one after the other, each alone.
+    await withTransaction(t.database.db, (trx) => takeInventoryLast(trx, first, t.clock.now()));
+    const perPerformance = [[p, 2] as const, [q, 2] as const].sort();
+    const perPrice = [[p, box, 2] as const, [q, general, 2] as const].sort();
+    const detail = await t.database.db
+      .transaction()
+      .execute(async (trx) => {
+        await sql`SELECT take_inventory_or_refuse(
+                    ${perPerformance.map(([id]) => id)}::uuid[], ${perPerformance.map(([, n]) => n)}::int[],
+                    ${perPrice.map(([id]) => id)}::uuid[], ${perPrice.map(([, type]) => type)}::uuid[],
+                    ${perPrice.map(([, , n]) => n)}::int[], ${t.clock.now()}::timestamptz)`.execute(trx);
+      })
+      .then(
+        () => assert.fail('the second sale alone fits'),
+        (err: { code?: string; detail?: string }) => {
+          assert.equal(err.code, 'MQ001');
+          return err.detail;
+        },
+      );
+    assert.ok(typeof detail === 'string');
+    assert.deepEqual(judged, JSON.parse(detail));
+  });
+
   test('the batch judges as the fit rule would, sale after sale (any sold counts, holds and batches)', async () => {
-    const capacities = [8, 6];
-    const boxCap = 4;
+    const capacities = [14, 10];
+    const boxCap = 5;
     const { sale, performanceIds, general, box } = await setup(capacities, boxCap);
     const types = [general, box];
     const perPerformance = fc.record({
-      soldGeneral: fc.integer({ min: 0, max: 6 }),
-      soldBox: fc.integer({ min: 0, max: boxCap }),
-      held: fc.integer({ min: 0, max: 3 }),
-      heldBox: fc.integer({ min: 0, max: 2 }),
+      soldGeneral: fc.integer({ min: 0, max: 5 }),
+      soldBox: fc.integer({ min: 0, max: 3 }),
+      held: fc.integer({ min: 0, max: 2 }),
+      heldBox: fc.integer({ min: 0, max: 1 }),
     });
     const saleLines = (performances: number) =>
       fc.array(
         fc.record({
           performance: fc.integer({ min: 0, max: performances - 1 }),
           type: fc.integer({ min: 0, max: 1 }),
-          quantity: fc.integer({ min: 1, max: 4 }),
+          quantity: fc.integer({ min: 1, max: 3 }),
         }),
         { minLength: 1, maxLength: 3 },
       );
