@@ -158,3 +158,34 @@ BEGIN
   END IF;
 END
 $$;
+
+-- The batch's LAST statement, with the COMMIT behind it in the same message, as a lone
+-- sale's take_inventory_or_refuse(): calls take_inventory_for_sales() and, when any sale
+-- is refused, raises SQLSTATE MQ002 with every sale's row as JSON in the error's DETAIL.
+-- The raise aborts the transaction (the counters and the batch's rows with it), so the
+-- COMMIT behind it does not run; the caller answers the refused sales from the rows and
+-- writes the accepted ones again without them.
+CREATE FUNCTION take_inventory_for_sales_or_refuse(
+  p_line_sales            integer[],
+  p_line_performance_ids  uuid[],
+  p_line_ticket_type_ids  uuid[],
+  p_line_quantities       integer[],
+  p_at                    timestamptz
+)
+RETURNS void
+LANGUAGE plpgsql VOLATILE
+AS $$
+DECLARE
+  v_rows jsonb;
+  v_all_accepted boolean;
+BEGIN
+  SELECT jsonb_agg(to_jsonb(t) ORDER BY t.sale), bool_and(t.accepted)
+    INTO v_rows, v_all_accepted
+  FROM take_inventory_for_sales(p_line_sales, p_line_performance_ids, p_line_ticket_type_ids,
+                                p_line_quantities, p_at) AS t;
+  IF v_all_accepted IS NOT TRUE THEN
+    RAISE EXCEPTION 'a sale of the batch does not fit what remains under the lock'
+      USING ERRCODE = 'MQ002', DETAIL = coalesce(v_rows, '[]'::jsonb)::text;
+  END IF;
+END
+$$;

@@ -97,7 +97,7 @@ const ENGINE_INDEPENDENT = [
   /^test\/door\/(?:door-screen|device-app|scan-queue|qr-video|outcome)\./,
   /^test\/mail\/(?:languages|render-pool)\./,
   /^test\/validation\/hostile-input\./,
-  /^test\/foundation\/(?:config|error-codes|openapi-document|ttl-cache|fresh-read-coalescer|compiled-build|container|import-cycles|doc-paths)\./,
+  /^test\/foundation\/(?:config|error-codes|openapi-document|ttl-cache|fresh-read-coalescer|group-queue|compiled-build|container|import-cycles|doc-paths)\./,
   /^test\/foundation\/(?:embedded-[a-z]+|single-process|data-dir-lock)\./,
   /^test\/(?:faults\/database-errors|mail\/mail|people\/(?:passwords|totp)|webhooks\/(?:sender|signature|url-vetting))\./,
 ];

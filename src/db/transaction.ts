@@ -146,6 +146,11 @@ export async function withTransaction<T>(db: Executor, fn: (trx: Executor) => Pr
   return result;
 }
 
+/** Whether db is the executor of an open transaction: statements run on it join that transaction. */
+export function inTransaction(db: Executor): boolean {
+  return open.has(db);
+}
+
 /** Queues fn for after the commit of db's transaction; runs it at once when db is not one. */
 export function afterCommit(db: Executor, fn: () => void): void {
   const view = open.get(db);

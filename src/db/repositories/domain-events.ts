@@ -17,23 +17,33 @@ export interface NewDomainEvent {
 }
 
 /**
- * The CTEs `new_event` and `queued` of a domain event and its fan-out: the event row, and
- * (when `fanOut`) a pending delivery for every enabled endpoint of the organizer
- * subscribed to the type, written only when `guard` holds. Shared by the statements that
- * emit an event together with the change that causes it.
+ * The CTEs `new_event` and `queued` of domain events and their fan-out: the event rows, and
+ * when they fan out (all or none of them), a pending delivery for every enabled endpoint of its
+ * organizer subscribed to its type. Shared by the statements that emit events together
+ * with the change that causes them. Events go in in the order given (their ids follow
+ * it). With `writtenIf`, an event goes in only if its key is among the ids that
+ * subquery yields (a sale's event: only if its order went in); else every event does.
+ * The events travel as arrays, so a prepared statement's text is the same for any number.
  */
-export function domainEventCtes(event: NewDomainEvent, guard: RawBuilder<boolean> = sql<boolean>`true`) {
+export function domainEventCtes(events: Array<NewDomainEvent & { key?: string }>, writtenIf?: RawBuilder<unknown>) {
+  const column = <T>(pick: (event: NewDomainEvent & { key?: string }) => T) => events.map(pick);
+  const fanOut = events.some((e) => e.fanOut);
+  if (events.some((e) => e.fanOut !== fanOut)) throw new Error('domainEventCtes: the events must all fan out, or none');
   return sql`new_event AS (
       INSERT INTO domain_events (organizer_id, type, data, created_at)
-      SELECT ${event.organizerId}::uuid, ${event.type}::text, ${event.data}::json, ${event.at}::timestamptz
-      WHERE ${guard}
-      RETURNING id
+      SELECT e.organizer_id, e.type, e.data, e.created_at
+      FROM unnest(${column((e) => e.organizerId)}::uuid[], ${column((e) => e.type)}::text[], ${column((e) => e.data)}::json[],
+                  ${column((e) => e.at)}::timestamptz[], ${column((e) => e.key ?? null)}::uuid[])
+        WITH ORDINALITY AS e(organizer_id, type, data, created_at, key, n)
+      WHERE ${writtenIf === undefined ? sql`true` : sql`e.key IN (${writtenIf})`}
+      ORDER BY e.n
+      RETURNING id, organizer_id, type, created_at
     ), queued AS (
       INSERT INTO webhook_deliveries (organizer_id, endpoint_id, event_id, event_type, created_at, updated_at)
-      SELECT w.organizer_id, w.id, new_event.id, ${event.type}::text, ${event.at}::timestamptz, ${event.at}::timestamptz
-      FROM new_event CROSS JOIN webhook_endpoints w
-      WHERE ${event.fanOut} AND w.organizer_id = ${event.organizerId}
-        AND w.status = 'enabled' AND ${event.type} = ANY (w.event_types)
+      SELECT w.organizer_id, w.id, new_event.id, new_event.type, new_event.created_at, new_event.created_at
+      FROM new_event
+      JOIN webhook_endpoints w ON w.organizer_id = new_event.organizer_id
+      WHERE ${fanOut} AND w.status = 'enabled' AND new_event.type = ANY (w.event_types)
       RETURNING 1
     )`;
 }
@@ -48,7 +58,7 @@ export async function insertDomainEventWithDeliveries(
   event: NewDomainEvent,
 ): Promise<{ id: string; queued: number }> {
   const result = await sql<{ id: string; queued: number }>`${PREPARED}
-    WITH ${domainEventCtes(event)}
+    WITH ${domainEventCtes([event])}
     SELECT new_event.id, (SELECT count(*) FROM queued)::int AS queued FROM new_event
   `.execute(db);
   return result.rows[0]!;

@@ -137,6 +137,35 @@ export async function takeInventoryForSalesRows(
   return result.rows;
 }
 
+/** SQLSTATE of take_inventory_for_sales_or_refuse()'s refusal (migrations/0024_sales_judged_together.sql). */
+const A_SALE_OF_THE_BATCH_REFUSED = 'MQ002';
+
+/**
+ * take_inventory_for_sales_or_refuse() (migrations/0024_sales_judged_together.sql): as
+ * takeInventoryForSalesRows, sent as the transaction's last statement (sendLast: with the
+ * COMMIT behind it when the caller's withTransaction or openTransaction opened it so).
+ * Resolves to undefined when every sale was accepted; to every sale's row when any was
+ * refused (the transaction is then aborted, the counters unmoved: the caller rolls back).
+ */
+export async function takeInventoryForSalesOrRefuse(
+  trx: Executor,
+  lines: Array<{ sale: number; performanceId: string; ticketTypeId: string; quantity: number }>,
+  now: Date,
+): Promise<SaleVerdictRow[] | undefined> {
+  const call = `SELECT take_inventory_for_sales_or_refuse(
+    ${literal(lines.map((l) => l.sale))}::int[], ${literal(lines.map((l) => l.performanceId))}::uuid[],
+    ${literal(lines.map((l) => l.ticketTypeId))}::uuid[], ${literal(lines.map((l) => l.quantity))}::int[],
+    ${literal(now)}::timestamptz)`;
+  try {
+    await sendLast(trx, call);
+    return undefined;
+  } catch (err) {
+    const fields = err as { code?: unknown; detail?: unknown };
+    if (fields.code !== A_SALE_OF_THE_BATCH_REFUSED || typeof fields.detail !== 'string') throw err;
+    return JSON.parse(fields.detail) as SaleVerdictRow[];
+  }
+}
+
 /**
  * Adds the (signed) quantities to the performance and price counters in ONE statement.
  * The caller holds the performances' locks, so nothing else writes these rows meanwhile;

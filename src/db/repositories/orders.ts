@@ -102,31 +102,34 @@ export interface NewSale {
 }
 
 /**
- * A sale's records in ONE statement (a prepared one: the rows travel as arrays, so the
- * text is the same for any number of transactions, tickets and e-mail jobs): the order
- * unless its order_no is taken for the organizer, and only if it went in, its transactions,
- * tickets, payment and e-mail jobs (data-modifying CTEs; foreign keys are checked at the
- * end of the statement, when all are in), the CRM contact upsert (one contact per
- * organizer and lower(email); a repeat buyer's details refresh), and the sale's domain
- * event with its webhook fan-out (domainEventCtes), which saves the sale a round trip.
+ * Sales' records in ONE statement (a prepared one: the rows travel as arrays, so the text
+ * is the same for any number of sales, transactions, tickets and e-mail jobs): each order
+ * unless its order_no is taken for the organizer, and only for the orders that went in,
+ * their transactions, tickets, payments and e-mail jobs (data-modifying CTEs; foreign keys
+ * are checked at the end of the statement, when all are in), the CRM contacts (one per
+ * organizer and lower(email): a new buyer is inserted, a repeat buyer's details refresh
+ * and its orders_count grows by its orders here), and each sale's domain event with its
+ * webhook fan-out (domainEventCtes), which saves a round trip.
  *
- * Every stored column is given by the caller (ids included) or starts null, so the rows
- * returned are built from the input, not read back. Undefined when the order_no was taken
- * (nothing was written; the caller retries with another number).
+ * A lone sale is the one-element case; concurrent sales judged together are written by
+ * one call (src/domain/orders/sale-batches.ts). Every stored column is given by the
+ * caller (ids included) or starts null, so the rows returned are built from the input,
+ * not read back. A sale whose order_no was taken wrote nothing (undefined in its place;
+ * the caller retries with another number).
  */
 export async function insertSale(db: Executor, sale: NewSale): Promise<InsertedSale | undefined> {
-  return saleInserted(sale, (await saleInsertStatement(sale).execute(db)).rows);
+  return salesInserted([sale], (await salesInsertStatement([sale]).execute(db)).rows).sales[0];
 }
 
-/** The sale's rows as stored; undefined when its order_no was taken and nothing was written. */
+/** A sale's rows as stored. */
 export interface InsertedSale {
   order: OrderRow;
   tickets: TicketRow[];
-  queuedDeliveries: number;
 }
 
-interface SaleInsertAnswer {
-  inserted: number;
+interface SalesInsertAnswer {
+  /** The ids of the orders that went in. */
+  inserted: string[];
   queued: number;
   stamps: Record<string, [number, number]> | null;
 }
@@ -136,20 +139,29 @@ export function orderWritten(orderId: string): string {
   return `EXISTS (SELECT 1 FROM orders WHERE id = ${literal(orderId)}::uuid)`;
 }
 
-/** insertSale's statement, to run or to send ahead in a pipeline (src/db/transaction.ts). */
-// eslint-disable-next-line max-lines-per-function -- one SQL statement (a CTE per table), kept whole so a sale stays one round trip
-export function saleInsertStatement(sale: NewSale) {
-  const { order: o, transactions: tx, tickets: t, emailJobs: ej, contact: c } = sale;
-  const payments = sale.payment ? [sale.payment] : [];
-  return sql<SaleInsertAnswer>`${PREPARED}
+/** insertSale's statement for any number of sales, to run or to send ahead in a pipeline (src/db/transaction.ts). */
+// eslint-disable-next-line max-lines-per-function -- one SQL statement (a CTE per table), kept whole so sales stay one round trip
+export function salesInsertStatement(sales: NewSale[]) {
+  const o = sales.map((sale) => sale.order);
+  const tx = sales.flatMap((sale) => sale.transactions);
+  const t = sales.flatMap((sale) => sale.tickets);
+  const payments = sales.flatMap((sale) => (sale.payment ? [sale.payment] : []));
+  const ej = sales.flatMap((sale) => sale.emailJobs);
+  const c = sales.map((sale) => sale.contact);
+  const written = sql`SELECT id FROM new_order`;
+  return sql<SalesInsertAnswer>`${PREPARED}
     WITH new_order AS (
       INSERT INTO orders (id, organizer_id, order_no, status, channel, tender, buyer_first_name, buyer_last_name, buyer_email,
                           buyer_phone, currency, total_minor, paid_at, created_at, updated_at)
-      VALUES (${o.id}::uuid, ${o.organizer_id}::uuid, ${o.order_no}, ${o.status}, ${o.channel}, ${o.tender}, ${o.buyer_first_name},
-              ${o.buyer_last_name}, ${o.buyer_email}, ${o.buyer_phone}, ${o.currency}, ${o.total_minor}::bigint,
-              ${o.paid_at}::timestamptz, ${o.created_at}::timestamptz, ${o.updated_at}::timestamptz)
+      SELECT r.* FROM unnest(
+        ${o.map((r) => r.id)}::uuid[], ${o.map((r) => r.organizer_id)}::uuid[], ${o.map((r) => r.order_no)}::text[],
+        ${o.map((r) => r.status)}::text[], ${o.map((r) => r.channel)}::text[], ${o.map((r) => r.tender)}::text[],
+        ${o.map((r) => r.buyer_first_name)}::text[], ${o.map((r) => r.buyer_last_name)}::text[], ${o.map((r) => r.buyer_email)}::text[],
+        ${o.map((r) => r.buyer_phone)}::text[], ${o.map((r) => r.currency)}::text[], ${o.map((r) => r.total_minor)}::bigint[],
+        ${o.map((r) => r.paid_at)}::timestamptz[], ${o.map((r) => r.created_at)}::timestamptz[],
+        ${o.map((r) => r.updated_at)}::timestamptz[]) AS r
       ON CONFLICT (organizer_id, order_no) DO NOTHING
-      RETURNING id, created_at, updated_at
+      RETURNING id, id AS order_id, created_at, updated_at
     ),
     new_transactions AS (
       INSERT INTO order_transactions (id, organizer_id, order_id, transaction_no, position, event_id, performance_id, delivery_method,
@@ -160,8 +172,8 @@ export function saleInsertStatement(sale: NewSale) {
         ${tx.map((r) => r.performance_id)}::uuid[], ${tx.map((r) => r.delivery_method)}::text[],
         ${tx.map((r) => r.items_total_minor)}::bigint[], ${tx.map((r) => r.surcharges_minor)}::bigint[],
         ${tx.map((r) => r.taxes_minor)}::bigint[], ${tx.map((r) => r.service_fees_minor)}::bigint[],
-        ${tx.map((r) => r.total_minor)}::bigint[], ${tx.map((r) => r.created_at)}::timestamptz[]) AS r
-      WHERE EXISTS (SELECT 1 FROM new_order)
+        ${tx.map((r) => r.total_minor)}::bigint[], ${tx.map((r) => r.created_at)}::timestamptz[]) AS r(id, organizer_id, order_id, transaction_no, position, event_id, performance_id, delivery_method, items_total_minor, surcharges_minor, taxes_minor, service_fees_minor, total_minor, created_at)
+      WHERE r.order_id IN (${written})
     ),
     new_tickets AS (
       INSERT INTO tickets (id, organizer_id, order_id, order_transaction_id, order_no, position, ticket_no, serial_no, status,
@@ -174,17 +186,17 @@ export function saleInsertStatement(sale: NewSale) {
         ${t.map((r) => r.event_id)}::uuid[], ${t.map((r) => r.performance_id)}::uuid[], ${t.map((r) => r.ticket_type_id)}::uuid[],
         ${t.map((r) => r.holder_first_name)}::text[], ${t.map((r) => r.holder_last_name)}::text[], ${t.map((r) => r.holder_email)}::text[],
         ${t.map((r) => r.unit_price_minor)}::bigint[], ${t.map((r) => r.fee_minor)}::bigint[], ${t.map((r) => r.tax_minor)}::bigint[],
-        ${t.map((r) => r.total_minor)}::bigint[], ${t.map((r) => r.created_at)}::timestamptz[], ${t.map((r) => r.updated_at)}::timestamptz[]) AS r
-      WHERE EXISTS (SELECT 1 FROM new_order)
-      RETURNING id, created_at, updated_at
+        ${t.map((r) => r.total_minor)}::bigint[], ${t.map((r) => r.created_at)}::timestamptz[], ${t.map((r) => r.updated_at)}::timestamptz[]) AS r(id, organizer_id, order_id, order_transaction_id, order_no, position, ticket_no, serial_no, status, event_id, performance_id, ticket_type_id, holder_first_name, holder_last_name, holder_email, unit_price_minor, fee_minor, tax_minor, total_minor, created_at, updated_at)
+      WHERE r.order_id IN (${written})
+      RETURNING id, order_id, created_at, updated_at
     ),
     new_payments AS (
       INSERT INTO payments (organizer_id, order_id, tender, amount_minor, currency, created_at)
       SELECT r.* FROM unnest(
         ${payments.map((r) => r.organizer_id)}::uuid[], ${payments.map((r) => r.order_id)}::uuid[], ${payments.map((r) => r.tender)}::text[],
         ${payments.map((r) => r.amount_minor)}::bigint[], ${payments.map((r) => r.currency)}::text[],
-        ${payments.map((r) => r.created_at)}::timestamptz[]) AS r
-      WHERE EXISTS (SELECT 1 FROM new_order)
+        ${payments.map((r) => r.created_at)}::timestamptz[]) AS r(organizer_id, order_id, tender, amount_minor, currency, created_at)
+      WHERE r.order_id IN (${written})
     ),
     new_email_jobs AS (
       INSERT INTO email_jobs (organizer_id, order_id, kind, recipient, subject, max_attempts, next_attempt_at, created_at, updated_at)
@@ -192,48 +204,81 @@ export function saleInsertStatement(sale: NewSale) {
         ${ej.map((r) => r.organizer_id)}::uuid[], ${ej.map((r) => r.order_id)}::uuid[], ${ej.map((r) => r.kind)}::text[],
         ${ej.map((r) => r.recipient)}::text[], ${ej.map((r) => r.subject)}::text[], ${ej.map((r) => r.max_attempts)}::int[],
         ${ej.map((r) => r.next_attempt_at)}::timestamptz[], ${ej.map((r) => r.created_at)}::timestamptz[],
-        ${ej.map((r) => r.updated_at)}::timestamptz[]) AS r
-      WHERE EXISTS (SELECT 1 FROM new_order)
+        ${ej.map((r) => r.updated_at)}::timestamptz[]) AS r(organizer_id, order_id, kind, recipient, subject, max_attempts, next_attempt_at, created_at, updated_at)
+      WHERE r.order_id IN (${written})
     ),
     contact AS (
       INSERT INTO contacts (organizer_id, email, first_name, last_name, phone, orders_count, first_order_at, last_order_at, created_at, updated_at)
-      SELECT ${c.organizerId}::uuid, ${c.email}, ${c.firstName}, ${c.lastName}, ${c.phone}, 1,
-             ${c.at}::timestamptz, ${c.at}::timestamptz, ${c.at}::timestamptz, ${c.at}::timestamptz
-      WHERE EXISTS (SELECT 1 FROM new_order)
+      SELECT r.organizer_id, (array_agg(r.email ORDER BY r.n DESC))[1], (array_agg(r.first_name ORDER BY r.n DESC))[1],
+             (array_agg(r.last_name ORDER BY r.n DESC) FILTER (WHERE r.last_name IS NOT NULL))[1],
+             (array_agg(r.phone ORDER BY r.n DESC) FILTER (WHERE r.phone IS NOT NULL))[1],
+             count(*), min(r.at), max(r.at), min(r.at), max(r.at)
+      FROM unnest(
+        ${c.map((r) => r.organizerId)}::uuid[], ${c.map((r) => r.email)}::text[], ${c.map((r) => r.firstName)}::text[],
+        ${c.map((r) => r.lastName)}::text[], ${c.map((r) => r.phone)}::text[], ${c.map((r) => r.at)}::timestamptz[],
+        ${o.map((r) => r.id)}::uuid[]) WITH ORDINALITY AS r(organizer_id, email, first_name, last_name, phone, at, order_id, n)
+      WHERE r.order_id IN (${written})
+      GROUP BY r.organizer_id, lower(r.email)
+      -- One order of locking for every statement: two that share buyers never wait in a cycle.
+      ORDER BY r.organizer_id, lower(r.email)
       ON CONFLICT (organizer_id, lower(email)) DO UPDATE SET
         email = EXCLUDED.email,
         first_name = EXCLUDED.first_name,
         last_name = coalesce(EXCLUDED.last_name, contacts.last_name),
         phone = coalesce(EXCLUDED.phone, contacts.phone),
-        orders_count = contacts.orders_count + 1,
+        orders_count = contacts.orders_count + EXCLUDED.orders_count,
         last_order_at = greatest(contacts.last_order_at, EXCLUDED.last_order_at),
         updated_at = EXCLUDED.updated_at
     ),
-    ${domainEventCtes(sale.event, sql<boolean>`EXISTS (SELECT 1 FROM new_order)`)}
-    SELECT (SELECT count(*) FROM new_order)::int AS inserted, (SELECT count(*) FROM queued)::int AS queued,
+    ${domainEventCtes(
+      sales.map((sale) => ({ ...sale.event, key: sale.order.id })),
+      written,
+    )}
+    SELECT (SELECT coalesce(json_agg(id), '[]') FROM new_order) AS inserted, (SELECT count(*) FROM queued)::int AS queued,
            (SELECT json_object_agg(s.id, json_build_array(${EPOCH_MS('s.created_at')}, ${EPOCH_MS('s.updated_at')}))
             FROM (SELECT * FROM new_order UNION ALL SELECT * FROM new_tickets) s
-            WHERE s.created_at <> ${o.created_at}::timestamptz OR s.updated_at <> ${o.updated_at}::timestamptz) AS stamps
+            JOIN unnest(${o.map((r) => r.id)}::uuid[], ${o.map((r) => r.created_at)}::timestamptz[], ${o.map((r) => r.updated_at)}::timestamptz[])
+              AS given(order_id, created_at, updated_at) ON given.order_id = s.order_id
+            WHERE s.created_at <> given.created_at OR s.updated_at <> given.updated_at) AS stamps
   `;
 }
 
-/** What saleInsertStatement's answer says of the sale: its rows as stored, or undefined (order_no taken). */
-export function saleInserted(sale: NewSale, answer: SaleInsertAnswer[]): InsertedSale | undefined {
-  const { order: o, tickets: t } = sale;
+/**
+ * What salesInsertStatement's answer says of each sale (its rows as stored, or undefined
+ * when its order_no was taken), and how many webhook deliveries the statement queued.
+ */
+export function salesInserted(
+  sales: NewSale[],
+  answer: SalesInsertAnswer[],
+): { sales: Array<InsertedSale | undefined>; queuedDeliveries: number } {
   const row = answer[0];
-  if (row?.inserted !== 1) return undefined;
+  const inserted = new Set(row?.inserted ?? []);
   // The stamps as stored: the sync trigger may raise them (docs/sync.md). A sale stamps
-  // every row with the order's instants, so only rows stored with other stamps come back.
-  const stamped = <R extends { id: string; created_at: Date; updated_at: Date }>(r: R): R => {
-    const [created, updated] = row.stamps?.[r.id] ?? [o.created_at.getTime(), o.updated_at.getTime()];
-    return { ...r, created_at: new Date(created), updated_at: new Date(updated) };
-  };
+  // every row with its order's instants, so only rows stored with other stamps come back.
+  const stampedAs =
+    (o: NewOrder) =>
+    <R extends { id: string; created_at: Date; updated_at: Date }>(r: R): R => {
+      const [created, updated] = row?.stamps?.[r.id] ?? [o.created_at.getTime(), o.updated_at.getTime()];
+      return { ...r, created_at: new Date(created), updated_at: new Date(updated) };
+    };
   return {
-    queuedDeliveries: row.queued,
-    order: stamped({ ...o, etickets_sent_at: null, disputed_at: null, cancelled_at: null }),
-    tickets: t.map((ticket) =>
-      stamped({ ...ticket, checked_in_at: null, checked_in_device_id: null, transferred_at: null, refund_id: null }),
-    ),
+    queuedDeliveries: row?.queued ?? 0,
+    sales: sales.map(({ order: o, tickets: t }) => {
+      if (!inserted.has(o.id)) return undefined;
+      const stamped = stampedAs(o);
+      return {
+        order: stamped({ ...o, etickets_sent_at: null, disputed_at: null, cancelled_at: null }),
+        tickets: t.map((ticket) =>
+          stamped({
+            ...ticket,
+            checked_in_at: null,
+            checked_in_device_id: null,
+            transferred_at: null,
+            refund_id: null,
+          }),
+        ),
+      };
+    }),
   };
 }
 

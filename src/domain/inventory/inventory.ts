@@ -29,6 +29,7 @@ import {
   lockPerformanceRows,
   moveCounterRows,
   selectRemaining,
+  takeInventoryForSalesOrRefuse,
   takeInventoryForSalesRows,
   takeInventoryOrRefuse,
   type InventoryCount,
@@ -174,8 +175,38 @@ export async function takeInventoryForSales(
   sales: SaleToJudge[],
   now: Date,
 ): Promise<Array<DomainError | undefined>> {
-  const lines = sales.flatMap((s, index) => s.lines.map((line) => ({ ...line, sale: index + 1 })));
-  const verdicts = new Map((await takeInventoryForSalesRows(trx, lines, now)).map((row) => [row.sale, row]));
+  return refusalsOf(sales, await takeInventoryForSalesRows(trx, linesOfSales(sales), now));
+}
+
+/**
+ * takeInventoryForSales as the LAST statement of the caller's transaction, with the
+ * COMMIT behind it in the same message when the transaction was opened to commit so
+ * (take_inventory_for_sales_or_refuse(), as takeInventoryLast is for a lone sale): the
+ * lock is released inside the database. Resolves to undefined when every sale was
+ * accepted (and, so opened, committed); else to each sale's outcome, as
+ * takeInventoryForSales gives it, and the transaction is aborted with nothing taken: the
+ * caller rolls back and writes the accepted sales again without the refused ones.
+ */
+export async function takeInventoryForSalesLast(
+  trx: Executor,
+  sales: SaleToJudge[],
+  now: Date,
+): Promise<Array<DomainError | undefined> | undefined> {
+  const refused = await takeInventoryForSalesOrRefuse(trx, linesOfSales(sales), now);
+  return refused === undefined ? undefined : refusalsOf(sales, refused);
+}
+
+/** The lines of every sale, each with its sale's 1-based index. */
+function linesOfSales(sales: SaleToJudge[]) {
+  return sales.flatMap((s, index) => s.lines.map((line) => ({ ...line, sale: index + 1 })));
+}
+
+/** Per sale: undefined when the database accepted it, else its 400, worded from its rows. */
+function refusalsOf(
+  sales: SaleToJudge[],
+  rows: Array<{ sale: number; accepted: boolean; judged: TakeInventoryRow[] | null }>,
+): Array<DomainError | undefined> {
+  const verdicts = new Map(rows.map((row) => [row.sale, row]));
   return sales.map((s, index) => {
     const verdict = verdicts.get(index + 1);
     if (verdict === undefined) {

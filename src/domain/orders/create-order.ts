@@ -24,40 +24,27 @@
  *     (docs/inventory.md); under an Idempotency-Key the request transaction commits with
  *     the stored response.
  *
- * Steps 2 and 3 are one pipeline (sendAhead, src/db/transaction.ts): the sale's rows and
- * the inventory step are sent together, the inventory step conditional on the order
- * having gone in, so the database never waits for this process between them. A sale
- * without registration answers is then the catalog read and that pipeline; an order
- * refused early is one read (or none of its own, when it shares the catalog read of
- * concurrent sales).
- * Every column of the rows written in step 2 is given here (ids included) or starts null,
- * so the 201 body is built from them, not read back (test: GET answers the same body).
+ * Steps 2 and 3 of a sale alone are one pipeline (./write-sale.ts). Concurrent sales of
+ * one organizer without an Idempotency-Key or registration answers are written together
+ * when they wait for one another: one lock, one recount judging them in arrival order,
+ * one statement for their rows, one commit, each still its own 201 or 400
+ * (./sales-together.ts). An order refused early is one read (or none of its own, when it
+ * shares the catalog read of concurrent sales). Every column of the rows is given by
+ * ./sale-rows.ts (ids included) or starts null, so the 201 body is built from them, not
+ * read back (test: GET answers the same body).
  */
 import { randomUUID } from 'node:crypto';
-import {
-  findSaleCatalog,
-  orderWritten,
-  saleInsertStatement,
-  saleInserted,
-  type InsertedSale,
-  type NewOrder,
-  type NewSale,
-  type OrderRow,
-  type OrderTransactionRow,
-} from '../../db/repositories/orders.ts';
-import { answersInsert, findQuestionsOfEvents, type AnswerRow } from '../../db/repositories/questions.ts';
-import { afterCommit, sendAhead, withTransaction, type Executor } from '../../db/transaction.ts';
+import { findSaleCatalog } from '../../db/repositories/orders.ts';
+import { findQuestionsOfEvents } from '../../db/repositories/questions.ts';
+import type { Executor } from '../../db/transaction.ts';
 import { invalid } from '../../errors/domain-error.ts';
 import { FreshReadCoalescer } from '../../lib/fresh-read-coalescer.ts';
-import { deliveriesQueued, storedDomainEvent } from '../../outbox/domain-events.ts';
-import { refuseIfShort, takeInventoryLast } from '../inventory/inventory.ts';
-import { orderEmailJobValues } from '../../mail/jobs.ts';
+import { refuseIfShort } from '../inventory/inventory.ts';
 import { resolveAnswers, type AnswerInput } from '../questions/questions.ts';
-import { generateOrderNo, generateSerialNo, ticketNo, transactionNo } from './numbers.ts';
+import { generateOrderNo } from './numbers.ts';
 import { priceTransaction } from './pricing.ts';
-import type { OrderDetail } from './detail.ts';
-
-type Tender = 'cash' | 'pay_later' | 'free';
+import { checkSellable, type Buyer, type PlannedLine, type SalePlan, type Tender } from './sale-rows.ts';
+import { writeSaleWithOthers } from './sales-together.ts';
 
 interface CreateOrderInput {
   items: { performance_id: string; ticket_type_id: string; quantity: number }[];
@@ -65,10 +52,6 @@ interface CreateOrderInput {
   tender: Tender;
   registration_answers?: AnswerInput[];
 }
-
-/** The delivery method of every box-office transaction: tickets are e-mailed (docs/orders.md). */
-const DELIVERY_METHOD = 'eticket' as const;
-const ORDER_NO_ATTEMPTS = 8;
 
 type SaleCatalog = Awaited<ReturnType<typeof findSaleCatalog>>;
 /** Per database handle: concurrent sales of the same performances share their first read. */
@@ -92,15 +75,6 @@ function readSaleCatalog(db: Executor, organizerId: string, performanceIds: stri
   return reads.read(key, now, (nows) =>
     findSaleCatalog(db, organizerId, performanceIds, new Date(Math.max(...nows.map((at) => at.getTime())))),
   );
-}
-
-interface PlannedLine {
-  performanceId: string;
-  ticketTypeId: string;
-  ticketTypeName: string;
-  eventId: string;
-  unitPriceMinor: number;
-  quantity: number;
 }
 
 /** `nextOrderNo` draws the order numbers (random, docs/orders.md); tests give a taken one. */
@@ -152,94 +126,10 @@ export async function createOrder(
     totalMinor,
     now,
   };
-  return writeSale(db, sale, answers, nextOrderNo);
+  return writeSaleWithOthers(db, sale, answers, nextOrderNo);
 }
 
-type Answers = ReturnType<typeof resolveAnswers>;
-
-/**
- * Steps 2 and 3, in the sale's transaction. A taken order_no (rare) writes nothing, takes
- * nothing, and is tried again with another.
- */
-async function writeSale(
-  db: Executor,
-  sale: SalePlan,
-  answers: Answers,
-  nextOrderNo: () => string,
-): Promise<OrderDetail> {
-  for (let attempt = 0; attempt < ORDER_NO_ATTEMPTS; attempt++) {
-    const rows = saleRows(sale, nextOrderNo());
-    const written = await withTransaction(db, async (trx) => {
-      const inserted = await writeSaleRows(trx, sale, rows, answers);
-      if (inserted) afterCommit(trx, () => deliveriesQueued(inserted.queuedDeliveries));
-      return inserted;
-    });
-    if (written !== undefined) return written.detail;
-  }
-  throw new Error(`no free order number after ${ORDER_NO_ATTEMPTS} attempts`);
-}
-
-/** A sale as written: what the 201 shows, and how many webhook deliveries it queued. */
-interface WrittenSale {
-  detail: OrderDetail;
-  queuedDeliveries: number;
-}
-
-/**
- * Steps 2 and 3 as a pipeline: the sale's rows and the inventory step are sent together,
- * so the database goes from one to the other without waiting for this process. The
- * inventory step takes anything only if the order went in (its `onlyIf`); else nothing
- * is written and the result is undefined. Answers name the sale's tickets, so a sale with
- * answers sends them, and the inventory step after them, once its rows are known to be in.
- */
-async function writeSaleRows(
-  trx: Executor,
-  sale: SalePlan,
-  rows: NewSale,
-  answers: Answers,
-): Promise<WrittenSale | undefined> {
-  const inserting = sendAhead(trx, saleInsertStatement(rows)).then((answer) => saleInserted(rows, answer.rows));
-  let answerRows: AnswerRow[] = [];
-  if (answers.length > 0) {
-    if ((await inserting) === undefined) return undefined;
-    answerRows = (await sendAhead(trx, answersStatement(trx, sale, answers, rows))).rows;
-  }
-  const [inserted] = await Promise.all([inserting, takeSaleInventory(trx, sale)]);
-  return inserted === undefined ? undefined : writtenSale(rows, inserted, answerRows);
-}
-
-/**
- * Step 3: the sale's inventory, taken only if its order went in; each item's performance
- * is re-checked as sellable as of the lock, with the early check's rule and detail.
- */
-function takeSaleInventory(trx: Executor, sale: SalePlan): Promise<void> {
-  return takeInventoryLast(trx, sale.lines, sale.now, {
-    checkLocked: (locked) =>
-      sale.lines.forEach((line, index) =>
-        checkSellable(
-          locked.find((p) => p.id === line.performanceId)!,
-          index,
-        ),
-      ),
-    onlyIf: orderWritten(sale.orderId),
-  });
-}
-
-function writtenSale(rows: NewSale, inserted: InsertedSale, answerRows: AnswerRow[]): WrittenSale {
-  return {
-    detail: {
-      order: inserted.order,
-      transactions: rows.transactions,
-      answers: answerRows.sort((a, b) => a.position - b.position),
-      tickets: inserted.tickets.sort((a, b) => a.position - b.position),
-    },
-    queuedDeliveries: inserted.queuedDeliveries,
-  };
-}
-
-type Buyer = ReturnType<typeof normalizedBuyer>;
-
-function normalizedBuyer(input: CreateOrderInput['buyer']) {
+function normalizedBuyer(input: CreateOrderInput['buyer']): Buyer {
   const buyer = {
     first_name: input.first_name.trim(),
     last_name: input.last_name?.trim() || null,
@@ -342,168 +232,10 @@ function remainingCounts(catalog: SaleCatalog) {
   );
 }
 
-/** Everything the sale writes is decided before its transaction opens. */
-interface SalePlan {
-  organizerId: string;
-  orderId: string;
-  status: OrderRow['status'];
-  tender: Tender;
-  buyer: Buyer;
-  currency: string;
-  /** The items in request order, as planned (step 3 takes their inventory). */
-  lines: PlannedLine[];
-  priced: ReturnType<typeof priceSale>['priced'];
-  totalMinor: number;
-  now: Date;
-}
-
-/**
- * Every column of the sale's rows is given here (ids too), so these are its rows. Long on
- * purpose: one literal per table, every column of a row in one place.
- */
-// eslint-disable-next-line max-lines-per-function -- one row literal per table of the sale, side by side
-function saleRows(sale: SalePlan, orderNo: string): NewSale {
-  const { organizerId, orderId, status, buyer, now, priced, totalMinor } = sale;
-  const transactions: OrderTransactionRow[] = priced.map((p, i) => ({
-    id: randomUUID(),
-    organizer_id: organizerId,
-    order_id: orderId,
-    transaction_no: transactionNo(orderNo, i + 1),
-    position: i + 1,
-    event_id: p.eventId,
-    performance_id: p.performanceId,
-    delivery_method: DELIVERY_METHOD,
-    items_total_minor: p.totals.items_total_minor,
-    surcharges_minor: p.totals.surcharges_minor,
-    taxes_minor: p.totals.taxes_minor,
-    service_fees_minor: p.totals.service_fees_minor,
-    total_minor: p.totals.total_minor,
-    created_at: now,
-  }));
-  const order: NewOrder = {
-    id: orderId,
-    organizer_id: organizerId,
-    order_no: orderNo,
-    status,
-    channel: 'box_office',
-    tender: sale.tender,
-    buyer_first_name: buyer.first_name,
-    buyer_last_name: buyer.last_name,
-    buyer_email: buyer.email,
-    buyer_phone: buyer.phone,
-    currency: sale.currency,
-    total_minor: totalMinor,
-    paid_at: status === 'placed' ? now : null,
-    created_at: now,
-    updated_at: now,
-  };
-  return {
-    order,
-    transactions,
-    tickets: priced.flatMap((p, i) =>
-      p.tickets.map((t, j) => ({
-        id: randomUUID(),
-        organizer_id: organizerId,
-        order_id: orderId,
-        order_transaction_id: transactions[i]!.id,
-        order_no: orderNo,
-        position: t.position,
-        ticket_no: ticketNo(orderNo, t.position),
-        serial_no: generateSerialNo(),
-        status: 'purchased' as const,
-        event_id: p.eventId,
-        performance_id: p.performanceId,
-        ticket_type_id: t.line.ticketTypeId,
-        holder_first_name: buyer.first_name,
-        holder_last_name: buyer.last_name,
-        holder_email: buyer.email,
-        unit_price_minor: p.totals.tickets[j]!.unitPriceMinor,
-        fee_minor: p.totals.tickets[j]!.feeMinor,
-        tax_minor: p.totals.tickets[j]!.taxMinor,
-        total_minor: p.totals.tickets[j]!.totalMinor,
-        created_at: now,
-        updated_at: now,
-      })),
-    ),
-    payment:
-      sale.tender === 'cash'
-        ? {
-            organizer_id: organizerId,
-            order_id: orderId,
-            tender: 'cash',
-            amount_minor: totalMinor,
-            currency: sale.currency,
-            created_at: now,
-          }
-        : null,
-    emailJobs: orderEmailJobValues(order, status === 'placed' ? ['receipt', 'etickets'] : ['receipt'], now),
-    contact: {
-      organizerId,
-      email: buyer.email,
-      firstName: buyer.first_name,
-      lastName: buyer.last_name,
-      phone: buyer.phone,
-      at: now,
-    },
-    event: storedDomainEvent({
-      organizerId,
-      type: 'order.created',
-      data: {
-        order_id: order.id,
-        order_no: order.order_no,
-        status: order.status,
-        total_minor: order.total_minor,
-        currency: order.currency,
-        channel: 'boxOffice',
-      },
-      at: now,
-    }),
-  };
-}
-
-/** The registration answers, each tied to its ticket when it is asked per attendee. */
-function answersStatement(db: Executor, sale: SalePlan, answers: Answers, rows: NewSale) {
-  const byPosition = new Map(rows.tickets.map((t) => [t.position, t]));
-  return answersInsert(
-    db,
-    answers.map((a, i) => {
-      const ticket = a.ticketPosition === null ? undefined : byPosition.get(a.ticketPosition)!;
-      return {
-        organizer_id: sale.organizerId,
-        order_id: sale.orderId,
-        question_id: a.question.id,
-        position: i + 1,
-        key: a.question.key,
-        label: a.question.label,
-        ticket_id: ticket?.id ?? null,
-        ticket_no: ticket?.ticket_no ?? null,
-        value: JSON.stringify(a.value),
-        value_labels: a.valueLabels === null ? null : JSON.stringify(a.valueLabels),
-        created_at: sale.now,
-      };
-    }),
-  );
-}
-
 interface SalePerformance {
   id: string;
   event_id: string;
   status: string;
   event_status: string;
   box_office_sales_enabled: boolean;
-}
-
-function checkSellable(
-  performance: { id: string; status: string; event_status: string; box_office_sales_enabled: boolean },
-  index: number,
-): void {
-  if (performance.status !== 'published' || performance.event_status !== 'published') {
-    throw invalid(
-      'not_on_sale',
-      `items[${index}]: performance ${performance.id} is not published, so it cannot be sold; publish its event first.`,
-    );
-  }
-  if (!performance.box_office_sales_enabled) {
-    throw invalid('not_on_sale', `items[${index}]: performance ${performance.id} has box-office sales disabled.`);
-  }
 }
