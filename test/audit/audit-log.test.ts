@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { sql } from 'kysely';
 import { useOrganizer, useTestApp, type DashboardSession, type TestApp } from '../helpers/app.ts';
 import { createEvent, performanceIdsOf } from '../helpers/catalog.ts';
 import { BUYER, placeOrder, setupSale } from '../helpers/orders.ts';
@@ -540,5 +541,92 @@ describe('the audit log: what each write records', () => {
         user_agent: 'lightMyRequest',
       },
     ]);
+  });
+
+  test('concurrent writes: each its own entry, written together; a bad entry fails only itself', async () => {
+    const sale = await setupSale(t, {
+      org,
+      event: { performances: [{ starts_at: '2031-05-01T19:00:00Z', capacity: 50 }] },
+    });
+    tick(t);
+    const place = () =>
+      t.api(org.key, 'POST', '/v1/orders', {
+        items: [{ performance_id: sale.performanceId, ticket_type_id: sale.ticketTypeId, quantity: 1 }],
+        buyer: BUYER,
+        tender: 'pay_later',
+      });
+    const answers = await Promise.all(Array.from({ length: 10 }, place));
+    assert.deepEqual(
+      answers.map((res) => res.statusCode),
+      Array.from({ length: 10 }, () => 201),
+    );
+    const entries = await t.database.db
+      .selectFrom('audit_log')
+      .select(['target_id', 'request_id', 'action', sql<string>`xmin::text`.as('xmin')])
+      .where('organizer_id', '=', org.id)
+      .where('action', '=', 'createOrder')
+      .where(
+        'target_id',
+        'in',
+        answers.map((res) => res.json().id as string),
+      )
+      .execute();
+    assert.deepEqual(
+      entries.map((e) => `${e.target_id} ${e.request_id}`).sort(),
+      answers.map((res) => `${res.json().id} ${res.headers['x-request-id']}`).sort(),
+      'one entry per order, each with its own request id',
+    );
+    assert.ok(new Set(entries.map((e) => e.xmin)).size < 10, 'some entries were written by one statement');
+
+    // An entry the database refuses (a trigger, for one request id): its statement fails,
+    // and the entries that were to go with it are written alone.
+    await sql`
+      CREATE FUNCTION refuse_poisoned_entry() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.action = 'createOrder' AND NEW.target_id IN (SELECT id FROM orders WHERE buyer_email = 'poison@example.test') THEN
+          RAISE EXCEPTION 'poisoned entry';
+        END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER refuse_poisoned_entry BEFORE INSERT ON audit_log
+        FOR EACH ROW EXECUTE FUNCTION refuse_poisoned_entry();
+    `.execute(t.database.db);
+    try {
+      const more = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          t.api(org.key, 'POST', '/v1/orders', {
+            items: [{ performance_id: sale.performanceId, ticket_type_id: sale.ticketTypeId, quantity: 1 }],
+            buyer: i === 4 ? { first_name: 'Pat', email: 'poison@example.test' } : BUYER,
+            tender: 'pay_later',
+          }),
+        ),
+      );
+      // The change is committed before its entry is written, so its answer stands.
+      assert.deepEqual(
+        more.map((res) => res.statusCode),
+        Array.from({ length: 10 }, () => 201),
+      );
+      const recorded = await t.database.db
+        .selectFrom('audit_log')
+        .select('target_id')
+        .where('organizer_id', '=', org.id)
+        .where(
+          'target_id',
+          'in',
+          more.map((res) => res.json().id as string),
+        )
+        .execute();
+      assert.deepEqual(
+        recorded.map((e) => e.target_id).sort(),
+        more
+          .filter((_, i) => i !== 4)
+          .map((res) => res.json().id as string)
+          .sort(),
+      );
+    } finally {
+      await sql`DROP TRIGGER refuse_poisoned_entry ON audit_log; DROP FUNCTION refuse_poisoned_entry()`.execute(
+        t.database.db,
+      );
+    }
   });
 });

@@ -40,32 +40,51 @@ export interface NewAuditEntry {
 }
 
 /**
- * Appends one entry in one prepared statement: the target's current row, the changed
- * fields, the actor's label and (on the admin API) the organizer are all read by it.
- * Returns false when no organizer could be found (an admin write outside any organizer).
+ * Appends entries in one prepared statement (the entries travel as arrays, so the text is
+ * the same for any number; a lone write is the one-element case): for each, the target's
+ * current row, the changed fields, the actor's label and (on the admin API) the
+ * organizer are all read by the statement. Entries go in in the order given. Returns per
+ * entry whether it was recorded: false when no organizer could be found (an admin write
+ * outside any organizer).
  */
-export async function insertAuditEntry(db: Executor, e: NewAuditEntry): Promise<boolean> {
-  const result = await sql`${PREPARED}
-    INSERT INTO audit_log (organizer_id, occurred_at, actor_type, actor_id, actor_label, action, target_type, target_id,
-                           changes, ip, user_agent, request_id)
-    SELECT o.organizer_id, ${e.occurredAt}::timestamptz, ${e.actorType}::text, ${e.actorId}::uuid,
-           COALESCE(${e.actorLabel}::text,
-                    CASE ${e.actorType}::text
-                      WHEN 'user' THEN (SELECT u.email FROM users u WHERE u.id = ${e.actorId}::uuid)
-                      WHEN 'api_key' THEN (SELECT COALESCE(k.name || ' (' || k.key_preview || ')', k.key_preview)
-                                           FROM api_keys k WHERE k.id = ${e.actorId}::uuid)
-                    END,
-                    ${e.actorType}::text),
-           ${e.action}::text, ${e.targetType}::text, ${e.targetId}::uuid,
-           CASE WHEN ${e.diff}::boolean THEN audit_changes(s.before, s.after) ELSE '{}'::jsonb END,
-           ${e.ip}::text, ${e.userAgent}::text, ${e.requestId}::text
-    FROM (SELECT ${e.before}::jsonb AS before,
-                 CASE WHEN ${e.targetId}::uuid IS NULL THEN NULL
-                      ELSE audit_row(${e.targetType}::text, ${e.targetId}::uuid) END AS after) s,
-         LATERAL (SELECT COALESCE(${e.organizerId}::uuid, (s.after ->> 'organizer_id')::uuid,
-                                  (s.before ->> 'organizer_id')::uuid) AS organizer_id) o
-    WHERE o.organizer_id IS NOT NULL`.execute(db);
-  return Number(result.numAffectedRows ?? 0) === 1;
+export async function insertAuditEntries(db: Executor, entries: NewAuditEntry[]): Promise<boolean[]> {
+  const column = <T>(pick: (e: NewAuditEntry) => T) => entries.map(pick);
+  const result = await sql<{ n: string }>`${PREPARED}
+    WITH entry AS (
+      SELECT e.*, o.organizer_id AS resolved_organizer_id, s.before AS before_row, s.after AS after_row
+      FROM unnest(${column((e) => e.organizerId)}::uuid[], ${column((e) => e.occurredAt)}::timestamptz[],
+                  ${column((e) => e.actorType)}::text[], ${column((e) => e.actorId)}::uuid[], ${column((e) => e.actorLabel)}::text[],
+                  ${column((e) => e.action)}::text[], ${column((e) => e.targetType)}::text[], ${column((e) => e.targetId)}::uuid[],
+                  ${column((e) => e.diff)}::boolean[], ${column((e) => e.before)}::jsonb[], ${column((e) => e.ip)}::text[],
+                  ${column((e) => e.userAgent)}::text[], ${column((e) => e.requestId)}::text[])
+        WITH ORDINALITY AS e(organizer_id, occurred_at, actor_type, actor_id, actor_label, action, target_type, target_id,
+                             diff, before, ip, user_agent, request_id, n),
+      LATERAL (SELECT e.before,
+                      CASE WHEN e.target_id IS NULL THEN NULL ELSE audit_row(e.target_type, e.target_id) END AS after) s,
+      LATERAL (SELECT COALESCE(e.organizer_id, (s.after ->> 'organizer_id')::uuid,
+                               (s.before ->> 'organizer_id')::uuid) AS organizer_id) o
+    ),
+    recorded AS (
+      INSERT INTO audit_log (organizer_id, occurred_at, actor_type, actor_id, actor_label, action, target_type, target_id,
+                             changes, ip, user_agent, request_id)
+      SELECT e.resolved_organizer_id, e.occurred_at, e.actor_type, e.actor_id,
+             COALESCE(e.actor_label,
+                      CASE e.actor_type
+                        WHEN 'user' THEN (SELECT u.email FROM users u WHERE u.id = e.actor_id)
+                        WHEN 'api_key' THEN (SELECT COALESCE(k.name || ' (' || k.key_preview || ')', k.key_preview)
+                                             FROM api_keys k WHERE k.id = e.actor_id)
+                      END,
+                      e.actor_type),
+             e.action, e.target_type, e.target_id,
+             CASE WHEN e.diff THEN audit_changes(e.before_row, e.after_row) ELSE '{}'::jsonb END,
+             e.ip, e.user_agent, e.request_id
+      FROM entry e
+      WHERE e.resolved_organizer_id IS NOT NULL
+      ORDER BY e.n
+    )
+    SELECT n FROM entry WHERE resolved_organizer_id IS NOT NULL`.execute(db);
+  const recorded = new Set(result.rows.map((row) => Number(row.n)));
+  return entries.map((_, i) => recorded.has(i + 1));
 }
 
 export interface AuditFilters {

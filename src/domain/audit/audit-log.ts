@@ -8,7 +8,7 @@
  */
 import {
   auditListQuery,
-  insertAuditEntry,
+  insertAuditEntries,
   purgeAuditEntriesBefore,
   snapshotTarget,
   type AuditEntryRow,
@@ -17,8 +17,9 @@ import {
 } from '../../db/repositories/audit.ts';
 import { keysetPage, type Page, type PageRequest } from '../../db/pagination.ts';
 import type { Db } from '../../db/client.ts';
-import type { Executor } from '../../db/transaction.ts';
+import { inTransaction, type Executor } from '../../db/transaction.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { GroupQueue, type Settled } from '../../lib/group-queue.ts';
 import { checkTimeRange } from '../../lib/time-range.ts';
 
 export type { AuditEntryRow, AuditFilters };
@@ -49,9 +50,46 @@ export function snapshotBefore(db: Executor, type: string, id: string): Promise<
   return snapshotTarget(db, type, id);
 }
 
-/** Appends an entry; false when it belongs to no organizer (nothing recorded). */
-export function recordAuditEntry(db: Executor, entry: NewAuditEntry): Promise<boolean> {
-  return insertAuditEntry(db, entry);
+/**
+ * Entries recorded at the same time share one statement (and, outside a transaction, one
+ * commit): every write of the API records one, so in a rush of sales this is a statement
+ * and a commit per batch instead of per request. An entry is still written before its
+ * response leaves (the hook awaits it). Per database handle.
+ */
+const auditWrites = new WeakMap<Executor, GroupQueue<NewAuditEntry, boolean>>();
+/** Statements in flight per handle, and entries per statement. */
+const WRITES = { maxRunning: 2, maxBatch: 64 };
+
+/**
+ * Appends an entry; false when it belongs to no organizer (nothing recorded). Inside a
+ * transaction (an Idempotency-Key's request transaction) the entry is written in it, so
+ * it commits with the change or not at all; otherwise with the entries written meanwhile.
+ */
+export async function recordAuditEntry(db: Executor, entry: NewAuditEntry): Promise<boolean> {
+  if (inTransaction(db)) return (await insertAuditEntries(db, [entry]))[0]!;
+  let queue = auditWrites.get(db);
+  if (queue === undefined) {
+    queue = new GroupQueue((entries) => writeEntries(db, entries), WRITES);
+    auditWrites.set(db, queue);
+  }
+  return queue.submit('', entry);
+}
+
+/** The entries in one statement; if it fails, each alone, so one bad entry fails only itself. */
+async function writeEntries(db: Executor, entries: NewAuditEntry[]): Promise<Settled<boolean>[]> {
+  try {
+    return (await insertAuditEntries(db, entries)).map((value) => ({ ok: true, value }));
+  } catch (err) {
+    if (entries.length === 1) return [{ ok: false, error: err }];
+  }
+  return Promise.all(
+    entries.map((entry) =>
+      insertAuditEntries(db, [entry]).then(
+        ([value]): Settled<boolean> => ({ ok: true, value: value! }),
+        (error: unknown): Settled<boolean> => ({ ok: false, error }),
+      ),
+    ),
+  );
 }
 
 /** One page of the organizer's log, newest first. */
