@@ -5,14 +5,24 @@
  */
 import type { CodeOf, ErrorCode } from './codes.ts';
 
+/**
+ * An answer, not a fault: it carries no stack trace, which every refusal would pay to
+ * capture, and an on-sale refuses far more requests than it sells (bench/README.md).
+ */
 export class DomainError extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    readonly detail: string,
-    readonly param?: string,
-  ) {
+  readonly code: ErrorCode;
+  readonly detail: string;
+  readonly param?: string;
+
+  constructor(code: ErrorCode, detail: string, param?: string) {
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(detail);
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = 'DomainError';
+    this.code = code;
+    this.detail = detail;
+    if (param !== undefined) this.param = param;
   }
 }
 

@@ -6,9 +6,9 @@
  * each pays alone for what it could share: a transaction, the lock, the inventory
  * recount, a statement per table, a commit. Here a sale without an Idempotency-Key and
  * without registration answers goes through a GroupQueue (src/lib/group-queue.ts) per
- * organizer: with a slot free it is written at once, alone, exactly as before
- * (./write-sale.ts); sales that arrive while the organizer's slots are busy are written
- * together as soon as one frees, in rounds of one transaction each:
+ * organizer: with nothing of its organizer in flight it is written at once, alone,
+ * exactly as before (./write-sale.ts); sales that arrive meanwhile are written together
+ * as soon as it ends, in rounds of one transaction each:
  *
  *  1. BEGIN; the sales' rows in ONE statement (salesInsertStatement: each order, its
  *     transactions, tickets, payment, e-mail jobs, CRM contact, `order.created` and its
@@ -51,10 +51,12 @@ interface QueuedSale {
 }
 
 /**
- * Batches of one organizer in flight at a time: while one holds the performance lock, the
- * next has its BEGIN and inventory call at the database, ready the moment the lock frees.
+ * Batches of one organizer in flight at a time. One: every sale that arrives while a
+ * batch is written joins the next, so batches are as large as the rush makes them, and
+ * the performance lock has one writer of the organizer's sales at a time
+ * (bench/README.md, "What each change bought").
  */
-const MAX_RUNNING = 2;
+const MAX_RUNNING = 1;
 /** Sales in one batch: bounds the statement's size and the wait of the batch's first sale. */
 const MAX_BATCH = 64;
 
