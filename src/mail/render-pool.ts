@@ -7,7 +7,8 @@
  *
  * The pool is small on purpose (MAIL_RENDER_THREADS, default 1): the threads compete
  * for the same cores as the API and the database, and one thread renders mails faster
- * than an SMTP server takes them.
+ * than an SMTP server takes them. Its threads run below normal priority
+ * (./render-task.ts), so where they share cores with requests, requests go first.
  */
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -3,6 +3,8 @@
  * template, its QR codes and its MIME composition, start to finish, so the thread that
  * called it receives bytes ready to send. Also callable directly, in the calling thread.
  */
+import { constants, setPriority } from 'node:os';
+import { isMainThread } from 'node:worker_threads';
 import { composeMail, type ComposedMail, type MailSender } from './compose.ts';
 import {
   renderETickets,
@@ -66,5 +68,14 @@ function renderPlain(request: RenderRequest): Promise<MailMessage> {
       return renderPasswordReset(request.input);
   }
 }
+
+/**
+ * A render thread yields the cores to the threads that answer requests: mails are sent in
+ * the background and may wait, a box office or a door may not (bench/README.md, the
+ * embedded reads during the rush's mails). On Linux a nice value is a thread's own, and
+ * setPriority() without a pid sets the calling thread's; the thread that serves the API
+ * keeps its priority.
+ */
+if (!isMainThread) setPriority(constants.priority.PRIORITY_BELOW_NORMAL);
 
 export default renderAndCompose;

@@ -5,6 +5,8 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { constants } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { crc32, inflateSync } from 'node:zlib';
 import QRCode from 'qrcode';
@@ -140,6 +142,23 @@ describe('render pool', () => {
     const text = parsed.parts.find((p) => p.contentType === 'text/plain')!.text;
     assert.match(text, /Friday, July 3, 2026 at 7:30\sPM\sGMT\+2 \(Europe\/Berlin\)/);
   });
+
+  test(
+    'the render thread runs below normal priority; this thread keeps its own',
+    { skip: process.platform !== 'linux' },
+    () => {
+      // /proc/self/task/<tid>/stat: field 19 is the nice value (after "pid (comm) ").
+      const nices = readdirSync('/proc/self/task').map((tid) =>
+        Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]),
+      );
+      assert.equal(nices[0], 0, 'the main thread (the first task) is not lowered');
+      assert.equal(
+        nices.filter((nice) => nice === constants.priority.PRIORITY_BELOW_NORMAL).length,
+        1,
+        `one thread lowered, the render thread: ${nices.join(' ')}`,
+      );
+    },
+  );
 
   test('a template error rejects the render', async () => {
     const input = eTickets(1);
