@@ -25,7 +25,7 @@ interface Lane<I, R> {
   waiting: Waiter<I, R>[];
 }
 
-export interface GroupQueueOptions {
+interface GroupQueueOptions {
   /** Batches of one key running at a time. */
   maxRunning: number;
   /** Items in one batch. */

@@ -573,7 +573,7 @@ describe('the audit log: what each write records', () => {
       .execute();
     assert.deepEqual(
       entries.map((e) => `${e.target_id} ${e.request_id}`).sort(),
-      answers.map((res) => `${res.json().id} ${res.headers['x-request-id']}`).sort(),
+      answers.map((res) => `${res.json().id} ${String(res.headers['x-request-id'])}`).sort(),
       'one entry per order, each with its own request id',
     );
     assert.ok(new Set(entries.map((e) => e.xmin)).size < 10, 'some entries were written by one statement');

@@ -29,7 +29,7 @@ export interface Buyer {
 }
 
 /** One transaction of the sale (one per performance), its tickets in request order, priced. */
-export interface PricedTransaction {
+interface PricedTransaction {
   performanceId: string;
   eventId: string;
   tickets: { line: PlannedLine; position: number }[];

@@ -21,7 +21,7 @@ import { checkSellable, saleRows, writtenSale, type SalePlan } from './sale-rows
 export type Answers = ReturnType<typeof resolveAnswers>;
 
 /** A taken order_no is tried again with another this many times in all. */
-export const ORDER_NO_ATTEMPTS = 8;
+const ORDER_NO_ATTEMPTS = 8;
 
 /** A taken order_no (rare) writes nothing, takes nothing, and is tried again with another. */
 export async function writeSale(
