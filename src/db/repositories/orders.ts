@@ -112,7 +112,7 @@ export interface NewSale {
  * webhook fan-out (domainEventCtes), which saves a round trip.
  *
  * A lone sale is the one-element case; concurrent sales judged together are written by
- * one call (src/domain/orders/sale-batches.ts). Every stored column is given by the
+ * one call (src/domain/orders/sales-together.ts). Every stored column is given by the
  * caller (ids included) or starts null, so the rows returned are built from the input,
  * not read back. A sale whose order_no was taken wrote nothing (undefined in its place;
  * the caller retries with another number).
