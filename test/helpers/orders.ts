@@ -75,3 +75,27 @@ export async function eventsOfType(t: TestApp, organizerId: string, type: string
     .execute();
   return rows.map((r) => r.data);
 }
+
+/** How many rows of a tenant table belong to the organizer. */
+export async function countRows(
+  t: TestApp,
+  table: 'events' | 'orders' | 'idempotency_keys' | 'webhook_endpoints' | 'tickets' | 'payments' | 'email_jobs',
+  organizerId: string,
+): Promise<number> {
+  const row = await t.database.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('organizer_id', '=', organizerId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The performance's sold_count counter, as committed. */
+export async function soldCount(t: TestApp, sale: Sale): Promise<number> {
+  const row = await t.database.db
+    .selectFrom('performances')
+    .select('sold_count')
+    .where('id', '=', sale.performanceId)
+    .executeTakeFirstOrThrow();
+  return row.sold_count;
+}

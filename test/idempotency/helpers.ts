@@ -6,6 +6,7 @@ import { requestHash } from '../../src/http/plugins/idempotency.ts';
 import { HeldLease } from '../../src/http/plugins/idempotency-lease.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { onPostgres } from '../helpers/database.ts';
+export { countRows } from '../helpers/orders.ts';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 export const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
@@ -68,19 +69,6 @@ export async function keyInFlight(
         log: t.app.log,
       });
   return { key, held };
-}
-
-export async function countRows(
-  t: TestApp,
-  table: 'events' | 'orders' | 'idempotency_keys' | 'webhook_endpoints',
-  organizerId: string,
-): Promise<number> {
-  const row = await t.database.db
-    .selectFrom(table)
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('organizer_id', '=', organizerId)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
 }
 
 /** The replay contract: same status, byte-identical body, same content type, flagged. */

@@ -10,7 +10,7 @@ import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { createOrder } from '../../src/domain/orders/create-order.ts';
 import { useTestApp } from '../helpers/app.ts';
-import { BUYER, orderBody, postOrder, setupSale, type Sale } from '../helpers/orders.ts';
+import { BUYER, countRows, orderBody, postOrder, setupSale, soldCount, type Sale } from '../helpers/orders.ts';
 
 const CONCURRENT = 12;
 
@@ -28,24 +28,6 @@ describe('sales written together', () => {
       .execute(t.database.db)
       .then((r) => r.rows[0]!);
     return row.n;
-  }
-
-  async function soldCount(sale: Sale): Promise<number> {
-    const row = await t.database.db
-      .selectFrom('performances')
-      .select('sold_count')
-      .where('id', '=', sale.performanceId)
-      .executeTakeFirstOrThrow();
-    return row.sold_count;
-  }
-
-  async function countRows(table: 'tickets' | 'payments' | 'email_jobs', organizerId: string) {
-    const row = await t.database.db
-      .selectFrom(table)
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('organizer_id', '=', organizerId)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
   }
 
   test('concurrent sales share transactions; each is its own 201 or 400 with its own rows', async () => {
@@ -90,10 +72,10 @@ describe('sales written together', () => {
       assert.equal(body.transactions[0].items.length, 1);
     }
     assert.equal(new Set(created.map((res) => res.json().order_no)).size, 10, 'every order its own number');
-    assert.equal(await soldCount(sale), 10);
-    assert.equal(await countRows('tickets', sale.org.id), 10);
-    assert.equal(await countRows('payments', sale.org.id), 10);
-    assert.equal(await countRows('email_jobs', sale.org.id), 20, 'a receipt and the e-tickets per cash order');
+    assert.equal(await soldCount(t, sale), 10);
+    assert.equal(await countRows(t, 'tickets', sale.org.id), 10);
+    assert.equal(await countRows(t, 'payments', sale.org.id), 10);
+    assert.equal(await countRows(t, 'email_jobs', sale.org.id), 20, 'a receipt and the e-tickets per cash order');
     const events = await sql<{ order_id: string; deliveries: number; url: string }>`
       SELECT e.data->>'order_id' AS order_id, count(d.id)::int AS deliveries, min(w.url) AS url
       FROM domain_events e
@@ -157,7 +139,7 @@ describe('sales written together', () => {
       [201, 201, 201, 201, 201, 201],
     );
     assert.equal(await writingTransactions(sale.org.id), 6);
-    assert.equal(await soldCount(sale), 6);
+    assert.equal(await soldCount(t, sale), 6);
   });
 
   test('a sale that fails in a shared transaction takes no other sale down', async () => {
@@ -184,8 +166,8 @@ describe('sales written together', () => {
         Array.from({ length: CONCURRENT }, (_, i) => (i === 5 ? 500 : 201)),
       );
       assert.equal(answers[5]!.json().code, 'internal_error');
-      assert.equal(await soldCount(sale), 2 * (CONCURRENT - 1), 'the failed sale took nothing');
-      assert.equal(await countRows('tickets', sale.org.id), 2 * (CONCURRENT - 1));
+      assert.equal(await soldCount(t, sale), 2 * (CONCURRENT - 1), 'the failed sale took nothing');
+      assert.equal(await countRows(t, 'tickets', sale.org.id), 2 * (CONCURRENT - 1));
     } finally {
       await sql`DROP TRIGGER refuse_poisoned_order ON orders; DROP FUNCTION refuse_poisoned_order()`.execute(
         t.database.db,
@@ -211,7 +193,7 @@ describe('sales written together', () => {
     );
     const numbers = details.map((d) => d.order.order_no);
     assert.equal(new Set([taken, ...numbers]).size, 7, `distinct numbers: ${numbers.join(', ')}`);
-    assert.equal(await soldCount(sale), 7);
-    assert.equal(await countRows('tickets', sale.org.id), 7);
+    assert.equal(await soldCount(t, sale), 7);
+    assert.equal(await countRows(t, 'tickets', sale.org.id), 7);
   });
 });

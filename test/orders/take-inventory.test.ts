@@ -17,7 +17,7 @@ import { withTransaction, type Executor } from '../../src/db/transaction.ts';
 import { refuseIfShort, takeInventoryLast } from '../../src/domain/inventory/inventory.ts';
 import { useTestApp } from '../helpers/app.ts';
 import { onPostgres } from '../helpers/database.ts';
-import { setupSale, type Sale } from '../helpers/orders.ts';
+import { setupSale, soldCount, type Sale } from '../helpers/orders.ts';
 
 /** take_inventory() itself, the database function a sale's refusing call wraps. */
 async function callTakeInventory(
@@ -58,15 +58,6 @@ async function statementsSent(fn: () => Promise<void>): Promise<string[]> {
 describe('take_inventory()', () => {
   const t = useTestApp();
 
-  async function soldCount(sale: Sale): Promise<number> {
-    const row = await t.database.db
-      .selectFrom('performances')
-      .select('sold_count')
-      .where('id', '=', sale.performanceId)
-      .executeTakeFirstOrThrow();
-    return row.sold_count;
-  }
-
   /** One call inside a transaction that is then rolled back: the rows it returned. */
   async function callAndRollBack(sale: Sale, quantity: number) {
     let rows: Awaited<ReturnType<typeof callTakeInventory>> = [];
@@ -105,7 +96,7 @@ describe('take_inventory()', () => {
     assert.equal(counted.kind === 'counted' && counted.performance_remaining, 5, 'the recount from before the move');
     assert.equal(counted.kind === 'counted' && counted.taken, true);
     assert.equal(soldInside, 2);
-    assert.equal(await soldCount(sale), 0, 'rolled back');
+    assert.equal(await soldCount(t, sale), 0, 'rolled back');
   });
 
   test('a move past the capacity is reported as not taken, and the counters stay', async () => {
@@ -136,7 +127,7 @@ describe('take_inventory()', () => {
     const counted = rows.find((r) => r.kind === 'counted');
     assert.equal(counted?.kind === 'counted' && counted.taken, false);
     assert.equal(soldInside, 0);
-    assert.equal(await soldCount(sale), 0);
+    assert.equal(await soldCount(t, sale), 0);
   });
 
   /** The transaction each session of the pool would see: none left open on the connection. */
@@ -161,7 +152,7 @@ describe('take_inventory()', () => {
       assert.match(messages[0]!, /^BEGIN(?:; SET LOCAL .*)?$/s);
       assert.match(messages[1]!, /^SELECT take_inventory_or_refuse\(.*\); COMMIT$/s);
     }
-    assert.equal(await soldCount(sale), 3, 'committed: another connection sees the move');
+    assert.equal(await soldCount(t, sale), 3, 'committed: another connection sees the move');
     if (onPostgres) assert.equal(await openTransactions(), 0);
   });
 
@@ -185,7 +176,7 @@ describe('take_inventory()', () => {
         return true;
       },
     );
-    assert.equal(await soldCount(sale), 0);
+    assert.equal(await soldCount(t, sale), 0);
     const organizer = await t.database.db
       .selectFrom('organizers')
       .select('name')
@@ -195,7 +186,7 @@ describe('take_inventory()', () => {
     if (onPostgres) assert.equal(await openTransactions(), 0);
     // The connection is clean: the next sale on the same pool commits.
     await withTransaction(t.database.db, (trx) => takeInventoryLast(trx, [{ ...line, quantity: 1 }], t.clock.now()));
-    assert.equal(await soldCount(sale), 1);
+    assert.equal(await soldCount(t, sale), 1);
   });
 
   test('take_inventory() moves exactly when refuseIfShort accepts the recount (any sold counts, holds and quantities)', async () => {

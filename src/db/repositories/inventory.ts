@@ -97,13 +97,21 @@ export async function takeInventoryOrRefuse(
     ${literal(perPerformance.map(([id]) => id))}::uuid[], ${literal(perPerformance.map(([, q]) => q))}::int[],
     ${literal(perPrice.map(([p]) => p))}::uuid[], ${literal(perPrice.map(([, t]) => t))}::uuid[],
     ${literal(perPrice.map(([, , q]) => q))}::int[], ${literal(now)}::timestamptz)${onlyIf === undefined ? '' : ` WHERE ${onlyIf}`}`;
+  return sendLastOrRefused<TakeInventoryRow[]>(trx, call, REFUSED_UNDER_THE_LOCK);
+}
+
+/**
+ * Sends `call` as the transaction's last statement (sendLast); resolves to undefined once
+ * it ran, or to the JSON its refusal (SQLSTATE `refusedCode`) carries in its DETAIL.
+ */
+async function sendLastOrRefused<T>(trx: Executor, call: string, refusedCode: string): Promise<T | undefined> {
   try {
     await sendLast(trx, call);
     return undefined;
   } catch (err) {
     const fields = err as { code?: unknown; detail?: unknown };
-    if (fields.code !== REFUSED_UNDER_THE_LOCK || typeof fields.detail !== 'string') throw err;
-    return JSON.parse(fields.detail) as TakeInventoryRow[];
+    if (fields.code !== refusedCode || typeof fields.detail !== 'string') throw err;
+    return JSON.parse(fields.detail) as T;
   }
 }
 
@@ -156,14 +164,7 @@ export async function takeInventoryForSalesOrRefuse(
     ${literal(lines.map((l) => l.sale))}::int[], ${literal(lines.map((l) => l.performanceId))}::uuid[],
     ${literal(lines.map((l) => l.ticketTypeId))}::uuid[], ${literal(lines.map((l) => l.quantity))}::int[],
     ${literal(now)}::timestamptz)`;
-  try {
-    await sendLast(trx, call);
-    return undefined;
-  } catch (err) {
-    const fields = err as { code?: unknown; detail?: unknown };
-    if (fields.code !== A_SALE_OF_THE_BATCH_REFUSED || typeof fields.detail !== 'string') throw err;
-    return JSON.parse(fields.detail) as SaleVerdictRow[];
-  }
+  return sendLastOrRefused<SaleVerdictRow[]>(trx, call, A_SALE_OF_THE_BATCH_REFUSED);
 }
 
 /**
