@@ -240,6 +240,19 @@ function postgresCpuMs(): number {
  * conditional decrements (the lock; a refusal there rolls back and reads what remains
  * again, for the buyer's answer), the order, its transaction and tickets, COMMIT.
  */
+/** One sale on a client of the pool: an error rolls its transaction back and is the buyer's failure. */
+async function onClient(pool: pg.Pool, sell: (client: pg.PoolClient) => Promise<Answer>): Promise<Answer> {
+  const client = await pool.connect();
+  try {
+    return await sell(client);
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    return { failed: String(err) };
+  } finally {
+    client.release();
+  }
+}
+
 async function baselineSide(capacity: number, cap: number) {
   const scratch = await createScratchDb('oversold_baseline');
   const pool = new pg.Pool({ connectionString: scratch.url, max: CONNECTIONS });
@@ -264,9 +277,8 @@ async function baselineSide(capacity: number, cap: number) {
       return r.rows[0]!;
     };
     const pgBefore = postgresCpuMs();
-    const run = await runBuyers(async (buyer, n, order) => {
-      const client = await pool.connect();
-      try {
+    const run = await runBuyers((buyer, n, order) =>
+      onClient(pool, async (client) => {
         const early = await remainingOf(client, order.type);
         if (order.quantity > early.remaining) return { sold: false, remaining: early.remaining };
         await client.query('BEGIN');
@@ -299,13 +311,8 @@ async function baselineSide(capacity: number, cap: number) {
         );
         await client.query('COMMIT');
         return { sold: true };
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        return { failed: String(err) };
-      } finally {
-        client.release();
-      }
-    });
+      }),
+    );
     const sold = await withClient(
       scratch.url,
       async (c) =>
@@ -419,10 +426,9 @@ async function leanSide(capacity: number, cap: number) {
     for (const c of opened) c.release();
     const connectionsOpened = pool.totalCount;
     const pgBefore = postgresCpuMs();
-    const run = await runBuyers(async (buyer, n, order) => {
-      const type = types[order.type];
-      const client = await pool.connect();
-      try {
+    const run = await runBuyers((buyer, n, order) =>
+      onClient(pool, async (client) => {
+        const type = types[order.type];
         await client.query(LEAN.begin);
         const taken =
           (type.cap === null ||
@@ -453,13 +459,8 @@ async function leanSide(capacity: number, cap: number) {
         });
         await client.query(LEAN.commit);
         return { sold: true };
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        return { failed: String(err) };
-      } finally {
-        client.release();
-      }
-    });
+      }),
+    );
     const pgCpu = postgresCpuMs() - pgBefore;
     const stored = await withClient(scratch.url, async (c) => {
       const tickets = await c.query<{ ticket_type_id: string; n: string }>(

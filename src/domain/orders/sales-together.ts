@@ -30,13 +30,7 @@
  * sale would.
  */
 import { salesInsertStatement, salesInserted } from '../../db/repositories/orders.ts';
-import {
-  afterCommit,
-  inTransaction,
-  openTransaction,
-  type Executor,
-  type OpenedTransaction,
-} from '../../db/transaction.ts';
+import { afterCommit, inTransaction, withTransaction, type Executor } from '../../db/transaction.ts';
 import type { DomainError } from '../../errors/domain-error.ts';
 import { GroupQueue, type Settled } from '../../lib/group-queue.ts';
 import { deliveriesQueued } from '../../outbox/domain-events.ts';
@@ -122,55 +116,46 @@ type Round =
   /** Rolled back before the inventory step: the sales are still to be written. */
   | undefined;
 
+/** Ends a round whose inventory step refused some of its sales: withTransaction rolls it back. */
+class RefusedRound extends Error {
+  constructor(readonly refusals: Array<DomainError | undefined>) {
+    super('a sale of the round was refused');
+  }
+}
+
 /**
- * One round: BEGIN; the sales' rows in one statement (awaited: an order number already
- * taken must stop the round before inventory is taken); then their inventory with the
- * COMMIT behind it in one message (takeInventoryForSalesLast), so the lock is held only
- * inside the database, as for a lone sale. The rows go in before the lock is asked for,
- * as a lone sale's do, so every writer takes its locks in one order.
+ * One round, in withTransaction: the sales' rows in one statement (awaited: an order
+ * number already taken must stop the round before inventory is taken); then their
+ * inventory with the COMMIT behind it in one message (takeInventoryForSalesLast), so the
+ * lock is held only inside the database, as for a lone sale. The rows go in before the
+ * lock is asked for, as a lone sale's do, so every writer takes its locks in one order.
  */
 async function writeRound(db: Executor, pending: QueuedSale[]): Promise<Round> {
-  let trx: OpenedTransaction;
-  try {
-    trx = await openTransaction(db, { commitsWithLast: true });
-  } catch {
-    return undefined;
-  }
   const rows = pending.map(({ sale, nextOrderNo }) => saleRows(sale, nextOrderNo()));
-  let inserted: ReturnType<typeof salesInserted>;
-  try {
-    inserted = salesInserted(rows, (await salesInsertStatement(rows).execute(trx.db)).rows);
-  } catch {
-    await trx.rollback();
-    return undefined;
-  }
-  if (inserted.sales.some((sale) => sale === undefined)) {
-    await trx.rollback();
-    return undefined;
-  }
-  afterCommit(trx.db, () => deliveriesQueued(inserted.queuedDeliveries));
   const latest = new Date(Math.max(...pending.map(({ sale }) => sale.now.getTime())));
-  let refusals: Array<DomainError | undefined> | undefined;
+  let lastMessageSent = false;
   try {
-    refusals = await takeInventoryForSalesLast(
-      trx.db,
-      pending.map(({ sale }) => saleToJudge(sale)),
-      latest,
-    );
+    return await withTransaction(db, async (trx) => {
+      const inserted = salesInserted(rows, (await salesInsertStatement(rows).execute(trx)).rows);
+      if (inserted.sales.some((sale) => sale === undefined)) throw new Error('an order number was already taken');
+      afterCommit(trx, () => deliveriesQueued(inserted.queuedDeliveries));
+      lastMessageSent = true;
+      const refusals = await takeInventoryForSalesLast(
+        trx,
+        pending.map(({ sale }) => saleToJudge(sale)),
+        latest,
+      );
+      if (refusals !== undefined) throw new RefusedRound(refusals);
+      return {
+        settled: rows.map((saleRows, i) => ({ ok: true, value: writtenSale(saleRows, inserted.sales[i]!, []) })),
+      };
+    });
   } catch (err) {
-    await trx.rollback();
+    if (err instanceof RefusedRound) return { refusals: err.refusals };
+    // Before the last message nothing is committed: the sales are written again, alone.
+    if (!lastMessageSent) return undefined;
     return { settled: pending.map(() => ({ ok: false, error: err })) };
   }
-  if (refusals !== undefined) {
-    await trx.rollback();
-    return { refusals };
-  }
-  try {
-    await trx.commit();
-  } catch (err) {
-    return { settled: pending.map(() => ({ ok: false, error: err })) };
-  }
-  return { settled: rows.map((saleRows, i) => ({ ok: true, value: writtenSale(saleRows, inserted.sales[i]!, []) })) };
 }
 
 function settled<R>(promise: Promise<R>): Promise<Settled<R>> {
