@@ -16,6 +16,7 @@ import { Pool } from 'undici';
 import { createScratchDb, withClient } from '../lib/db.ts';
 import { call, startMarquee } from '../lib/marquee.ts';
 import { postgresPids, processCpuMs } from '../lib/proc-cpu.ts';
+import { settle } from '../lib/settle.ts';
 import { percentile, round, seededRandom } from '../lib/stats.ts';
 import { BASELINE_SCHEMA, setupRush, type PlannedOrder } from './onsale.ts';
 import { check, type ScenarioOptions, type ScenarioResult } from './types.ts';
@@ -513,8 +514,12 @@ export async function oversoldScenario(opts: ScenarioOptions): Promise<ScenarioR
   const cap = opts.quick ? 300 : 3000;
   const scratch = await createScratchDb('oversold');
   try {
+    // Each seller starts from a checkpointed server and an idle machine, as the run does:
+    // the WAL and dirty buffers of the seller before are not flushed during the next one.
     const marquee = await marqueeSide(scratch.url, capacity, cap, opts.cpuProfDir);
+    await settle();
     const baseline = await baselineSide(capacity, cap);
+    await settle();
     const lean = await leanSide(capacity, cap);
     const ratio = marquee.figures.tickets_per_s / baseline.figures.tickets_per_s;
     const latency = marquee.figures.refused_p50_ms / marquee.figures.accepted_p50_ms;

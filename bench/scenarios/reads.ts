@@ -1,8 +1,9 @@
 /**
  * Reads: GET /v1/events/{id} (10 performances × 5 ticket types), 32 connections for 10 s,
- * against a bare node:http server in its own process answering the same bytes.
+ * against a bare node:http server in its own process answering the same bytes: once with
+ * Marquee on PostgreSQL, once on the embedded database (no DATABASE_URL, an idle process).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -80,6 +81,24 @@ export function bareReads(bytes: Buffer, contentType: string, path: string, dura
   return helperReads('bench/lib/bare-server.ts', bytes, contentType, path, durationS);
 }
 
+/**
+ * The same reads with Marquee on the embedded database in a fresh DATA_DIR, nothing else
+ * running (the embedded scenario reports its reads beside a rush's mail drain).
+ */
+async function embeddedReads(durationS: number) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'marquee-bench-reads-pglite-'));
+  const proc = await startMarquee({ role: 'all', dataDir });
+  try {
+    const m = await readsAgainst(proc, durationS);
+    await proc.stop();
+    const bare = await bareReads(m.bytes, m.contentType, m.path, durationS);
+    return { m, bare };
+  } finally {
+    await proc.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 export async function readsScenario(opts: ScenarioOptions): Promise<ScenarioResult> {
   const durationS = opts.quick ? 3 : 10;
   const scratch = await createScratchDb('reads');
@@ -96,6 +115,9 @@ export async function readsScenario(opts: ScenarioOptions): Promise<ScenarioResu
     const floor = await helperReads('bench/lib/bare-fastify.ts', m.bytes, m.contentType, m.path, durationS);
     const ratio = m.marquee.reqPerS / bare.reqPerS;
     const non200 = m.marquee.requests - (m.marquee.statuses['200'] ?? 0);
+    const embedded = await embeddedReads(durationS);
+    const embeddedRatio = embedded.m.marquee.reqPerS / embedded.bare.reqPerS;
+    const embeddedNon200 = embedded.m.marquee.requests - (embedded.m.marquee.statuses['200'] ?? 0);
     return {
       figures: {
         response_bytes: m.bytes.length,
@@ -109,6 +131,11 @@ export async function readsScenario(opts: ScenarioOptions): Promise<ScenarioResu
         fastify_floor_req_per_s: round(floor.reqPerS),
         fastify_floor_over_bare: round(floor.reqPerS / bare.reqPerS, 3),
         marquee_over_fastify_floor: round(m.marquee.reqPerS / floor.reqPerS, 3),
+        embedded_marquee_req_per_s: round(embedded.m.marquee.reqPerS),
+        embedded_marquee_p50_ms: embedded.m.marquee.p50_ms,
+        embedded_marquee_p99_ms: embedded.m.marquee.p99_ms,
+        embedded_bare_req_per_s: round(embedded.bare.reqPerS),
+        embedded_ratio_req_per_s: round(embeddedRatio, 3),
       },
       checks: [
         check(
@@ -117,6 +144,11 @@ export async function readsScenario(opts: ScenarioOptions): Promise<ScenarioResu
           `${non200} non-200, ${m.marquee.errors} errors of ${m.marquee.requests}`,
         ),
         check('reads: event detail has 10 performances × 5 types', m.status === 200, `${m.bytes.length} bytes`),
+        check(
+          'reads on the embedded database: every Marquee answer 200',
+          embeddedNon200 === 0 && embedded.m.marquee.errors === 0,
+          `${embeddedNon200} non-200, ${embedded.m.marquee.errors} errors of ${embedded.m.marquee.requests}; ${embedded.m.bytes.length} bytes`,
+        ),
       ],
       goals: [
         { name: 'reads: Marquee req/s ÷ bare node:http req/s', ratio: round(ratio, 3), bound: 0.6, kind: 'min' },
@@ -124,6 +156,12 @@ export async function readsScenario(opts: ScenarioOptions): Promise<ScenarioResu
           name: 'reads: Marquee req/s ÷ bare node:http req/s (the stricter goal)',
           ratio: round(ratio, 3),
           bound: 0.8,
+          kind: 'min',
+        },
+        {
+          name: 'reads on the embedded database: Marquee req/s ÷ bare node:http req/s',
+          ratio: round(embeddedRatio, 3),
+          bound: 0.6,
           kind: 'min',
         },
       ],
