@@ -1,6 +1,6 @@
 /**
- * Several sales judged under one lock (takeInventoryForSales, the database function
- * take_inventory_for_sales()): each sale in turn, as if it had taken inventory alone in
+ * Several sales judged under one lock (the database function take_inventory_for_sales(),
+ * whose raising variant production calls through takeInventoryForSalesLast): each sale in turn, as if it had taken inventory alone in
  * that order; a refusal is the 400 a lone sale would have got at its turn, and the
  * counters move once, by the accepted sales. A property holds the batch's verdicts and
  * wording to a sequential model of the fit rule (refuseIfShort).
@@ -9,15 +9,12 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { sql } from 'kysely';
-import {
-  selectRemaining,
-  takeInventoryForSalesRows,
-  type LockedPerformance,
-} from '../../src/db/repositories/inventory.ts';
+import { selectRemaining, type LockedPerformance, type SaleVerdictRow } from '../../src/db/repositories/inventory.ts';
 import { withTransaction, type Executor } from '../../src/db/transaction.ts';
 import {
+  linesOfSales,
   refuseIfShort,
-  takeInventoryForSales,
+  refusalsOf,
   takeInventoryLast,
   type InventoryLine,
   type SaleToJudge,
@@ -34,6 +31,31 @@ function checkSellable(locked: LockedPerformance[]): void {
     if (!performance.box_office_sales_enabled)
       throw invalid('not_on_sale', `performance ${performance.id} has box-office sales disabled.`);
   }
+}
+
+/**
+ * take_inventory_for_sales() as an ordinary statement, a row per sale with lines: unlike
+ * its raising variant it moves the counters by the accepted sales even when some are
+ * refused, which lets a test read them after a mixed batch.
+ */
+async function takeInventoryForSalesRows(
+  trx: Executor,
+  lines: Array<{ sale: number; performanceId: string; ticketTypeId: string; quantity: number }>,
+  now: Date,
+): Promise<SaleVerdictRow[]> {
+  const result = await sql<SaleVerdictRow>`
+    SELECT sale, accepted, judged
+    FROM take_inventory_for_sales(${lines.map((l) => l.sale)}::int[], ${lines.map((l) => l.performanceId)}::uuid[],
+                                  ${lines.map((l) => l.ticketTypeId)}::uuid[], ${lines.map((l) => l.quantity)}::int[],
+                                  ${now}::timestamptz)
+    ORDER BY sale
+  `.execute(trx);
+  return result.rows;
+}
+
+/** Each sale's verdict from take_inventory_for_sales(), worded by the domain (refusalsOf). */
+async function takeInventoryForSales(trx: Executor, sales: SaleToJudge[], now: Date) {
+  return refusalsOf(sales, await takeInventoryForSalesRows(trx, linesOfSales(sales), now));
 }
 
 /** The verdicts as [code, detail] (or 'accepted'), for exact comparison. */

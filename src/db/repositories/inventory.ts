@@ -115,34 +115,17 @@ async function sendLastOrRefused<T>(trx: Executor, call: string, refusedCode: st
   }
 }
 
-/** A sale's verdict from take_inventory_for_sales(): `judged` is take_inventory()'s rows at its turn when refused. */
-interface SaleVerdictRow {
+/**
+ * A sale's verdict from take_inventory_for_sales() (migrations/0024_sales_judged_together.sql:
+ * several sales' inventory under ONE lock, judged one after another in the order of `sale`,
+ * 1-based, as if each had called take_inventory_or_refuse() alone in that order; the
+ * counters move once, by the accepted sales' totals): `judged` is take_inventory()'s rows
+ * at its turn when refused.
+ */
+export interface SaleVerdictRow {
   sale: number;
   accepted: boolean;
   judged: TakeInventoryRow[] | null;
-}
-
-/**
- * take_inventory_for_sales() (migrations/0024_sales_judged_together.sql): several sales'
- * inventory under ONE lock, judged one after another in the order of `sale` (1-based,
- * the lines of a sale adjacent) as if each had called take_inventory_or_refuse() alone in
- * that order; the counters move once, by the accepted sales' totals. One row per sale
- * with lines, in order. Sent as an ordinary statement: the caller's transaction goes on
- * (its COMMIT is its own).
- */
-export async function takeInventoryForSalesRows(
-  trx: Executor,
-  lines: Array<{ sale: number; performanceId: string; ticketTypeId: string; quantity: number }>,
-  now: Date,
-): Promise<SaleVerdictRow[]> {
-  const result = await sql<SaleVerdictRow>`${PREPARED}
-    SELECT sale, accepted, judged
-    FROM take_inventory_for_sales(${lines.map((l) => l.sale)}::int[], ${lines.map((l) => l.performanceId)}::uuid[],
-                                  ${lines.map((l) => l.ticketTypeId)}::uuid[], ${lines.map((l) => l.quantity)}::int[],
-                                  ${now}::timestamptz)
-    ORDER BY sale
-  `.execute(trx);
-  return result.rows;
 }
 
 /** SQLSTATE of take_inventory_for_sales_or_refuse()'s refusal (migrations/0024_sales_judged_together.sql). */
@@ -150,7 +133,7 @@ const A_SALE_OF_THE_BATCH_REFUSED = 'MQ002';
 
 /**
  * take_inventory_for_sales_or_refuse() (migrations/0024_sales_judged_together.sql): as
- * takeInventoryForSalesRows, sent as the transaction's last statement (sendLast: with the
+ * take_inventory_for_sales(), sent as the transaction's last statement (sendLast: with the
  * COMMIT behind it when the caller's withTransaction or openTransaction opened it so).
  * Resolves to undefined when every sale was accepted; to every sale's row when any was
  * refused (the transaction is then aborted, the counters unmoved: the caller rolls back).

@@ -19,8 +19,8 @@
  * rule (refuseIfShort) and the sale's sellability check (checkLocked) are the same
  * functions that refuse early, before a sale writes, on the unlocked counts of its
  * first read. A test holds the database's verdicts and the wording to the same rule.
- * Sales that commit together take inventory in one call (takeInventoryForSales, the
- * database function take_inventory_for_sales()): one lock and one recount for all, each
+ * Sales that commit together take inventory in one call (takeInventoryForSalesLast, the
+ * database function take_inventory_for_sales_or_refuse()): one lock and one recount for all, each
  * sale judged in turn as if it ran alone in that order, each refusal worded as a lone
  * sale's would be.
  * docs/inventory.md explains the design.
@@ -30,7 +30,6 @@ import {
   moveCounterRows,
   selectRemaining,
   takeInventoryForSalesOrRefuse,
-  takeInventoryForSalesRows,
   takeInventoryOrRefuse,
   type InventoryCount,
   type LockedPerformance,
@@ -160,32 +159,14 @@ export interface SaleToJudge {
 }
 
 /**
- * Takes inventory for several sales in ONE statement (take_inventory_for_sales(),
- * migrations/0024_sales_judged_together.sql): the performances of all of them locked (id
- * order, FOR NO KEY UPDATE) and recounted once, then the sales judged one after another
- * in the order given, each exactly as takeInventoryLast would judge it had it run alone
- * at its turn (after the sales accepted before it); the counters move once, by the
- * accepted sales' totals. A refused sale takes nothing and does not stop the ones after
- * it. Returns per sale undefined when accepted, or the 400 a lone sale would have got,
- * worded here from the counts at its turn (`checkLocked`, then refuseIfShort). Does not
- * commit: must run inside the caller's transaction, which keeps the locks until its end.
- */
-export async function takeInventoryForSales(
-  trx: Executor,
-  sales: SaleToJudge[],
-  now: Date,
-): Promise<Array<DomainError | undefined>> {
-  return refusalsOf(sales, await takeInventoryForSalesRows(trx, linesOfSales(sales), now));
-}
-
-/**
- * takeInventoryForSales as the LAST statement of the caller's transaction, with the
- * COMMIT behind it in the same message when the transaction was opened to commit so
- * (take_inventory_for_sales_or_refuse(), as takeInventoryLast is for a lone sale): the
- * lock is released inside the database. Resolves to undefined when every sale was
- * accepted (and, so opened, committed); else to each sale's outcome, as
- * takeInventoryForSales gives it, and the transaction is aborted with nothing taken: the
- * caller rolls back and writes the accepted sales again without the refused ones.
+ * Several sales' inventory under one lock and one recount, as the LAST statement of the
+ * caller's transaction, with the COMMIT behind it in the same message when the
+ * transaction was opened to commit so (take_inventory_for_sales_or_refuse(), as
+ * takeInventoryLast is for a lone sale): the lock is released inside the database. Each
+ * sale is judged in turn, as if it had taken inventory alone in that order. Resolves to
+ * undefined when every sale was accepted (and, so opened, committed); else to each sale's
+ * outcome (refusalsOf), and the transaction is aborted with nothing taken: the caller
+ * rolls back and writes the accepted sales again without the refused ones.
  */
 export async function takeInventoryForSalesLast(
   trx: Executor,
@@ -197,12 +178,12 @@ export async function takeInventoryForSalesLast(
 }
 
 /** The lines of every sale, each with its sale's 1-based index. */
-function linesOfSales(sales: SaleToJudge[]) {
+export function linesOfSales(sales: SaleToJudge[]) {
   return sales.flatMap((s, index) => s.lines.map((line) => ({ ...line, sale: index + 1 })));
 }
 
 /** Per sale: undefined when the database accepted it, else its 400, worded from its rows. */
-function refusalsOf(
+export function refusalsOf(
   sales: SaleToJudge[],
   rows: Array<{ sale: number; accepted: boolean; judged: TakeInventoryRow[] | null }>,
 ): Array<DomainError | undefined> {
@@ -211,7 +192,7 @@ function refusalsOf(
     const verdict = verdicts.get(index + 1);
     if (verdict === undefined) {
       if (s.lines.length === 0) return undefined;
-      throw new Error(`takeInventoryForSales: no verdict for sale ${index + 1}`);
+      throw new Error(`take_inventory_for_sales: no verdict for sale ${index + 1}`);
     }
     if (verdict.accepted) return undefined;
     try {
@@ -220,7 +201,7 @@ function refusalsOf(
       if (err instanceof DomainError) return err;
       throw err;
     }
-    throw new Error('takeInventoryForSales: the database refused a sale that fits its turn and is sellable');
+    throw new Error('take_inventory_for_sales: the database refused a sale that fits its turn and is sellable');
   });
 }
 
