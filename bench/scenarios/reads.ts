@@ -81,6 +81,15 @@ export function bareReads(bytes: Buffer, contentType: string, path: string, dura
   return helperReads('bench/lib/bare-server.ts', bytes, contentType, path, durationS);
 }
 
+/** Marquee's reads, then (Marquee stopped, so the two never share the machine) the bare server's. */
+async function readsThenBare(proc: MarqueeProcess, durationS: number) {
+  const m = await readsAgainst(proc, durationS);
+  await proc.stop();
+  const bare = await bareReads(m.bytes, m.contentType, m.path, durationS);
+  const non200 = m.marquee.requests - (m.marquee.statuses['200'] ?? 0);
+  return { m, bare, non200, ratio: m.marquee.reqPerS / bare.reqPerS };
+}
+
 /**
  * The same reads with Marquee on the embedded database in a fresh DATA_DIR, nothing else
  * running (the embedded scenario reports its reads beside a rush's mail drain).
@@ -89,10 +98,7 @@ async function embeddedReads(durationS: number) {
   const dataDir = mkdtempSync(join(tmpdir(), 'marquee-bench-reads-pglite-'));
   const proc = await startMarquee({ role: 'all', dataDir });
   try {
-    const m = await readsAgainst(proc, durationS);
-    await proc.stop();
-    const bare = await bareReads(m.bytes, m.contentType, m.path, durationS);
-    return { m, bare };
+    return await readsThenBare(proc, durationS);
   } finally {
     await proc.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -108,16 +114,10 @@ export async function readsScenario(opts: ScenarioOptions): Promise<ScenarioResu
     ...(opts.cpuProfDir ? { cpuProfDir: opts.cpuProfDir } : {}),
   });
   try {
-    const m = await readsAgainst(proc, durationS);
-    await proc.stop();
-    const bare = await bareReads(m.bytes, m.contentType, m.path, durationS);
+    const { m, bare, non200, ratio } = await readsThenBare(proc, durationS);
     // The framework's floor: Fastify alone, the same bytes (no authentication, limits or ids).
     const floor = await helperReads('bench/lib/bare-fastify.ts', m.bytes, m.contentType, m.path, durationS);
-    const ratio = m.marquee.reqPerS / bare.reqPerS;
-    const non200 = m.marquee.requests - (m.marquee.statuses['200'] ?? 0);
     const embedded = await embeddedReads(durationS);
-    const embeddedRatio = embedded.m.marquee.reqPerS / embedded.bare.reqPerS;
-    const embeddedNon200 = embedded.m.marquee.requests - (embedded.m.marquee.statuses['200'] ?? 0);
     return {
       figures: {
         response_bytes: m.bytes.length,
@@ -135,7 +135,7 @@ export async function readsScenario(opts: ScenarioOptions): Promise<ScenarioResu
         embedded_marquee_p50_ms: embedded.m.marquee.p50_ms,
         embedded_marquee_p99_ms: embedded.m.marquee.p99_ms,
         embedded_bare_req_per_s: round(embedded.bare.reqPerS),
-        embedded_ratio_req_per_s: round(embeddedRatio, 3),
+        embedded_ratio_req_per_s: round(embedded.ratio, 3),
       },
       checks: [
         check(
@@ -146,8 +146,8 @@ export async function readsScenario(opts: ScenarioOptions): Promise<ScenarioResu
         check('reads: event detail has 10 performances × 5 types', m.status === 200, `${m.bytes.length} bytes`),
         check(
           'reads on the embedded database: every Marquee answer 200',
-          embeddedNon200 === 0 && embedded.m.marquee.errors === 0,
-          `${embeddedNon200} non-200, ${embedded.m.marquee.errors} errors of ${embedded.m.marquee.requests}; ${embedded.m.bytes.length} bytes`,
+          embedded.non200 === 0 && embedded.m.marquee.errors === 0,
+          `${embedded.non200} non-200, ${embedded.m.marquee.errors} errors of ${embedded.m.marquee.requests}; ${embedded.m.bytes.length} bytes`,
         ),
       ],
       goals: [
@@ -160,7 +160,7 @@ export async function readsScenario(opts: ScenarioOptions): Promise<ScenarioResu
         },
         {
           name: 'reads on the embedded database: Marquee req/s ÷ bare node:http req/s',
-          ratio: round(embeddedRatio, 3),
+          ratio: round(embedded.ratio, 3),
           bound: 0.6,
           kind: 'min',
         },

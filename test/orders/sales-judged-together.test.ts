@@ -1,8 +1,8 @@
 /**
  * Several sales judged under one lock (the database function take_inventory_for_sales(),
- * whose raising variant production calls through takeInventoryForSalesLast): each sale in turn, as if it had taken inventory alone in
- * that order; a refusal is the 400 a lone sale would have got at its turn, and the
- * counters move once, by the accepted sales. A property holds the batch's verdicts and
+ * whose raising variant production calls through takeInventoryForSalesLast): each sale
+ * in turn, as if it had taken inventory alone in that order; a refusal is the 400 a lone
+ * sale would have got at its turn, and the counters move once, by the accepted sales. A property holds the batch's verdicts and
  * wording to a sequential model of the fit rule (refuseIfShort).
  */
 import assert from 'node:assert/strict';

@@ -20,9 +20,9 @@
  * functions that refuse early, before a sale writes, on the unlocked counts of its
  * first read. A test holds the database's verdicts and the wording to the same rule.
  * Sales that commit together take inventory in one call (takeInventoryForSalesLast, the
- * database function take_inventory_for_sales_or_refuse()): one lock and one recount for all, each
- * sale judged in turn as if it ran alone in that order, each refusal worded as a lone
- * sale's would be.
+ * database function take_inventory_for_sales_or_refuse()): one lock and one recount for
+ * all, each sale judged in turn as if it ran alone in that order, each refusal worded as
+ * a lone sale's would be.
  * docs/inventory.md explains the design.
  */
 import {
