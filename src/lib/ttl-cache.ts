@@ -16,6 +16,13 @@
  * when any invalidation happened in between. (One counter for the whole cache: an
  * unrelated invalidation only costs the racing reader its store, never correctness.)
  * Writers invalidate AFTER their change has committed; see docs/architecture.md.
+ *
+ * Misses are loaded once (load()): when an entry expires under concurrent readers, they
+ * would all miss at once and each load the same row. A miss joins a load of the same
+ * flight key that is already running, provided no invalidation happened since that load
+ * began; so the joiner's answer is never older than a load of its own would have been
+ * allowed to be (the cache serves values up to a TTL old anyway), and a reader that comes
+ * after a committed change starts a fresh load.
  */
 import type { Clock } from './clock.ts';
 
@@ -25,6 +32,12 @@ interface TtlCacheOptions {
   /** At most this many entries; storing one more evicts the least recently used. */
   maxEntries: number;
   clock: Clock;
+}
+
+interface Flight<V> {
+  /** The cache's generation when the load began: joinable only while it is unchanged. */
+  generation: number;
+  promise: Promise<V | undefined>;
 }
 
 interface Entry<V> {
@@ -39,6 +52,7 @@ export class TtlCache<V> {
   readonly maxEntries: number;
   readonly #clock: Clock;
   readonly #entries = new Map<string, Entry<V>>();
+  readonly #flights = new Map<string, Flight<V>>();
   #generation = 0;
   /** Counts stores and moves: the position of the end of the order. */
   #tick = 0;
@@ -92,6 +106,32 @@ export class TtlCache<V> {
       this.#entries.delete(oldest);
     }
     return true;
+  }
+
+  /**
+   * The live value of `key`, or what `loader` loads, stored for the TTL (unless an
+   * invalidation happened meanwhile; undefined is never stored). Concurrent misses with the
+   * same `flightKey` (default: the key) share one load while no invalidation separates
+   * them; a loader's rejection reaches every caller that shared it. Give callers whose
+   * loads may answer differently (another tenant's, say) different flight keys.
+   */
+  load(key: string, loader: () => Promise<V | undefined>, flightKey: string = key): V | Promise<V | undefined> {
+    const hit = this.get(key);
+    if (hit !== undefined) return hit;
+    const running = this.#flights.get(flightKey);
+    if (running !== undefined && running.generation === this.#generation) return running.promise;
+    const flight = { generation: this.#generation } as Flight<V>;
+    flight.promise = this.#loadAndStore(key, loader, flight.generation).finally(() => {
+      if (this.#flights.get(flightKey) === flight) this.#flights.delete(flightKey);
+    });
+    this.#flights.set(flightKey, flight);
+    return flight.promise;
+  }
+
+  async #loadAndStore(key: string, loader: () => Promise<V | undefined>, generation: number) {
+    const value = await loader();
+    if (value !== undefined) this.set(key, value, generation);
+    return value;
   }
 
   /** Drops the entry (if any) and fences off every load in flight. */

@@ -5,9 +5,12 @@
  * behind the API's back (SQL here, another instance in production) show within 1 s.
  */
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
+import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryId } from 'kysely';
 import { problemOf, useOrganizer, useTestApp } from '../helpers/app.ts';
 import { createEvent, eventBody } from '../helpers/catalog.ts';
+import { CountingPlugin } from '../helpers/counting-plugin.ts';
+import { onPostgres } from '../helpers/database.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -123,5 +126,91 @@ describe('GET /v1/events/{id}: the cached detail', () => {
       [404, problemOf(404, 'Event not found.', 'resource_not_found')],
     );
     assert.equal((await get(event.id)).body, cached.body);
+  });
+});
+
+/**
+ * Holds the answer of the next statement once armed, until released: a load that the test
+ * keeps in flight while other requests arrive (its connection stays taken meanwhile).
+ */
+class HoldNextAnswer implements KyselyPlugin {
+  #armed = false;
+  readonly #held = new Set<QueryId>();
+  #release: () => void = () => {};
+  #gate: Promise<void> = Promise.resolve();
+
+  arm(): void {
+    this.#armed = true;
+    this.#gate = new Promise((resolve) => (this.#release = resolve));
+  }
+
+  release(): void {
+    this.#release();
+  }
+
+  transformQuery(args: PluginTransformQueryArgs) {
+    if (this.#armed) this.#held.add(args.queryId);
+    this.#armed = false;
+    return args.node;
+  }
+
+  async transformResult(args: PluginTransformResultArgs) {
+    if (this.#held.delete(args.queryId)) await this.#gate;
+    return args.result;
+  }
+}
+
+describe('GET /v1/events/{id}: concurrent misses share one load', () => {
+  const t = useTestApp();
+  const org = useOrganizer(t);
+  const counter = new CountingPlugin();
+  const hold = new HoldNextAnswer();
+
+  before(() => {
+    t.app.deps.db = t.database.db.withPlugin(counter).withPlugin(hold);
+  });
+
+  const get = (id: string) => t.api(org.key, 'GET', `/v1/events/${id}`);
+  const getMany = (id: string, n: number) => Promise.all(Array.from({ length: n }, () => get(id)));
+
+  test("20 GETs at once after the detail and the key expired cost two queries: the key's and the detail's", async () => {
+    const event = await createEvent(t, org.key);
+    const first = await get(event.id);
+    t.clock.advance(2000); // past both TTLs: the key's lookup (2 s) and the detail (1 s)
+    counter.queries = 0;
+    const answers = await getMany(event.id, 20);
+    assert.deepEqual(
+      answers.map((res) => [res.statusCode, res.body]),
+      answers.map(() => [200, first.body]),
+    );
+    assert.equal(counter.queries, 2);
+    // Served from the cache now, as before.
+    await getMany(event.id, 5);
+    assert.equal(counter.queries, 2);
+  });
+
+  // A held answer keeps its connection: the PATCH needs a second one, which PGlite has not.
+  const twoConnections = { skip: !onPostgres && 'needs a second database connection (PostgreSQL)' };
+
+  test('a GET sent after a PATCH committed does not wait for a load that began before it', twoConnections, async () => {
+    const event = await createEvent(t, org.key);
+    const original = await get(event.id);
+    t.clock.advance(1000); // the detail expired; the key's lookup is still cached
+    hold.arm();
+    const early = get(event.id); // its load is held in flight
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const patched = await t.api(org.key, 'PATCH', `/v1/events/${event.id}`, { title: 'After the load began' });
+    assert.equal(patched.statusCode, 200);
+    // Answered while the early load is still held; joining that load would hang here.
+    const late = await Promise.race([
+      get(event.id),
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error('the late GET waited for the early load')), 3000).unref(),
+      ),
+    ]);
+    assert.equal(late.body, patched.body);
+    hold.release();
+    assert.equal((await early).body, original.body, 'the early GET answers what it loaded');
+    assert.equal((await get(event.id)).body, patched.body, 'and that older load was not stored');
   });
 });

@@ -98,4 +98,88 @@ describe('TtlCache', () => {
       c.delete('k');
     }
   });
+
+  describe('load(): one load per miss, however many callers', () => {
+    /** A loader whose loads in progress are counted and answered by the test. */
+    function gatedLoader(value: string | undefined) {
+      const pending: { resolve(v: string | undefined): void; reject(err: Error): void }[] = [];
+      const loader = () => new Promise<string | undefined>((resolve, reject) => pending.push({ resolve, reject }));
+      return {
+        loader,
+        get running() {
+          return pending.length;
+        },
+        release: () => pending.shift()!.resolve(value),
+        fail: (err: Error) => pending.shift()!.reject(err),
+      };
+    }
+
+    test('a hit answers synchronously, without calling the loader', () => {
+      const { cache: c } = cache(1000, 10);
+      c.set('k', 'K');
+      assert.equal(
+        c.load('k', () => assert.fail('loaded on a hit')),
+        'K',
+      );
+    });
+
+    test('concurrent misses of a key share one load, which is stored for the TTL', async () => {
+      const { clock, cache: c } = cache(1000, 10);
+      const load = gatedLoader('V1');
+      const answers = [1, 2, 3].map(async () => c.load('k', load.loader));
+      assert.equal(load.running, 1);
+      load.release();
+      assert.deepEqual(await Promise.all(answers), ['V1', 'V1', 'V1']);
+      assert.equal(c.get('k'), 'V1');
+      clock.advance(1000);
+      const next = gatedLoader('V2');
+      const later = c.load('k', next.loader);
+      assert.equal(next.running, 1, 'expired: the next miss loads again');
+      next.release();
+      assert.equal(await later, 'V2');
+    });
+
+    test('after an invalidation a miss does not join the load that began before it', async () => {
+      const { cache: c } = cache(1000, 10);
+      const before = gatedLoader('old');
+      const early = c.load('k', before.loader);
+      c.delete('k'); // a change committed while the first load ran
+      const after = gatedLoader('new');
+      const late = c.load('k', after.loader);
+      const later = c.load('k', after.loader);
+      assert.deepEqual([before.running, after.running], [1, 1], 'the late callers share a load of their own');
+      after.release();
+      before.release();
+      assert.deepEqual(await Promise.all([early, late, later]), ['old', 'new', 'new']);
+      assert.equal(c.get('k'), 'new', 'the load that raced the change stored nothing');
+    });
+
+    test('different flight keys load separately; only a defined value is stored', async () => {
+      const { cache: c } = cache(1000, 10);
+      const mine = gatedLoader(undefined);
+      const theirs = gatedLoader(undefined);
+      const answers = [
+        (async () => c.load('k', mine.loader, 'tenant-a'))(),
+        (async () => c.load('k', theirs.loader, 'tenant-b'))(),
+      ];
+      assert.deepEqual([mine.running, theirs.running], [1, 1]);
+      mine.release();
+      theirs.release();
+      assert.deepEqual(await Promise.all(answers), [undefined, undefined]);
+      assert.equal(c.size, 0);
+    });
+
+    test('a failed load fails every caller that shared it; the next miss loads again', async () => {
+      const { cache: c } = cache(1000, 10);
+      const load = gatedLoader('V');
+      const shared = [1, 2].map(async () => c.load('k', load.loader));
+      load.fail(new Error('connection lost'));
+      for (const answer of await Promise.allSettled(shared))
+        assert.deepEqual(answer, { status: 'rejected', reason: new Error('connection lost') });
+      const retry = c.load('k', load.loader);
+      assert.equal(load.running, 1, 'a new load, not the failed one');
+      load.release();
+      assert.equal(await retry, 'V');
+    });
+  });
 });

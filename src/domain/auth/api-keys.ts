@@ -9,8 +9,8 @@
  * and organizer-settings changes drop the affected entries at once on the instance
  * that handles them; other instances see them within the TTL. Expiry is checked
  * against the clock on every request, from the cached row. A load also records the key's
- * use in `last_used_at`, to the minute (loadAndCache). Unknown keys are never
- * cached (see docs/architecture.md, Decisions).
+ * use in `last_used_at`, to the minute (loadApiKey). Concurrent lookups of one uncached
+ * key share one load. Unknown keys are never cached (see docs/architecture.md, Decisions).
  */
 import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { afterCommit, type Executor } from '../../db/transaction.ts';
@@ -101,11 +101,10 @@ export function authenticate(
   if (!presentedKey.startsWith(API_KEY_PREFIX) || presentedKey.length > 200) return undefined;
   // One-shot SHA-256 straight to base64 (the cache key): no Hash object per request.
   const cacheKey = hash('sha256', presentedKey, 'base64');
-  const entry = cache?.get(cacheKey);
-  if (entry !== undefined) return decide(entry, now);
-  return loadAndCache(db, cacheKey, cache, now).then((loaded) =>
-    loaded === undefined ? undefined : decide(loaded, now),
-  );
+  // Concurrent misses of one key (its entry just expired under load) share one lookup.
+  const entry = cache ? cache.load(cacheKey, () => loadApiKey(db, cacheKey, now)) : loadApiKey(db, cacheKey, now);
+  if (!(entry instanceof Promise)) return decide(entry, now);
+  return entry.then((loaded) => (loaded === undefined ? undefined : decide(loaded, now)));
 }
 
 function decide(entry: CachedApiKey, now: Date): AuthContext | undefined {
@@ -121,16 +120,12 @@ function decide(entry: CachedApiKey, now: Date): AuthContext | undefined {
  */
 const LAST_USED_PRECISION_MS = 60_000;
 
-async function loadAndCache(
-  db: Executor,
-  cacheKey: string,
-  cache: ApiKeyCache | undefined,
-  now: Date,
-): Promise<CachedApiKey | undefined> {
-  const loadedAt = cache?.generation;
+/** The key's row as the cache keeps it, after recording its use; undefined for an unknown key. */
+async function loadApiKey(db: Executor, cacheKey: string, now: Date): Promise<CachedApiKey | undefined> {
   const presentedHash = Buffer.from(cacheKey, 'base64');
   const row = await findApiKeyByHash(db, presentedHash);
-  // Unknown keys are not cached: a flood of random keys must not evict real ones.
+  // Unknown keys are not cached (the cache never stores undefined): a flood of random keys
+  // must not evict real ones.
   if (!row || !timingSafeEqual(row.key_hash, presentedHash)) return undefined;
   const entry: CachedApiKey = {
     auth: Object.freeze({
@@ -146,7 +141,6 @@ async function loadAndCache(
     expiresAtMs: row.expires_at === null ? null : row.expires_at.getTime(),
     revoked: row.revoked_at !== null,
   };
-  cache?.set(cacheKey, entry, loadedAt);
   const staleBefore = new Date(now.getTime() - LAST_USED_PRECISION_MS);
   if (decide(entry, now) !== undefined && (row.last_used_at === null || row.last_used_at < staleBefore))
     await recordApiKeyUse(db, row.id, now, staleBefore);

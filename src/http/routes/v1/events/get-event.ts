@@ -36,17 +36,22 @@ export const getEventRoute: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       // The serialized body is cached per event for 1 s (docs/catalog.md): a hit is sent as
       // the very bytes the route's serializer produced, so cached and fresh bodies are equal.
+      // Concurrent misses of one organizer's event share one load (src/lib/ttl-cache.ts).
       const { organizerId } = tenantOf(request);
       const { id } = request.params;
-      const cache = app.deps.caches.eventDetails;
-      const hit = cache.get(id);
-      if (hit !== undefined && hit.organizerId === organizerId) return sendSerialized(reply, hit.body);
-      const loadedAt = cache.generation;
-      const detail = presentEventDetail(await getEventDetail(request.db, organizerId, id));
-      // The route's own serializer for a 200 application/json, so the bytes equal an uncached answer.
-      const body = Buffer.from(reply.serializeInput(detail, '200', 'application/json') as string, 'utf8');
-      cache.set(id, { organizerId, body }, loadedAt);
-      return sendSerialized(reply, body);
+      const loadDetail = async () => {
+        const detail = presentEventDetail(await getEventDetail(request.db, organizerId, id));
+        // The route's own serializer for a 200 application/json, so the bytes equal an uncached answer.
+        return {
+          organizerId,
+          body: Buffer.from(reply.serializeInput(detail, '200', 'application/json') as string, 'utf8'),
+        };
+      };
+      const cached = app.deps.caches.eventDetails.load(id, loadDetail, `${organizerId}:${id}`);
+      const entry = cached instanceof Promise ? await cached : cached;
+      if (entry?.organizerId === organizerId) return sendSerialized(reply, entry.body);
+      // Another organizer's event was cached: this organizer's own load answers its 404.
+      return sendSerialized(reply, (await loadDetail()).body);
     },
   );
 };
