@@ -10,6 +10,7 @@ import { request } from 'undici';
 import { startHelper } from '../lib/child.ts';
 import { createScratchDb } from '../lib/db.ts';
 import { runLoad } from '../lib/load.ts';
+import { processCpuMs } from '../lib/proc-cpu.ts';
 import { createEvent, createOrganizerWithKey, startMarquee, type MarqueeProcess } from '../lib/marquee.ts';
 import { round } from '../lib/stats.ts';
 import { check, type ScenarioOptions, type ScenarioResult } from './types.ts';
@@ -32,6 +33,23 @@ async function setupReadEvent(proc: MarqueeProcess): Promise<{ key: string; path
   return { key, path: `/v1/events/${event.id}` };
 }
 
+type LoadOptions = Parameters<typeof runLoad>[0];
+
+/**
+ * A measured load with the CPU it cost: the server's (user + system, all threads, from
+ * /proc) and the load tool's (this process), each in µs per answered request. Throughput
+ * moves with the machine; the server's CPU per request is the figure a cut shows in.
+ */
+async function measuredLoad(serverPid: number, opts: LoadOptions) {
+  const serverBefore = processCpuMs(serverPid);
+  const toolBefore = process.cpuUsage();
+  const result = await runLoad(opts);
+  const tool = process.cpuUsage(toolBefore);
+  const serverUs = (processCpuMs(serverPid) - serverBefore) * 1000;
+  const perRequest = (us: number) => round(us / Math.max(result.requests, 1), 1);
+  return { ...result, serverCpuUs: perRequest(serverUs), toolCpuUs: perRequest(tool.user + tool.system) };
+}
+
 /** Marquee's reads, then the bare server's with the same bytes. */
 export async function readsAgainst(proc: MarqueeProcess, durationS: number) {
   const { key, path } = await setupReadEvent(proc);
@@ -46,7 +64,7 @@ export async function readsAgainst(proc: MarqueeProcess, durationS: number) {
     path,
     headers: { authorization: `Bearer ${key}` },
   });
-  const marquee = await runLoad({
+  const marquee = await measuredLoad(proc.pid, {
     urls: [proc.base],
     connections: READ_CONNECTIONS,
     durationS,
@@ -65,7 +83,7 @@ async function helperReads(script: string, bytes: Buffer, contentType: string, p
   try {
     const base = `http://127.0.0.1:${bare.match[1]}`;
     await runLoad({ urls: [base], connections: READ_CONNECTIONS, durationS: 1, path, headers: {} });
-    return await runLoad({
+    return await measuredLoad(bare.child.pid!, {
       urls: [base],
       connections: READ_CONNECTIONS,
       durationS,
@@ -124,16 +142,22 @@ export async function readsScenario(opts: ScenarioOptions): Promise<ScenarioResu
         marquee_req_per_s: round(m.marquee.reqPerS),
         marquee_p50_ms: m.marquee.p50_ms,
         marquee_p99_ms: m.marquee.p99_ms,
+        marquee_cpu_us_per_req: m.marquee.serverCpuUs,
+        load_tool_cpu_us_per_marquee_req: m.marquee.toolCpuUs,
         bare_req_per_s: round(bare.reqPerS),
         bare_p50_ms: bare.p50_ms,
         bare_p99_ms: bare.p99_ms,
+        bare_cpu_us_per_req: bare.serverCpuUs,
+        load_tool_cpu_us_per_bare_req: bare.toolCpuUs,
         ratio_req_per_s: round(ratio, 3),
         fastify_floor_req_per_s: round(floor.reqPerS),
+        fastify_floor_cpu_us_per_req: floor.serverCpuUs,
         fastify_floor_over_bare: round(floor.reqPerS / bare.reqPerS, 3),
         marquee_over_fastify_floor: round(m.marquee.reqPerS / floor.reqPerS, 3),
         embedded_marquee_req_per_s: round(embedded.m.marquee.reqPerS),
         embedded_marquee_p50_ms: embedded.m.marquee.p50_ms,
         embedded_marquee_p99_ms: embedded.m.marquee.p99_ms,
+        embedded_marquee_cpu_us_per_req: embedded.m.marquee.serverCpuUs,
         embedded_bare_req_per_s: round(embedded.bare.reqPerS),
         embedded_ratio_req_per_s: round(embedded.ratio, 3),
       },
