@@ -17,6 +17,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type pg from 'pg';
 import { checkoutBaseline, type BaselineTree } from '../lib/baseline-tree.ts';
 import { createScratchDb, withClient, type ScratchDb } from '../lib/db.ts';
 import { runLoad } from '../lib/load.ts';
@@ -244,6 +245,18 @@ export async function mailLoadScenario(opts: ScenarioOptions): Promise<ScenarioR
 // mail
 // ---------------------------------------------------------------------------------------
 
+/** Waits until `count` ticket.issued events are recorded, or `timeoutMs` has passed (the check then tells). */
+async function issuedEvents(c: pg.Client, count: number, timeoutMs: number): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    const { rows } = await c.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM domain_events WHERE type = 'ticket.issued'`,
+    );
+    if (rows[0]!.n >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 async function mailRun(root: string | undefined, smallOrders: number, bigTickets: number) {
   const stack = await startStack('postgresql', root);
   try {
@@ -290,6 +303,9 @@ async function mailRun(root: string | undefined, smallOrders: number, bigTickets
     const smallSeconds = (Math.max(...smallETickets.map((m) => m.at)) - started) / 1000;
     const smallMailBytes = smallETickets.reduce((sum, m) => sum + m.bytes, 0) / smallETickets.length;
     const lags = await withClient(scratch!.url, async (c) => {
+      // ticket.issued is recorded once the mail is sent, in a transaction after the SMTP
+      // answer: the last mail can reach the sink before its event commits.
+      await issuedEvents(c, smallOrders + 1, 30_000);
       const rows = await c.query<{ lag_ms: number; tickets: number }>(
         `SELECT EXTRACT(EPOCH FROM (e.created_at - o.created_at)) * 1000 AS lag_ms, (e.data->>'ticket_count')::int AS tickets
            FROM domain_events e JOIN orders o ON o.id = (e.data->>'order_id')::uuid
