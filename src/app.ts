@@ -39,7 +39,7 @@ import { createApiKeyCache } from './domain/auth/api-keys.ts';
 import { createEventDetailCache } from './http/event-detail-cache.ts';
 import { EXPORT_BATCH_SIZE } from './domain/exports/exports.ts';
 import { serveConsole } from './http/console/serve-console.ts';
-import { closeConnectionsWhileDraining, createShutdownState } from './http/shutdown-state.ts';
+import { closeConnectionWhileDraining, createShutdownState } from './http/shutdown-state.ts';
 import { routeReads } from './http/read-routing.ts';
 import type { ReadReplica } from './db/replica.ts';
 
@@ -151,6 +151,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     // The request id and the CORS headers of every actual response: static (any origin,
     // no credentials), so set here; @fastify/cors answers the preflights only (below).
     setResponseConventions(reply, request.id);
+    // Draining before shutdown (docs/deploy.md): every response closes its connection.
+    closeConnectionWhileDraining(deps.shutdown, reply);
     request.db = deps.db;
     // HTTP/1.1 requires Host; Node's own check (turned off, server-limits.ts) would answer
     // an empty 400 outside this error path.
@@ -160,8 +162,6 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     }
     done();
   });
-  // Draining before shutdown (docs/deploy.md): every response closes its connection.
-  app.addHook('onRequest', closeConnectionsWhileDraining(deps.shutdown));
   // Reads that may go to DATABASE_REPLICA_URL (docs/deploy.md, "A read replica"): before any route.
   await routeReads(app, { config: opts.config, primary: opts.database.db, replica: opts.readReplica });
 
@@ -191,7 +191,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   });
   // Pre-auth rate limit per client IP: every request, before any authentication, after
   // the CORS hook so that a 429 is readable by browser callers too.
-  app.addHook('onRequest', preauthRateLimit);
+  app.addHook('onRequest', preauthRateLimit(rateLimiter));
   app.addHook('preValidation', refuseUnstorableQueryText);
 
   // Two documents: /v1 and /admin/v1 in one, /dashboard/v1 in its own (docs/dashboard.md).

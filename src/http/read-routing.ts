@@ -17,6 +17,7 @@ import { openReadReplica, type ReadReplica } from '../db/replica.ts';
 import { DomainError } from '../errors/domain-error.ts';
 import { watchReplica } from '../metrics/replica.ts';
 import { sharedRecentWrites, type RecentWrites } from './recent-writes.ts';
+import { methodsOf } from './route-hooks.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -90,8 +91,7 @@ export async function routeReads(
   if (recentWrites) app.addHook('onClose', async () => recentWrites.close());
   app.addHook('onRoute', (route) => {
     if (route.config?.reads !== 'replica') return;
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (methods.some((method) => !SAFE_METHODS.has(method)))
+    if (methodsOf(route).some((method) => !SAFE_METHODS.has(method)))
       throw new Error(`${route.url}: only GET routes may read from the replica`);
     route.handler = onReplica(route.handler, replica, recentWrites);
   });

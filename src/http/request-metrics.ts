@@ -9,6 +9,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify';
 import { httpRequestDuration } from '../metrics/registry.ts';
+import { hooksOf } from './route-hooks.ts';
 
 /** The route label of requests no route matched (the 404 handler). */
 const UNMATCHED_ROUTE = 'unmatched';
@@ -39,8 +40,7 @@ export function recordRequestMetrics(app: FastifyInstance): void {
       series(request.method, reply.statusCode)(reply.elapsedTime / 1000);
       done();
     };
-    const existing = route.onResponse;
-    route.onResponse = existing === undefined ? [hook] : [...(Array.isArray(existing) ? existing : [existing]), hook];
+    route.onResponse = [...hooksOf(route.onResponse), hook];
   });
 }
 

@@ -6,7 +6,7 @@
  * clients (the balancer among them) open their next connection anew, and it lands on
  * another process. One state per app: tests build many apps in one process.
  */
-import type { onRequestHookHandler } from 'fastify';
+import type { FastifyReply } from 'fastify';
 
 export interface ShutdownState {
   /** True from beginDraining() on; never false again. */
@@ -31,13 +31,11 @@ export const SHUTTING_DOWN_DETAIL =
   'This process is shutting down and no longer takes new traffic; send requests to another instance (the load balancer does so once its health check sees this answer).';
 
 /**
- * An onRequest hook: while draining, the response closes its connection. Node ends the
- * socket after a response whose `Connection` header says `close`, so no connection is
- * left idle for the final close to cut under a request the client is already sending.
+ * While draining, the response closes its connection (called by the root onRequest hook).
+ * Node ends the socket after a response whose `Connection` header says `close`, so no
+ * connection is left idle for the final close to cut under a request the client is
+ * already sending.
  */
-export function closeConnectionsWhileDraining(state: ShutdownState): onRequestHookHandler {
-  return (_request, reply, done) => {
-    if (state.draining) reply.header('connection', 'close');
-    done();
-  };
+export function closeConnectionWhileDraining(state: ShutdownState, reply: FastifyReply): void {
+  if (state.draining) reply.header('connection', 'close');
 }

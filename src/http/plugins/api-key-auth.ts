@@ -3,9 +3,17 @@
  * enforces the route's scope. Cookies are never read. Every failure to authenticate
  * gives the same 401 body and www-authenticate header.
  */
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type {
+  FastifyContextConfig,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+  onRequestHookHandler,
+  RouteOptions,
+} from 'fastify';
 import { authenticate, type AuthContext, type Scope } from '../../domain/auth/api-keys.ts';
+import type { AppDeps } from '../context.ts';
 import { ApiError, unauthorized } from '../errors.ts';
+import { methodsOf } from '../route-hooks.ts';
 
 const API_REALM = 'marquee-api';
 
@@ -18,31 +26,44 @@ export function bearerToken(request: FastifyRequest): string | undefined {
 
 const EITHER_SCOPE: readonly Scope[] = ['read', 'write'];
 
-/** The scopes that open the route, any one of them. */
-function acceptedScopes(request: FastifyRequest): readonly Scope[] {
-  const configured = request.routeOptions.config?.scope;
+/** The scopes that open a route for one of its methods, any one of them. */
+function acceptedScopes(configured: FastifyContextConfig['scope'], method: string): readonly Scope[] {
   if (configured === 'any') return EITHER_SCOPE;
   if (typeof configured === 'string') return [configured];
   if (configured) return configured;
-  return [request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'write'];
+  return [method === 'GET' || method === 'HEAD' ? 'read' : 'write'];
 }
 
 /**
- * The /v1 onRequest hook. A callback hook rather than an async one: a key in the auth
- * cache is decided synchronously, and the request goes on without a promise.
+ * The /v1 authentication of one route: an onRequest hook with the route's accepted
+ * scopes worked out once, when the route is added, so a request reads no route options.
+ * A callback hook rather than an async one: a key in the auth cache is decided
+ * synchronously, and the request goes on without a promise.
  */
-export function apiKeyAuth(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  const token = bearerToken(request);
-  if (token === undefined) return done(unauthorized(API_REALM));
-  const { db, clock, caches } = request.server.deps;
-  const auth = authenticate(db, token, clock.now(), caches.apiKeys);
-  if (auth instanceof Promise) auth.then((loaded) => admit(request, loaded, done), done);
-  else admit(request, auth, done);
+export function apiKeyAuth(
+  route: Pick<RouteOptions, 'method' | 'config'>,
+  deps: Pick<AppDeps, 'db' | 'clock' | 'caches'>,
+): onRequestHookHandler {
+  const scopesByMethod = new Map(
+    methodsOf(route).map((method) => [method, acceptedScopes(route.config?.scope, method)]),
+  );
+  return (request, _reply, done) => {
+    const token = bearerToken(request);
+    if (token === undefined) return done(unauthorized(API_REALM));
+    const accepted = scopesByMethod.get(request.method)!;
+    const auth = authenticate(deps.db, token, deps.clock.now(), deps.caches.apiKeys);
+    if (auth instanceof Promise) auth.then((loaded) => admit(request, accepted, loaded, done), done);
+    else admit(request, accepted, auth, done);
+  };
 }
 
-function admit(request: FastifyRequest, auth: AuthContext | undefined, done: HookHandlerDoneFunction): void {
+function admit(
+  request: FastifyRequest,
+  accepted: readonly Scope[],
+  auth: AuthContext | undefined,
+  done: HookHandlerDoneFunction,
+): void {
   if (!auth) return done(unauthorized(API_REALM));
-  const accepted = acceptedScopes(request);
   if (!accepted.some((scope) => auth.scopes.includes(scope))) {
     // Named after the scope an integration's key would need; a door device's key is
     // refused every operation but its tickets' (docs/door.md).

@@ -43,6 +43,7 @@ import { tenantOf } from '../context.ts';
 import type { CodeOf } from '../../errors/codes.ts';
 import { conflict, invalid } from '../../errors/domain-error.ts';
 import { HeldLease, leaseIsLive } from './idempotency-lease.ts';
+import { hooksOf, methodsOf } from '../route-hooks.ts';
 import { idempotencyConflicts, idempotencyReplays } from '../../metrics/registry.ts';
 
 const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
@@ -100,8 +101,7 @@ const IdempotencyHeaders = Type.Object({
  */
 export function registerIdempotency(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (!methods.some((m) => m === 'POST' || m === 'PATCH')) return;
+    if (!methodsOf(route).some((m) => m === 'POST' || m === 'PATCH')) return;
     if (route.schema?.headers === undefined) route.schema = { ...route.schema, headers: IdempotencyHeaders };
     route.preValidation = [claimKey, ...hooksOf(route.preValidation)] as typeof route.preValidation;
     // The transaction opens last, after the route's own preHandlers: those may do network
@@ -111,10 +111,6 @@ export function registerIdempotency(app: FastifyInstance): void {
     route.onSend = [storeResponse, ...hooksOf(route.onSend)] as typeof route.onSend;
     route.onResponse = [closeLeftovers, ...hooksOf(route.onResponse)] as typeof route.onResponse;
   });
-}
-
-function hooksOf<T>(hooks: T | T[] | undefined): T[] {
-  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
 }
 
 /** JSON with object keys sorted at every level, so key order never changes the hash. */

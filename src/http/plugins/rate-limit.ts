@@ -15,10 +15,15 @@
  * exceeded limit throws a 429 problem with `retry-after: 60` from onRequest, so the
  * request never reaches validation, the idempotency layer or the handler.
  */
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
 import { rateLimitRefusals } from '../../metrics/registry.ts';
 import { ApiError } from '../errors.ts';
-import { rateLimitHeaders, type RateLimitBucket, type RateLimitDecision } from '../rate-limit/limiter.ts';
+import {
+  rateLimitHeaders,
+  type RateLimitBucket,
+  type RateLimitDecision,
+  type RateLimiter,
+} from '../rate-limit/limiter.ts';
 
 /** Liveness/readiness probes come from the load balancer every few seconds: never counted. */
 const EXEMPT_PATHS = new Set(['/healthz', '/readyz']);
@@ -51,13 +56,14 @@ function bucketOf(method: string): RateLimitBucket {
  * synchronous, and the request goes on without a promise or a microtask turn.
  */
 function enforce(
+  limiter: RateLimiter,
   request: FastifyRequest,
   reply: FastifyReply,
   bucket: RateLimitBucket,
   key: string,
   done: HookHandlerDoneFunction,
 ): void {
-  const decision = request.server.deps.rateLimiter.consume(bucket, key);
+  const decision = limiter.consume(bucket, key);
   if (decision instanceof Promise) decision.then((d) => apply(request, reply, bucket, d, done), done);
   else apply(request, reply, bucket, decision, done);
 }
@@ -81,18 +87,22 @@ function apply(
   done();
 }
 
-/** Root onRequest hook: every request, per client IP. */
-export function preauthRateLimit(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  // CORS preflights (the API's only OPTIONS requests) are not counted, nor are the probes.
-  if (request.method === 'OPTIONS' || isProbe(request.url)) return done();
-  enforce(request, reply, 'preauth', request.ip, done);
+/** The root onRequest hook: every request, per client IP. */
+export function preauthRateLimit(limiter: RateLimiter): onRequestHookHandler {
+  return (request, reply, done) => {
+    // CORS preflights (the API's only OPTIONS requests) are not counted, nor are the probes.
+    if (request.method === 'OPTIONS' || isProbe(request.url)) return done();
+    enforce(limiter, request, reply, 'preauth', request.ip, done);
+  };
 }
 
-/** /v1 and /dashboard/v1 onRequest hook, after authentication: per API key id or user, read or write bucket. */
-export function callerRateLimit(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  const auth = request.auth;
-  if (!auth) return done(); // apiKeyAuth throws before us; nothing to count a key against.
-  enforce(request, reply, bucketOf(request.method), auth.apiKeyId ?? `user:${auth.userId}`, done);
+/** The /v1 and /dashboard/v1 onRequest hook, after authentication: per API key id or user, read or write bucket. */
+export function callerRateLimit(limiter: RateLimiter): onRequestHookHandler {
+  return (request, reply, done) => {
+    const auth = request.auth;
+    if (!auth) return done(); // Authentication fails before us; nothing to count a key against.
+    enforce(limiter, request, reply, bucketOf(request.method), auth.apiKeyId ?? `user:${auth.userId}`, done);
+  };
 }
 
 /** The health probes, by path (query string ignored); cheaper than the routeOptions getter. */

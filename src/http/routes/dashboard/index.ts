@@ -51,7 +51,7 @@ export const dashboardRoutes: FastifyPluginAsync = async (app) => {
     signedIn.addHook('onRequest', sessionAuth);
     signedIn.addHook('onRequest', requireCsrfToken);
     signedIn.addHook('onRequest', requirePermission);
-    signedIn.addHook('onRequest', callerRateLimit);
+    signedIn.addHook('onRequest', callerRateLimit(app.deps.rateLimiter));
     registerIdempotency(signedIn);
     await signedIn.register(sessionRoutes);
     await signedIn.register(profileRoutes);

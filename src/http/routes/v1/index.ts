@@ -16,6 +16,7 @@ import { checkInTicketRoute } from './tickets/check-in-ticket.ts';
 import { getTicketRoute } from './tickets/get-ticket.ts';
 import { listTicketsRoute } from './tickets/list-tickets.ts';
 import { callerRateLimit } from '../../plugins/rate-limit.ts';
+import { hooksOf } from '../../route-hooks.ts';
 import { registerIdempotency } from '../../plugins/idempotency.ts';
 import { registerAudit } from '../../plugins/audit.ts';
 import { createWebhookEndpointRoute } from './webhook-endpoints/create-webhook-endpoint.ts';
@@ -46,9 +47,12 @@ import { uploadCheckInsRoute } from './check-ins/upload-check-ins.ts';
 import { getCurrentDoorDeviceRoute } from './door-devices/get-current-door-device.ts';
 
 export const v1Routes: FastifyPluginAsync = async (app) => {
-  app.addHook('onRequest', apiKeyAuth);
-  // Per-key read/write rate limit, right after authentication (the key id is known).
-  app.addHook('onRequest', callerRateLimit);
+  // The key, then the per-key read/write rate limit (the key id is known), as each route's
+  // first hooks: its accepted scopes are worked out once, not read per request.
+  const limitPerKey = callerRateLimit(app.deps.rateLimiter);
+  app.addHook('onRoute', (route) => {
+    route.onRequest = [apiKeyAuth(route, app.deps), limitPerKey, ...hooksOf(route.onRequest)];
+  });
   // Idempotency-Key on every POST and PATCH of this scope (docs/idempotency.md).
   registerIdempotency(app);
   // Every successful write goes to the organizer's audit log (docs/dashboard.md, "Audit log").
