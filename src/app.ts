@@ -40,6 +40,7 @@ import { createEventDetailCache } from './http/event-detail-cache.ts';
 import { EXPORT_BATCH_SIZE } from './domain/exports/exports.ts';
 import { serveConsole } from './http/console/serve-console.ts';
 import { closeConnectionWhileDraining, createShutdownState } from './http/shutdown-state.ts';
+import { lazyRequestLogger } from './http/request-logger.ts';
 import { routeReads } from './http/read-routing.ts';
 import type { ReadReplica } from './db/replica.ts';
 
@@ -92,6 +93,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   const limits = opts.config.http;
   const app = Fastify({
     ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
+    // A request's pino child is made when it first logs a line, not for every request.
+    childLoggerFactory: lazyRequestLogger,
     trustProxy: opts.config.trustProxy,
     bodyLimit: BODY_LIMIT_BYTES,
     // Keep a caller's well-formed request id (so it can correlate), else mint one.
