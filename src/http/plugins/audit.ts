@@ -1,6 +1,6 @@
 /**
- * The audit log's recording (docs/dashboard.md, "Audit log"), as hooks of a scope, so no
- * route records anything itself: every successful (2xx) POST, PATCH, PUT and DELETE of
+ * The audit log's recording (docs/dashboard.md, "Audit log"), as hooks every write route
+ * of a scope is given, so no route records anything itself: every successful (2xx) POST, PATCH, PUT and DELETE of
  * the scope appends one entry, its action the route's operationId.
  *
  * - Who: the signed-in user (/dashboard/v1), the API key (/v1), the operator (/admin/v1,
@@ -16,18 +16,26 @@
  *   migrations/0017_audit_log.sql). A creation lists the fields it set. Secrets are never
  *   values: the log is built from the stored rows (which hold no raw key, password or
  *   code) and the migration redacts the webhook secret, password and TOTP fields.
- * - When: in onSend, awaited, so the entry exists before the response leaves. A scope hook
- *   runs before the idempotency layer's route-level onSend (./idempotency.ts): with an
+ * - When: in onSend, awaited, so the entry exists before the response leaves. It runs
+ *   before the idempotency layer's onSend, which goes last (./idempotency.ts): with an
  *   Idempotency-Key the entry joins the request's transaction and commits with the change
  *   or not at all; a replay (`idempotent-replayed: true`) records nothing again.
  *
  * "Before" is read without the handler's lock: a write racing another write to the same
  * target may show the other's result as its before. The after state is exact.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onSendHookHandler,
+  preHandlerHookHandler,
+  preSerializationHookHandler,
+} from 'fastify';
 import { recordAuditEntry, snapshotBefore, SNAPSHOT_TYPES } from '../../domain/audit/audit-log.ts';
 import type { AuditActorType } from '../../db/schema.ts';
 import type {} from './session-auth.ts';
+import { hooksOf, methodsOf } from '../route-hooks.ts';
 
 type Surface = 'v1' | 'dashboard' | 'admin';
 
@@ -155,19 +163,22 @@ function recorded(request: FastifyRequest, surface: Surface, rule: TargetRule): 
   return request.session !== undefined || PERSON_SOURCES.has(rule.from);
 }
 
-/** Adds the recording hooks to a scope (call it before the scope's routes are registered). */
+/**
+ * Gives the recording hooks to every write route of a scope (call it before the scope's
+ * routes are registered). Route hooks rather than scope hooks, so a read runs none of
+ * them. Each goes first among its route's hooks, where a scope hook would run; the
+ * idempotency layer stores the response and commits after every other onSend hook.
+ */
 export function registerAudit(app: FastifyInstance, surface: Surface): void {
-  // Callback-style hooks: a read (most requests) passes each with one check, no promise.
-  app.addHook('preHandler', (request, _reply, done) => {
-    if (!WRITE_METHODS.has(request.method)) return done();
+  const planBeforeHandler: preHandlerHookHandler = (request, _reply, done) => {
     plan(request, surface).then(() => done(), done);
-  });
-  app.addHook('preSerialization', (request, _reply, payload, done) => {
+  };
+  const keepResponseBody: preSerializationHookHandler<unknown> = (request, _reply, payload, done) => {
     const planning = planned.get(request);
     if (planning !== undefined) planning.body = payload;
     done(null, payload);
-  });
-  app.addHook('onSend', (request, reply, payload, done) => {
+  };
+  const recordBeforeSending: onSendHookHandler<unknown> = (request, reply, payload, done) => {
     const planning = planned.get(request);
     if (planning === undefined) return done(null, payload);
     planned.delete(request);
@@ -177,6 +188,12 @@ export function registerAudit(app: FastifyInstance, surface: Surface): void {
       () => done(null, payload),
       (err: Error) => done(err),
     );
+  };
+  app.addHook('onRoute', (route) => {
+    if (!methodsOf(route).some((method) => WRITE_METHODS.has(method))) return;
+    route.preHandler = [planBeforeHandler, ...hooksOf(route.preHandler)];
+    route.preSerialization = [keepResponseBody, ...hooksOf(route.preSerialization)];
+    route.onSend = [recordBeforeSending, ...hooksOf(route.onSend)];
   });
 }
 

@@ -94,10 +94,12 @@ const IdempotencyHeaders = Type.Object({
 });
 
 /**
- * Adds the idempotency hooks to every POST and PATCH route of the /v1 scope (call once, in
+ * Adds the idempotency hooks to every POST and PATCH route of the scope (call once, in
  * that scope, before its routes). They are route hooks, not scope hooks, so GETs run none
- * of them; each goes first among the route's own hooks, where a scope hook would run,
- * except the transaction, which opens after the route's own preHandlers.
+ * of them. The key is claimed first among the route's own preValidation hooks; the
+ * transaction opens after every other preHandler; the response is stored after every
+ * other onSend hook, so what is stored is what is sent, and a write recorded in onSend
+ * (the audit log's, ./audit.ts) commits with the change.
  */
 export function registerIdempotency(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
@@ -108,7 +110,7 @@ export function registerIdempotency(app: FastifyInstance): void {
     // I/O (webhook URL vetting resolves DNS), which must never hold a database connection
     // (docs/operations.md, "No network I/O inside a transaction").
     route.preHandler = [...hooksOf(route.preHandler), openRequestTransaction] as typeof route.preHandler;
-    route.onSend = [storeResponse, ...hooksOf(route.onSend)] as typeof route.onSend;
+    route.onSend = [...hooksOf(route.onSend), storeResponse] as typeof route.onSend;
     route.onResponse = [closeLeftovers, ...hooksOf(route.onResponse)] as typeof route.onResponse;
   });
 }
