@@ -74,21 +74,32 @@ export async function readsAgainst(proc: MarqueeProcess, durationS: number) {
   return { key, path, bytes, contentType, marquee, status: once.statusCode };
 }
 
-/** The same reads against a helper server (./lib/bare-server.ts or ./lib/bare-fastify.ts) answering the same bytes. */
-async function helperReads(script: string, bytes: Buffer, contentType: string, path: string, durationS: number) {
+/**
+ * The same reads against a helper server (./lib/bare-server.ts, ./lib/bare-fastify.ts or
+ * ./lib/lean-fastify.ts) answering the same bytes; `key` is the API key a helper checks.
+ */
+async function helperReads(
+  script: string,
+  bytes: Buffer,
+  contentType: string,
+  path: string,
+  durationS: number,
+  key = 'x',
+) {
   const dir = mkdtempSync(join(tmpdir(), 'marquee-bench-bare-'));
   const file = join(dir, 'body.json');
   writeFileSync(file, bytes);
-  const bare = await startHelper(script, [file, contentType], /listening (\d+)/);
+  const bare = await startHelper(script, [file, contentType, key], /listening (\d+)/);
   try {
     const base = `http://127.0.0.1:${bare.match[1]}`;
-    await runLoad({ urls: [base], connections: READ_CONNECTIONS, durationS: 1, path, headers: {} });
+    const headers = { authorization: `Bearer ${key}` };
+    await runLoad({ urls: [base], connections: READ_CONNECTIONS, durationS: 1, path, headers });
     return await measuredLoad(bare.child.pid!, {
       urls: [base],
       connections: READ_CONNECTIONS,
       durationS,
       path,
-      headers: { authorization: 'Bearer x' },
+      headers,
     });
   } finally {
     await bare.stop();
@@ -135,6 +146,8 @@ export async function readsScenario(opts: ScenarioOptions): Promise<ScenarioResu
     const { m, bare, non200, ratio } = await readsThenBare(proc, durationS);
     // The framework's floor: Fastify alone, the same bytes (no authentication, limits or ids).
     const floor = await helperReads('bench/lib/bare-fastify.ts', m.bytes, m.contentType, m.path, durationS);
+    // What the API's rules cost on Fastify with none of Marquee's own code (./lib/lean-fastify.ts).
+    const lean = await helperReads('bench/lib/lean-fastify.ts', m.bytes, m.contentType, m.path, durationS, m.key);
     const embedded = await embeddedReads(durationS);
     return {
       figures: {
@@ -154,6 +167,10 @@ export async function readsScenario(opts: ScenarioOptions): Promise<ScenarioResu
         fastify_floor_cpu_us_per_req: floor.serverCpuUs,
         fastify_floor_over_bare: round(floor.reqPerS / bare.reqPerS, 3),
         marquee_over_fastify_floor: round(m.marquee.reqPerS / floor.reqPerS, 3),
+        lean_fastify_req_per_s: round(lean.reqPerS),
+        lean_fastify_cpu_us_per_req: lean.serverCpuUs,
+        lean_fastify_over_bare: round(lean.reqPerS / bare.reqPerS, 3),
+        marquee_over_lean_fastify: round(m.marquee.reqPerS / lean.reqPerS, 3),
         embedded_marquee_req_per_s: round(embedded.m.marquee.reqPerS),
         embedded_marquee_p50_ms: embedded.m.marquee.p50_ms,
         embedded_marquee_p99_ms: embedded.m.marquee.p99_ms,
@@ -168,6 +185,11 @@ export async function readsScenario(opts: ScenarioOptions): Promise<ScenarioResu
           `${non200} non-200, ${m.marquee.errors} errors of ${m.marquee.requests}`,
         ),
         check('reads: event detail has 10 performances × 5 types', m.status === 200, `${m.bytes.length} bytes`),
+        check(
+          'reads: every answer of the lean Fastify reference 200',
+          lean.requests === (lean.statuses['200'] ?? 0) && lean.errors === 0,
+          `${lean.requests - (lean.statuses['200'] ?? 0)} non-200, ${lean.errors} errors of ${lean.requests}`,
+        ),
         check(
           'reads on the embedded database: every Marquee answer 200',
           embedded.non200 === 0 && embedded.m.marquee.errors === 0,
