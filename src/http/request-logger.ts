@@ -1,10 +1,10 @@
 /**
  * Each request's logger (docs/operations.md, "Logs": every line of a request carries its
  * request id): the pino child with the request id, made when the request first writes a
- * line at a level the process logs, not for every request. Most requests write none (at
- * the default level only Fastify's two request lines, at `warn` nothing), and a pino
- * child costs about a microsecond to make (bench/README.md, "What each change bought").
- * Lines are the child's own, so they read exactly as before.
+ * line at a level the process logs, not for every request. At `info` Fastify's request
+ * lines make it at once; at `warn` and above most requests write nothing and make none,
+ * which is a read's largest saving of its kind (bench/README.md, "What each change
+ * bought"). Lines are the child's own, so they read exactly as before.
  */
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
 import type { Bindings, ChildLoggerOptions, Level, Logger } from 'pino';

@@ -1,7 +1,7 @@
 /**
  * The audit log's recording (docs/dashboard.md, "Audit log"), as hooks every write route
- * of a scope is given, so no route records anything itself: every successful (2xx) POST, PATCH, PUT and DELETE of
- * the scope appends one entry, its action the route's operationId.
+ * of a scope is given, so no route records anything itself: every successful (2xx) POST,
+ * PATCH, PUT and DELETE of the scope appends one entry, its action the route's operationId.
  *
  * - Who: the signed-in user (/dashboard/v1), the API key (/v1), the operator (/admin/v1,
  *   whose entry belongs to the target's organizer; a write outside any organizer is not
