@@ -1,6 +1,7 @@
 /**
  * The audit log's guarantees (docs/dashboard.md, "Audit log"): a refused request records
  * nothing, an idempotent replay records once, a change whose commit fails records nothing,
+ * a change whose entry cannot be written is not kept,
  * the database refuses to change or delete an entry, and the retention purge deletes the
  * expired ones only. On both engines.
  */
@@ -100,6 +101,49 @@ describe('the audit log: what is not recorded, and what cannot change', () => {
     } finally {
       await sql
         .raw('DROP TRIGGER audit_test_refuse ON events; DROP FUNCTION audit_test_refuse();')
+        .execute(t.database.db);
+    }
+  });
+
+  test('an entry that cannot be written takes its change with it, under an Idempotency-Key', async () => {
+    const owner = await t.createUser({ organizerId: org.id, role: 'owner' });
+    const session = await t.signIn(owner.email, owner.password);
+    const event = await createEvent(t, org.key, { title: 'Delta' });
+    // The entry is written in onSend; the idempotency layer commits after it, on both surfaces.
+    await sql
+      .raw(
+        `CREATE FUNCTION audit_test_refuse_entry() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN RAISE EXCEPTION 'entry refused'; END $$;
+         CREATE TRIGGER audit_test_refuse_entry BEFORE INSERT ON audit_log
+         FOR EACH ROW WHEN (NEW.target_id = '${event.id}') EXECUTE FUNCTION audit_test_refuse_entry();`,
+      )
+      .execute(t.database.db);
+    try {
+      const onDashboard = await t.dash(
+        session,
+        'PATCH',
+        `/dashboard/v1/events/${event.id}`,
+        { title: 'Bravo' },
+        { 'idempotency-key': 'entry-refused-dashboard' },
+      );
+      const onApi = await t.api(
+        org.key,
+        'PATCH',
+        `/v1/events/${event.id}`,
+        { title: 'Charlie' },
+        { 'idempotency-key': 'entry-refused-api' },
+      );
+      assert.deepEqual([onDashboard.statusCode, onApi.statusCode], [500, 500]);
+      const stored = await t.database.db
+        .selectFrom('events')
+        .select('title')
+        .where('id', '=', event.id)
+        .executeTakeFirstOrThrow();
+      assert.equal(stored.title, 'Delta');
+      assert.deepEqual(await entriesOf(t, org.id, 'updateEvent'), []);
+    } finally {
+      await sql
+        .raw('DROP TRIGGER audit_test_refuse_entry ON audit_log; DROP FUNCTION audit_test_refuse_entry();')
         .execute(t.database.db);
     }
   });
