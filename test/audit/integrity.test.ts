@@ -24,6 +24,29 @@ const entriesOf = (t: TestApp, organizerId: string, action: string) =>
     .where('action', '=', action)
     .execute();
 
+/**
+ * Runs `body` while the row trigger `name` on `table` raises an exception: `create` is the
+ * trigger's CREATE statement up to its EXECUTE FUNCTION clause, which this adds.
+ */
+async function whileTriggerRefuses(
+  t: TestApp,
+  trigger: { name: string; table: string; create: string },
+  body: () => Promise<void>,
+) {
+  const { name, table, create } = trigger;
+  await sql
+    .raw(
+      `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION '${name}'; END $$;
+       ${create} EXECUTE FUNCTION ${name}();`,
+    )
+    .execute(t.database.db);
+  try {
+    await body();
+  } finally {
+    await sql.raw(`DROP TRIGGER ${name} ON ${table}; DROP FUNCTION ${name}();`).execute(t.database.db);
+  }
+}
+
 describe('the audit log: what is not recorded, and what cannot change', () => {
   const t = useTestApp({ env: UNTHROTTLED });
   const org = useOrganizer(t);
@@ -79,15 +102,13 @@ describe('the audit log: what is not recorded, and what cannot change', () => {
     const session = await t.signIn(owner.email, owner.password);
     const event = await createEvent(t, org.key, { title: 'Alpha' });
     // A deferred check that fails at COMMIT, for this event only.
-    await sql
-      .raw(
-        `CREATE FUNCTION audit_test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
-         BEGIN RAISE EXCEPTION 'refused at commit'; END $$;
-         CREATE CONSTRAINT TRIGGER audit_test_refuse AFTER UPDATE ON events DEFERRABLE INITIALLY DEFERRED
-         FOR EACH ROW WHEN (NEW.id = '${event.id}') EXECUTE FUNCTION audit_test_refuse();`,
-      )
-      .execute(t.database.db);
-    try {
+    const refusedAtCommit = {
+      name: 'audit_test_refuse',
+      table: 'events',
+      create: `CREATE CONSTRAINT TRIGGER audit_test_refuse AFTER UPDATE ON events DEFERRABLE INITIALLY DEFERRED
+         FOR EACH ROW WHEN (NEW.id = '${event.id}')`,
+    };
+    await whileTriggerRefuses(t, refusedAtCommit, async () => {
       const res = await t.dash(
         session,
         'PATCH',
@@ -98,11 +119,7 @@ describe('the audit log: what is not recorded, and what cannot change', () => {
       assert.equal(res.statusCode, 500, res.body);
       assert.equal((await t.api(org.key, 'GET', `/v1/events/${event.id}`)).json().title, 'Alpha');
       assert.deepEqual(await entriesOf(t, org.id, 'updateEvent'), []);
-    } finally {
-      await sql
-        .raw('DROP TRIGGER audit_test_refuse ON events; DROP FUNCTION audit_test_refuse();')
-        .execute(t.database.db);
-    }
+    });
   });
 
   test('an entry that cannot be written takes its change with it, under an Idempotency-Key', async () => {
@@ -110,15 +127,13 @@ describe('the audit log: what is not recorded, and what cannot change', () => {
     const session = await t.signIn(owner.email, owner.password);
     const event = await createEvent(t, org.key, { title: 'Delta' });
     // The entry is written in onSend; the idempotency layer commits after it, on both surfaces.
-    await sql
-      .raw(
-        `CREATE FUNCTION audit_test_refuse_entry() RETURNS trigger LANGUAGE plpgsql AS $$
-         BEGIN RAISE EXCEPTION 'entry refused'; END $$;
-         CREATE TRIGGER audit_test_refuse_entry BEFORE INSERT ON audit_log
-         FOR EACH ROW WHEN (NEW.target_id = '${event.id}') EXECUTE FUNCTION audit_test_refuse_entry();`,
-      )
-      .execute(t.database.db);
-    try {
+    const refusedEntry = {
+      name: 'audit_test_refuse_entry',
+      table: 'audit_log',
+      create: `CREATE TRIGGER audit_test_refuse_entry BEFORE INSERT ON audit_log
+         FOR EACH ROW WHEN (NEW.target_id = '${event.id}')`,
+    };
+    await whileTriggerRefuses(t, refusedEntry, async () => {
       const onDashboard = await t.dash(
         session,
         'PATCH',
@@ -141,11 +156,7 @@ describe('the audit log: what is not recorded, and what cannot change', () => {
         .executeTakeFirstOrThrow();
       assert.equal(stored.title, 'Delta');
       assert.deepEqual(await entriesOf(t, org.id, 'updateEvent'), []);
-    } finally {
-      await sql
-        .raw('DROP TRIGGER audit_test_refuse_entry ON audit_log; DROP FUNCTION audit_test_refuse_entry();')
-        .execute(t.database.db);
-    }
+    });
   });
 
   test('the database refuses to change, delete or truncate an entry', async () => {
