@@ -103,6 +103,29 @@ async function copyReady(page: Page, tickets: number, after = 0, timeout = 15_00
   return (await handle.jsonValue()) as number;
 }
 
+/**
+ * The copy's size: IndexedDB's share of the origin's storage (Chromium itemizes it; the
+ * service worker's cached app shell is the origin's too, and not the copy), read once it
+ * has settled. Chromium's IndexedDB is LevelDB, which moves what a transaction wrote from
+ * its log into table files in the background; while it does, the same records are on
+ * disk twice, and on a busy machine a reading can land there (twice the size).
+ */
+async function settledCopySize(page: Page): Promise<number> {
+  const read = () =>
+    page.evaluate(async () => {
+      const estimate: StorageEstimate & { usageDetails?: { indexedDB?: number } } = await navigator.storage.estimate();
+      return estimate.usageDetails?.indexedDB ?? estimate.usage ?? 0;
+    });
+  let usage = await read();
+  for (let tries = 0; tries < 20; tries++) {
+    await page.waitForTimeout(500);
+    const again = await read();
+    if (again === usage) return usage;
+    usage = again;
+  }
+  return usage;
+}
+
 describe('the door device app', { skip: BROWSER_SKIP }, () => {
   const service = useConsoleService({ clock: new WallClock() });
   const videoDir = mkdtempSync(path.join(tmpdir(), 'marquee-device-'));
@@ -440,12 +463,7 @@ describe('the door device app', { skip: BROWSER_SKIP }, () => {
     await copyReady(page, BIG_COPY, firstSync);
     const refreshMs = Number(await sync.getAttribute('data-sync-ms'));
     assert.equal(Number(await sync.getAttribute('data-sync-items')), 0);
-    // The copy's size: IndexedDB's share of the origin's storage (Chromium itemizes it; the
-    // service worker's cached app shell is the origin's too, and not the copy).
-    const usage = await page.evaluate(async () => {
-      const estimate: StorageEstimate & { usageDetails?: { indexedDB?: number } } = await navigator.storage.estimate();
-      return estimate.usageDetails?.indexedDB ?? estimate.usage ?? 0;
-    });
+    const usage = await settledCopySize(page);
     // What of the fill was the API's: each page's request, from sent to its last byte.
     const apiMs = await page.evaluate(() =>
       performance
