@@ -15,7 +15,7 @@ import type { AppDeps } from './http/context.ts';
 import { answerUnmetExpectation, createClientErrorHandler } from './http/client-errors.ts';
 import { handleError, problem, sendProblem } from './http/errors.ts';
 import { invalid } from './errors/domain-error.ts';
-import { buildSerializer } from './http/serialization.ts';
+import { serializerFactory, type CompileWhen } from './http/serialization.ts';
 import { handleFrameworkError } from './http/framework-errors.ts';
 import { BODY_LIMIT_BYTES, notFoundDetail } from './http/framework-problems.ts';
 import { EXPOSED_HEADERS_VALUE, requestIdOf, setResponseConventions } from './http/response-conventions.ts';
@@ -26,7 +26,7 @@ import { createRateLimiter, type RateLimiter } from './http/rate-limit/limiter.t
 import { registerJsonParser } from './http/json-body.ts';
 import { recordRequestMetrics, recordUnmatched } from './http/request-metrics.ts';
 import { refuseUnstorableQueryText } from './http/query-text.ts';
-import { addComponentSchemas, validatorCompiler } from './http/validation.ts';
+import { addComponentSchemas, validatorCompilerFor } from './http/validation.ts';
 import { componentSchemas } from './http/schemas/components.ts';
 import { adminRoutes } from './http/routes/admin/index.ts';
 import { healthRoutes } from './http/routes/health.ts';
@@ -71,6 +71,12 @@ export interface BuildAppOptions {
   exportBatchSize?: number;
   /** A read replica the caller opened and closes (tests); omitted: DATABASE_REPLICA_URL's, if set. */
   readReplica?: ReadReplica;
+  /**
+   * When the routes' validators and serializers are compiled: at first use (the default,
+   * a shorter start) or as each route is added, so a schema that cannot compile stops the
+   * build (tests).
+   */
+  compileSchemas?: CompileWhen;
 }
 
 /**
@@ -91,6 +97,7 @@ function testHold(holdMs: number | undefined): Partial<IdempotencySettings> {
 // eslint-disable-next-line max-lines-per-function -- the registration order is the request pipeline; split, it would no longer read in order
 export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> {
   const limits = opts.config.http;
+  const compileSchemas = opts.compileSchemas ?? 'first-use';
   const app = Fastify({
     ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
     // A request's pino child is made when it first logs a line, not for every request.
@@ -101,8 +108,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     requestIdHeader: false,
     genReqId: requestIdOf,
     routerOptions: { ignoreTrailingSlash: true },
-    // Response serializers compiled with only the components each refers to (./http/serialization.ts).
-    schemaController: { compilersFactory: { buildSerializer } },
+    // Response serializers compiled at first use, with only the components each refers to
+    // (./http/serialization.ts).
+    schemaController: { compilersFactory: { buildSerializer: serializerFactory(compileSchemas) } },
     // Slow clients: deadlines for headers, whole requests, idle and keep-alive connections.
     ...serverTimeoutOptions(limits),
     // One error path: routing errors and requests Node's parser refuses answer problems too.
@@ -168,7 +176,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   // Reads that may go to DATABASE_REPLICA_URL (docs/deploy.md, "A read replica"): before any route.
   await routeReads(app, { config: opts.config, primary: opts.database.db, replica: opts.readReplica });
 
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(validatorCompilerFor(compileSchemas));
   // The named schemas every route refers to by $ref (src/http/schemas/components.ts).
   addComponentSchemas(componentSchemas);
   for (const schema of componentSchemas) app.addSchema(schema);

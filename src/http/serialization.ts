@@ -1,8 +1,11 @@
 /**
  * Response serialization: fast-json-stringify, as Fastify's default compiler uses it,
- * with two differences that only make the start cheaper (docs/architecture.md,
+ * with three differences that only make the start cheaper (docs/architecture.md,
  * "Start-up"):
  *
+ * - A serializer is compiled when it first serializes, not when its route is added:
+ *   fast-json-stringify generates and compiles code for every schema, and most of a
+ *   route's responses (its error statuses) are never sent in a process's first seconds.
  * - Each response schema is compiled with only the components it refers to (by `$ref`,
  *   followed transitively), not with every component: fast-json-stringify checks and
  *   indexes each external schema it is given on every compilation, and every route has
@@ -55,31 +58,38 @@ function reachedSchemas(schema: Schema, external: Readonly<Record<string, Schema
   return reached;
 }
 
+/** When a route's serializers are compiled: at first use (the default) or when the route is added. */
+export type CompileWhen = 'first-use' | 'route-added';
+
 /**
  * A `compilersFactory.buildSerializer` for Fastify's `schemaController` option: called
  * with the external schemas (those added by `addSchema`) and `serializerOpts`.
  */
-export function buildSerializer(
-  externalSchemas?: unknown,
-  serializerOpts?: Options,
-): (route: { schema?: unknown }) => Serializer {
-  const external = (externalSchemas ?? {}) as Readonly<Record<string, Schema>>;
-  const compiled = new Map<string, Serializer>();
-  return (route) => {
-    const schema = route.schema as Schema;
-    const key = JSON.stringify(schema);
-    let serializer = compiled.get(key);
-    if (serializer === undefined) {
-      const schemas = reachedSchemas(schema, external);
-      // As the default compiler does: a response schema that is itself a registered
-      // component is not also passed as an external one.
-      if (typeof schema.$id === 'string') delete schemas[schema.$id];
-      serializer = fastJsonStringify(schema as unknown as JsonSchema, {
-        ...serializerOpts,
-        schema: schemas as unknown as Record<string, JsonSchema>,
-      });
-      compiled.set(key, serializer);
-    }
-    return serializer;
+export function serializerFactory(when: CompileWhen) {
+  return (externalSchemas?: unknown, serializerOpts?: Options): ((route: { schema?: unknown }) => Serializer) => {
+    const external = (externalSchemas ?? {}) as Readonly<Record<string, Schema>>;
+    const compiled = new Map<string, Serializer>();
+    const compile = (schema: Schema): Serializer => {
+      const key = JSON.stringify(schema);
+      let serializer = compiled.get(key);
+      if (serializer === undefined) {
+        const schemas = reachedSchemas(schema, external);
+        // As the default compiler does: a response schema that is itself a registered
+        // component is not also passed as an external one.
+        if (typeof schema.$id === 'string') delete schemas[schema.$id];
+        serializer = fastJsonStringify(schema as unknown as JsonSchema, {
+          ...serializerOpts,
+          schema: schemas as unknown as Record<string, JsonSchema>,
+        });
+        compiled.set(key, serializer);
+      }
+      return serializer;
+    };
+    return (route) => {
+      const schema = route.schema as Schema;
+      if (when === 'route-added') return compile(schema);
+      let serializer: Serializer | undefined;
+      return (data) => (serializer ??= compile(schema))(data);
+    };
   };
 }

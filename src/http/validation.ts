@@ -10,10 +10,11 @@
  * `x-lowercase` keyword lowercases an accepted value in place, so ids are compared in
  * one case from the edge on.
  */
-import { Ajv, type Options } from 'ajv';
+import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { isAcceptedTimestamp } from '../lib/timestamps.ts';
+import type { CompileWhen } from './serialization.ts';
 
 // ajv-formats is CommonJS; its default export sits one level down under ESM interop.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
@@ -68,5 +69,29 @@ export function addComponentSchemas(schemas: readonly { $id: string }[]): void {
   }
 }
 
-export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? bodyAjv : textAjv).compile(schema);
+/**
+ * A validator compiled when it first validates, not when its route is added (as the
+ * response serializers, ./serialization.ts): ajv generates and compiles code for every
+ * schema. It answers as the ajv function it wraps: `errors` after each call, and the
+ * `schemaEnv` Fastify looks for before it passes the parent object (so ajv may replace a
+ * coerced root value).
+ */
+function validateOnFirstUse(compile: () => ValidateFunction): ValidateFunction {
+  let compiled: ValidateFunction | undefined;
+  const validator = ((data: unknown, dataCxt?: Parameters<ValidateFunction>[1]) => {
+    compiled ??= compile();
+    const valid = compiled(data, dataCxt);
+    validator.errors = compiled.errors;
+    return valid;
+  }) as ValidateFunction;
+  Object.defineProperty(validator, 'schemaEnv', { get: () => (compiled ??= compile()).schemaEnv });
+  return validator;
+}
+
+/** Fastify's validator compiler: bodies as sent, text parts coerced (above). */
+export function validatorCompilerFor(when: CompileWhen): FastifySchemaCompiler<object> {
+  return ({ schema, httpPart }) => {
+    const ajv = httpPart === 'body' ? bodyAjv : textAjv;
+    return when === 'route-added' ? ajv.compile(schema) : validateOnFirstUse(() => ajv.compile(schema));
+  };
+}
