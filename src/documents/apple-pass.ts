@@ -7,7 +7,6 @@
  * scanners read a pass like any other ticket. Labels are in the document's language.
  */
 import { crc32, deflateSync } from 'node:zlib';
-import { PKPass } from 'passkit-generator';
 import { translator } from '../i18n/index.ts';
 import type { DocumentTicket, OrderDocumentInput } from './types.ts';
 
@@ -88,6 +87,8 @@ export async function renderApplePass(
   ticket: DocumentTicket,
   signer: AppleSigner,
 ): Promise<Buffer> {
+  // passkit-generator (with joi and node-forge) loads with the first pass (docs/architecture.md, "Start-up").
+  const { PKPass } = await import('passkit-generator');
   const tr = translator(doc.language);
   const background = (signer.backgroundColor && parseColour(signer.backgroundColor)) || DEFAULT_BACKGROUND;
   const icon = solidPng(29, background);

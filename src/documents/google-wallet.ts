@@ -8,7 +8,6 @@
  * A pure function of the documents' input and the signer (src/documents/types.ts), so the
  * mail's render threads can make it like every other document.
  */
-import { importPKCS8, SignJWT } from 'jose';
 import { currencyMinorDigits } from '../i18n/index.ts';
 import type { DocumentTicket, OrderDocumentInput } from './types.ts';
 import { wallClockIn } from './wall-clock.ts';
@@ -57,6 +56,8 @@ export async function googleWalletSaveUrl(
   signer: GoogleWalletSigner,
   issuedAt: Date,
 ): Promise<string> {
+  // jose loads with the first save link (docs/architecture.md, "Start-up").
+  const { importPKCS8, SignJWT } = await import('jose');
   const key = await importPKCS8(signer.privateKeyPem, 'RS256');
   const jwt = await new SignJWT({ typ: 'savetowallet', origins: [], payload: googleWalletPayload(documents, signer) })
     .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: signer.keyId })

@@ -4,7 +4,7 @@
  */
 import { findPerformanceForCalendar } from '../../db/repositories/calendars.ts';
 import type { Executor } from '../../db/transaction.ts';
-import { calendarFilename, performanceCalendar, type CalendarFile } from '../../documents/calendar.ts';
+import type { CalendarFile } from '../../documents/calendar.ts';
 import { notFound } from '../../errors/domain-error.ts';
 import { languageOf } from '../../i18n/index.ts';
 
@@ -12,6 +12,8 @@ import { languageOf } from '../../i18n/index.ts';
 export async function getPerformanceCalendar(db: Executor, organizerId: string, id: string): Promise<CalendarFile> {
   const row = await findPerformanceForCalendar(db, organizerId, id);
   if (!row) throw notFound('Performance');
+  // ics and the time-zone blocks load with the first calendar file (docs/architecture.md, "Start-up").
+  const { calendarFilename, performanceCalendar } = await import('../../documents/calendar.ts');
   const performance = {
     performanceId: row.id,
     eventTitle: row.event_title,

@@ -2,7 +2,6 @@
 import { findOrder } from '../../db/repositories/orders.ts';
 import type { Executor } from '../../db/transaction.ts';
 import { loadOrderDocuments } from '../../documents/load.ts';
-import { renderTicketsPdf } from '../../documents/pdf.ts';
 import { conflict, notFound } from '../../errors/domain-error.ts';
 
 interface TicketsPdf {
@@ -20,5 +19,7 @@ export async function orderTicketsPdf(db: Executor, organizerId: string, id: str
   if (!order) throw notFound('Order');
   const documents = await loadOrderDocuments(db, order);
   if (!documents) throw conflict('invalid_state', 'The order has no valid ticket left: all are cancelled or refunded.');
+  // pdfkit, fontkit and the fonts load with the first PDF, not at start (docs/architecture.md, "Start-up").
+  const { renderTicketsPdf } = await import('../../documents/pdf.ts');
   return { orderNo: order.order_no, pdf: await renderTicketsPdf(documents) };
 }

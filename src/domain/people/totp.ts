@@ -7,7 +7,6 @@
  */
 import { createHash, randomInt } from 'node:crypto';
 import { generateSecret, generateSync, generateURI, verifySync } from 'otplib';
-import QRCode from 'qrcode';
 
 const PERIOD_SECONDS = 30;
 /** One step either side: a phone clock 30 s off still works. */
@@ -22,7 +21,9 @@ export function totpUri(input: { secret: string; email: string; issuer: string }
 }
 
 /** The otpauth URI as a PNG QR code, a data: URL the console shows as an image. */
-export function totpQrCode(uri: string): Promise<string> {
+export async function totpQrCode(uri: string): Promise<string> {
+  // qrcode loads with the first enrolment (docs/architecture.md, "Start-up").
+  const { default: QRCode } = await import('qrcode');
   return QRCode.toDataURL(uri, { errorCorrectionLevel: 'M', margin: 2, width: 240 });
 }
 

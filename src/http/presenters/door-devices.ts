@@ -2,7 +2,6 @@
  * The public shapes of door devices (schemas DoorDevice, ProvisionedDoorDevice,
  * DoorDeviceSelf, ClaimedDoorDevice): docs/dashboard.md, "Door devices".
  */
-import QRCode from 'qrcode';
 import type { ClaimedDoorDevice, DoorDeviceSelf } from '../../domain/devices/claims.ts';
 import type { DoorDeviceView, ProvisionedDoorDevice } from '../../domain/devices/door-devices.ts';
 
@@ -41,6 +40,8 @@ function provisioningUrl(publicUrl: string, token: string): string {
 
 /** A QR code of the text as an SVG data URL (level M, as the e-tickets' codes). */
 async function qrSvgDataUrl(text: string): Promise<string> {
+  // qrcode loads with the first pairing code (docs/architecture.md, "Start-up").
+  const { default: QRCode } = await import('qrcode');
   const svg = await QRCode.toString(text, { type: 'svg', errorCorrectionLevel: 'M', margin: 4 });
   return `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`;
 }
