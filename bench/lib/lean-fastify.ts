@@ -4,8 +4,9 @@
  * content-type) Marquee answered, and doing per request what every Marquee read must:
  * a pino logger (at warn, as the bench runs Marquee) with a child per request, a random
  * UUID request id, the request id and CORS headers, a per-IP and a per-key fixed-window
- * count with the RateLimit headers of the key's bucket, the bearer key's SHA-256 looked
- * up in a Map, and the path's id validated as a UUID. All of it in one hook, with no
+ * count with the RateLimit headers of the key's bucket, the bearer key's SHA-256 (the
+ * one-shot hash the auth cache is keyed by) looked up in a Map, and the path's id
+ * validated as a UUID. All of it in one hook, with no
  * database, cache expiry, audit or idempotency layer: what Marquee could reach if its own
  * code cost nothing. argv: <file with the body> <content-type> <the API key>. Prints
  * "listening <port>".
@@ -14,19 +15,20 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import Fastify from 'fastify';
 import pino from 'pino';
-import { hashApiKey } from '../../src/domain/auth/api-keys.ts';
+import { apiKeyCacheKey } from '../../src/domain/auth/api-keys.ts';
 import { bearerToken } from '../../src/http/plugins/api-key-auth.ts';
 import { FixedWindowCounters } from '../../src/http/rate-limit/fixed-window.ts';
 import { EXPOSED_HEADERS_VALUE } from '../../src/http/response-conventions.ts';
 
 const body = readFileSync(process.argv[2]!);
 const contentType = process.argv[3] ?? 'application/json; charset=utf-8';
-const keyHash = hashApiKey(process.argv[4] ?? '').toString('base64');
+const keyHash = apiKeyCacheKey(process.argv[4] ?? '');
 const LIMIT = 10_000_000;
 const WINDOW_MS = 60_000;
 
 // The project's own pieces where a read uses them: the in-process counters (Marquee without
-// Redis), the key's hash, the bearer token's parsing, the exposed headers.
+// Redis), the key's hash as the auth cache looks it up, the bearer token's parsing, the
+// exposed headers.
 const counters = new FixedWindowCounters(WINDOW_MS);
 
 const keys = new Map([[keyHash, { organizerId: randomUUID(), scopes: ['read', 'write'] }]]);
@@ -38,7 +40,7 @@ app.addHook('onRequest', (request, reply, done) => {
   const now = Date.now();
   if (counters.hit(request.ip, now).count > LIMIT) return done(new Error('rate limited'));
   const token = bearerToken(request);
-  const auth = token === undefined ? undefined : keys.get(hashApiKey(token).toString('base64'));
+  const auth = token === undefined ? undefined : keys.get(apiKeyCacheKey(token));
   if (auth === undefined || !auth.scopes.includes('read')) return done(new Error('unauthorized'));
   const window = counters.hit(auth.organizerId, now);
   reply.header('ratelimit-policy', `"read";q=${LIMIT};w=60`);

@@ -72,7 +72,15 @@ export function createApiKeyCache(clock: Clock): ApiKeyCache {
   return new TtlCache({ ttlMs: API_KEY_CACHE_TTL_MS, maxEntries: API_KEY_CACHE_MAX_ENTRIES, clock });
 }
 
-/** The cache key: the hash in base64 (PGlite hands bytea back as a plain Uint8Array). */
+/**
+ * A presented key's cache key: its SHA-256 in base64, from the one-shot hash, with no Hash
+ * object per request (the same bytes as hashApiKey's).
+ */
+export function apiKeyCacheKey(presentedKey: string): string {
+  return hash('sha256', presentedKey, 'base64');
+}
+
+/** The cache key of a stored hash (PGlite hands bytea back as a plain Uint8Array). */
 function cacheKeyOf(keyHash: Uint8Array): string {
   return Buffer.from(keyHash.buffer, keyHash.byteOffset, keyHash.byteLength).toString('base64');
 }
@@ -99,8 +107,7 @@ export function authenticate(
   cache?: ApiKeyCache,
 ): AuthContext | undefined | Promise<AuthContext | undefined> {
   if (!presentedKey.startsWith(API_KEY_PREFIX) || presentedKey.length > 200) return undefined;
-  // One-shot SHA-256 straight to base64 (the cache key): no Hash object per request.
-  const cacheKey = hash('sha256', presentedKey, 'base64');
+  const cacheKey = apiKeyCacheKey(presentedKey);
   // Concurrent misses of one key (its entry just expired under load) share one lookup.
   const entry = cache ? cache.load(cacheKey, () => loadApiKey(db, cacheKey, now)) : loadApiKey(db, cacheKey, now);
   if (!(entry instanceof Promise)) return decide(entry, now);
