@@ -50,4 +50,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
 # The compiled build itself, not `npm start` (scripts/start.mjs compares sources with the
 # build, and there are no sources here); SIGTERM reaches Node directly and drains. The
 # flags are npm start's (docs/operations.md, "Memory").
-CMD ["node", "--max-semi-space-size=4", "--heap-growing-percent=50", "--v8-pool-size=1", "--wasm-tiering-budget=50000000", "dist/main.js"]
+CMD ["node", "--no-allocation-site-pretenuring", "--heap-growing-percent=50", "--v8-pool-size=1", "--wasm-tiering-budget=50000000", "dist/main.js"]

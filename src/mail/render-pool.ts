@@ -13,6 +13,7 @@
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
+import { HELPER_THREAD_LIMITS } from '../lib/thread-heap.ts';
 import type { RenderedMail, RenderRequest, RenderTask } from './render-task.ts';
 
 export interface MailRenderer {
@@ -42,6 +43,7 @@ export function createRenderPool(opts: RenderPoolOptions): MailRenderer {
     minThreads: 0,
     maxThreads: opts.threads,
     idleTimeout: opts.idleTimeoutMs ?? 30_000,
+    resourceLimits: HELPER_THREAD_LIMITS,
   });
   // Without a listener such an error would be thrown as an uncaught exception.
   pool.on('error', (err: unknown) => opts.onError?.(err));

@@ -19,6 +19,7 @@ import { copyFile, cp } from 'node:fs/promises';
 import { extname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
+import { HELPER_THREAD_LIMITS } from '../../lib/thread-heap.ts';
 import type {
   EmbeddedRequest,
   EmbeddedResponse,
@@ -110,6 +111,7 @@ async function openOnThread(dataDir: string | undefined, snapshot?: Uint8Array):
     // order tasks are sent in is what keeps a transaction's statements together, so it
     // goes back to the head.
     stricterFIFO: true,
+    resourceLimits: HELPER_THREAD_LIMITS,
   });
   // Only run() may fail a task; an 'error' without a listener would end the process.
   thread.on('error', () => undefined);
