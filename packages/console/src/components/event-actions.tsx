@@ -5,7 +5,7 @@
  * `is_archived`). Each says what it will do and asks once (./confirm-action.tsx); what
  * happened, or why it was refused, is said in words and takes the keyboard's focus.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { EventDetail, Performance } from '@marquee/sdk';
 import { answer, dashboard } from '../lib/dashboard.ts';
 import { useSession } from '../lib/session.ts';
@@ -28,7 +28,9 @@ export function EventActions({
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<{ n: number; done?: string; error?: unknown }>({ n: 0 });
   const outcome = useRef<HTMLDivElement>(null);
-  useEffect(() => {
+  // In the same commit as the line it focuses, before the browser paints: the line never
+  // shows without the focus on it.
+  useLayoutEffect(() => {
     if (result.n > 0) outcome.current?.focus();
   }, [result]);
   if (!can('catalog')) return null;

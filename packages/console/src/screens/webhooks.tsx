@@ -4,7 +4,7 @@
  * time), and one delivery (the payload, every attempt with the endpoint's answer;
  * redeliver). docs/webhooks.md has the rules.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import type { WebhookDelivery, WebhookEndpoint, WebhookRecovery } from '@marquee/sdk';
 import { ConfirmAction } from '../components/confirm-action.tsx';
@@ -104,7 +104,9 @@ export function WebhookEndpointScreen({ id }: { id: string }) {
   const [sent, setSent] = useState(0);
   // A refused rotation or deletion takes the keyboard's focus, as its sentence is read out.
   const refusal = useRef<HTMLDivElement>(null);
-  useEffect(() => {
+  // In the same commit as the line it focuses, before the browser paints: the line never
+  // shows without the focus on it.
+  useLayoutEffect(() => {
     if (actionError !== undefined) refusal.current?.focus();
   }, [actionError]);
   const current = endpoint?.id === id ? endpoint : loaded.data;
@@ -209,7 +211,9 @@ function TestPing({ endpointId, disabled, onSent }: { endpointId: string; disabl
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<{ n: number; delivery?: WebhookDelivery; error?: unknown }>({ n: 0 });
   const outcome = useRef<HTMLDivElement>(null);
-  useEffect(() => {
+  // In the same commit as the line it focuses, before the browser paints: the line never
+  // shows without the focus on it.
+  useLayoutEffect(() => {
     if (result.n > 0) outcome.current?.focus();
   }, [result]);
   const send = async () => {
