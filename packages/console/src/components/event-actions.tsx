@@ -5,7 +5,8 @@
  * `is_archived`). Each says what it will do and asks once (./confirm-action.tsx); what
  * happened, or why it was refused, is said in words and takes the keyboard's focus.
  */
-import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
+import { useOutcomeFocus } from '../lib/outcome-focus.ts';
 import type { EventDetail, Performance } from '@marquee/sdk';
 import { answer, dashboard } from '../lib/dashboard.ts';
 import { useSession } from '../lib/session.ts';
@@ -27,12 +28,7 @@ export function EventActions({
   const { can } = useSession();
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<{ n: number; done?: string; error?: unknown }>({ n: 0 });
-  const outcome = useRef<HTMLDivElement>(null);
-  // In the same commit as the line it focuses, before the browser paints: the line never
-  // shows without the focus on it.
-  useLayoutEffect(() => {
-    if (result.n > 0) outcome.current?.focus();
-  }, [result]);
+  const outcome = useOutcomeFocus(result, result.n > 0);
   if (!can('catalog')) return null;
 
   const drafts = performances.filter((p) => p.status === 'draft').length;

@@ -4,7 +4,8 @@
  * transactions, tickets and answers, and what the role may do to it (settle, resend,
  * refund, cancel, transfer: ../components/order-actions.tsx).
  */
-import { useCallback, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useState } from 'preact/hooks';
+import { useOutcomeFocus } from '../lib/outcome-focus.ts';
 import type { Event as CatalogEvent, ListOrdersParams, Order, Performance } from '@marquee/sdk';
 import { ErrorNotice } from '../components/error-notice.tsx';
 import { LoadMore } from '../components/load-more.tsx';
@@ -180,15 +181,9 @@ export function OrderDetailScreen({ id }: { id: string }) {
     n: 0,
     succeeded: 0,
   });
-  const outcome = useRef<HTMLDivElement>(null);
+  const outcome = useOutcomeFocus(result, result.n > 0);
   const current = fresh?.order.id === id ? fresh : loaded.data;
   useTitle(current === undefined ? 'Order' : `Order ${current.order.order_no}`);
-  // The keyboard's focus goes to what the action did, or to why it was refused.
-  // In the same commit as the line it focuses, before the browser paints: the line never
-  // shows without the focus on it.
-  useLayoutEffect(() => {
-    if (result.n > 0) outcome.current?.focus();
-  }, [result]);
   if (loaded.error !== undefined) return <ErrorNotice error={loaded.error} />;
   if (current === undefined) return <p class="loading">Loading the order…</p>;
   return (

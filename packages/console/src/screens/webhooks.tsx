@@ -4,7 +4,8 @@
  * time), and one delivery (the payload, every attempt with the endpoint's answer;
  * redeliver). docs/webhooks.md has the rules.
  */
-import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
+import { useOutcomeFocus } from '../lib/outcome-focus.ts';
 import { useLocation } from 'preact-iso';
 import type { WebhookDelivery, WebhookEndpoint, WebhookRecovery } from '@marquee/sdk';
 import { ConfirmAction } from '../components/confirm-action.tsx';
@@ -103,12 +104,7 @@ export function WebhookEndpointScreen({ id }: { id: string }) {
   // Test pings sent from this page: the deliveries below are read again after each.
   const [sent, setSent] = useState(0);
   // A refused rotation or deletion takes the keyboard's focus, as its sentence is read out.
-  const refusal = useRef<HTMLDivElement>(null);
-  // In the same commit as the line it focuses, before the browser paints: the line never
-  // shows without the focus on it.
-  useLayoutEffect(() => {
-    if (actionError !== undefined) refusal.current?.focus();
-  }, [actionError]);
+  const refusal = useOutcomeFocus(actionError, actionError !== undefined);
   const current = endpoint?.id === id ? endpoint : loaded.data;
   useTitle(current === undefined ? 'Webhook endpoint' : `Endpoint ${current.url}`);
   if (loaded.error !== undefined) return <ErrorNotice error={loaded.error} />;
@@ -210,12 +206,7 @@ export function WebhookEndpointScreen({ id }: { id: string }) {
 function TestPing({ endpointId, disabled, onSent }: { endpointId: string; disabled: boolean; onSent: () => void }) {
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<{ n: number; delivery?: WebhookDelivery; error?: unknown }>({ n: 0 });
-  const outcome = useRef<HTMLDivElement>(null);
-  // In the same commit as the line it focuses, before the browser paints: the line never
-  // shows without the focus on it.
-  useLayoutEffect(() => {
-    if (result.n > 0) outcome.current?.focus();
-  }, [result]);
+  const outcome = useOutcomeFocus(result, result.n > 0);
   const send = async () => {
     if (busy) return;
     setBusy(true);
