@@ -7,8 +7,8 @@
  * count with the RateLimit headers of the key's bucket, the bearer key's SHA-256 (the
  * one-shot hash the auth cache is keyed by) looked up in a Map, and the path's id
  * validated as a UUID. All of it in one hook, with no database, cache expiry, audit or
- * idempotency layer: what Marquee could reach if its own code cost nothing. argv: <file with the body> <content-type> <the API key>. Prints
- * "listening <port>".
+ * idempotency layer: what Marquee could reach if its own code cost nothing.
+ * argv: <file with the body> <content-type> <the API key>. Prints "listening <port>".
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
