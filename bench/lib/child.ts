@@ -10,13 +10,24 @@ interface Helper {
   stop(): Promise<void>;
 }
 
+interface HelperOptions {
+  env?: Record<string, string>;
+  /** A command the helper runs under (a profiler such as valgrind), with its arguments. */
+  wrapper?: string[];
+  /** Node flags before the script's. */
+  nodeFlags?: string[];
+  /** How long the helper may take to print its ready line; default 30 s. */
+  readyTimeoutMs?: number;
+}
+
 export async function startHelper(
   script: string,
   args: string[],
   ready: RegExp,
-  env: Record<string, string> = {},
+  { env = {}, wrapper = [], nodeFlags = [], readyTimeoutMs = 30_000 }: HelperOptions = {},
 ): Promise<Helper> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+  const command = [...wrapper, process.execPath, ...nodeFlags, '--import', 'tsx', script, ...args];
+  const child = spawn(command[0]!, command.slice(1), {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -24,7 +35,10 @@ export async function startHelper(
   let output = '';
   const done = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const match = await new Promise<RegExpExecArray>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} not ready in 30 s: ${output}`)), 30_000);
+    const timer = setTimeout(
+      () => reject(new Error(`${script} not ready in ${readyTimeoutMs / 1000} s: ${output}`)),
+      readyTimeoutMs,
+    );
     const onData = (chunk: Buffer) => {
       output += chunk.toString('utf8');
       const m = ready.exec(output);

@@ -9,6 +9,11 @@
  * validated as a UUID. All of it in one hook, with no database, cache expiry, audit or
  * idempotency layer: what Marquee could reach if its own code cost nothing.
  * argv: <file with the body> <content-type> <the API key>. Prints "listening <port>".
+ *
+ * LEAN_WITHOUT (comma-separated) leaves rules out, to price each one (../instructions.ts):
+ * `logging` (no logger), `request-id` (a fixed id instead of a random UUID), `headers`
+ * (none of the five headers), `rate-limit` (no counting), `key-hash` (the key's hash
+ * taken once at start, not per request), `id-validation` (no params schema).
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -31,23 +36,37 @@ const WINDOW_MS = 60_000;
 const counters = new FixedWindowCounters(WINDOW_MS);
 
 const keys = new Map([[keyHash, { organizerId: randomUUID(), scopes: ['read', 'write'] }]]);
-const app = Fastify({ loggerInstance: pino({ level: 'warn' }), genReqId: () => randomUUID() });
+const without = new Set((process.env.LEAN_WITHOUT ?? '').split(',').filter(Boolean));
+const headers = !without.has('headers');
+const rateLimit = !without.has('rate-limit');
+const hashKey = without.has('key-hash') ? () => keyHash : apiKeyCacheKey;
+const noWindow = { count: 0, msLeft: WINDOW_MS };
+
+const app = Fastify({
+  ...(without.has('logging') ? { logger: false } : { loggerInstance: pino({ level: 'warn' }) }),
+  genReqId: without.has('request-id') ? () => '00000000-0000-4000-8000-000000000000' : () => randomUUID(),
+});
 app.addHook('onRequest', (request, reply, done) => {
-  reply.header('x-request-id', request.id);
-  reply.header('access-control-allow-origin', '*');
-  reply.header('access-control-expose-headers', EXPOSED_HEADERS_VALUE);
+  if (headers) {
+    reply.header('x-request-id', request.id);
+    reply.header('access-control-allow-origin', '*');
+    reply.header('access-control-expose-headers', EXPOSED_HEADERS_VALUE);
+  }
   const now = Date.now();
-  if (counters.hit(request.ip, now).count > LIMIT) return done(new Error('rate limited'));
+  if (rateLimit && counters.hit(request.ip, now).count > LIMIT) return done(new Error('rate limited'));
   const token = bearerToken(request);
-  const auth = token === undefined ? undefined : keys.get(apiKeyCacheKey(token));
+  const auth = token === undefined ? undefined : keys.get(hashKey(token));
   if (auth === undefined || !auth.scopes.includes('read')) return done(new Error('unauthorized'));
-  const window = counters.hit(auth.organizerId, now);
-  reply.header('ratelimit-policy', `"read";q=${LIMIT};w=60`);
-  reply.header('ratelimit', `"read";r=${LIMIT - window.count};t=${Math.ceil(window.msLeft / 1000)}`);
+  const window = rateLimit ? counters.hit(auth.organizerId, now) : noWindow;
+  if (headers) {
+    reply.header('ratelimit-policy', `"read";q=${LIMIT};w=60`);
+    reply.header('ratelimit', `"read";r=${LIMIT - window.count};t=${Math.ceil(window.msLeft / 1000)}`);
+  }
   done();
 });
 const params = { type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'] };
-app.get('/v1/events/:id', { schema: { params } }, (_request, reply) => {
+const routeSchema = without.has('id-validation') ? {} : { schema: { params } };
+app.get('/v1/events/:id', routeSchema, (_request, reply) => {
   reply.type(contentType).send(body);
 });
 const address = await app.listen({ port: 0, host: '127.0.0.1' });

@@ -57,6 +57,12 @@ interface StartOptions {
   preload?: string[];
   /** The API's port (a load balancer's fixed backend); default a free one. */
   port?: number;
+  /** A command the process runs under (a profiler such as valgrind), with its arguments. */
+  wrapper?: string[];
+  /** Node flags beside those of `npm start`. */
+  nodeFlags?: string[];
+  /** How long the start may take; default 60 s. */
+  readyTimeoutMs?: number;
 }
 
 /** The Node flags `npm start` passes (package.json), so the bench runs what users run. */
@@ -92,12 +98,17 @@ export async function startMarquee(opts: StartOptions): Promise<MarqueeProcess> 
   // scripts/start.mjs builds dist/ first if a source is newer (bench/run.ts builds before
   // any scenario, so no start measured here includes a build).
   const compiled = existsSync(join(opts.root ?? ROOT, 'scripts', 'start.mjs'));
-  const args = compiled ? startFlags(opts.root ?? ROOT) : ['--import', 'tsx'];
+  const args = [...(opts.nodeFlags ?? []), ...(compiled ? startFlags(opts.root ?? ROOT) : ['--import', 'tsx'])];
   for (const module of opts.preload ?? []) args.push('--import', module);
   if (opts.cpuProfDir) args.push('--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`);
   args.push(compiled ? 'scripts/start.mjs' : 'src/main.ts');
   const started = performance.now();
-  const child = spawn(process.execPath, args, { cwd: opts.root ?? ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const command = [...(opts.wrapper ?? []), process.execPath, ...args];
+  const child = spawn(command[0]!, command.slice(1), {
+    cwd: opts.root ?? ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const keep = (chunk: Buffer) => {
     output += chunk.toString('utf8');
@@ -109,7 +120,8 @@ export async function startMarquee(opts: StartOptions): Promise<MarqueeProcess> 
   const pid = child.pid!;
   const base = role === 'worker' ? '' : `http://127.0.0.1:${port}`;
 
-  const deadline = Date.now() + 60_000;
+  const readyTimeoutMs = opts.readyTimeoutMs ?? 60_000;
+  const deadline = Date.now() + readyTimeoutMs;
   let ready = false;
   let dead = false;
   void exited.then(() => {
@@ -119,7 +131,7 @@ export async function startMarquee(opts: StartOptions): Promise<MarqueeProcess> 
     if (dead) throw new Error(`Marquee (${role}) exited during start:\n${output}`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`Marquee (${role}) did not become ready in 60 s:\n${output}`);
+      throw new Error(`Marquee (${role}) did not become ready in ${readyTimeoutMs / 1000} s:\n${output}`);
     }
     if (role === 'worker') {
       ready = output.includes('workers started');

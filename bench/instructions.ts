@@ -1,0 +1,281 @@
+/**
+ * `npm run bench:instructions`: the CPU instructions one read costs, counted by valgrind's
+ * callgrind, for GET /v1/events/{id} (10 performances × 5 types) under the reads
+ * scenario's load (32 connections): Marquee (ROLE=api, PostgreSQL), the bare node:http
+ * server, the Fastify floor, and the lean Fastify reference with all of the API's rules
+ * and with each rule left out in turn (./lib/lean-fastify.ts, LEAN_WITHOUT).
+ *
+ * Throughput and CPU time on a shared 2-core machine move by ±15 % between runs of the
+ * same code; instruction counts repeat within about 1 %, which prices a rule or a cut
+ * that wall-clock figures cannot resolve. They miss what instructions do not show (cache
+ * misses, the kernel's side of a syscall), so they complement `npm run bench`'s ratios
+ * and never replace them. Each target is warmed (JIT, caches) before counting starts, and
+ * counted over three windows (`--windows=`), whose median is reported.
+ * Marquee runs as ROLE=api: a worker's polls tick on the wall clock, and under valgrind's
+ * slowdown they would be counted against every read.
+ *
+ *   npm run bench:instructions                       every target, written to bench/results.instructions.md
+ *   npm run bench:instructions -- --only=marquee,bare   a subset, printed only
+ *   npm run bench:instructions -- --warm=20000 --measure=5000 --windows=3
+ *   npm run bench:instructions -- --only=marquee --root=DIR   Marquee of another tree (built), e.g. a baseline
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startHelper } from './lib/child.ts';
+import { createScratchDb } from './lib/db.ts';
+import { runLoad } from './lib/load.ts';
+import { createEvent, createOrganizerWithKey, ROOT, startMarquee } from './lib/marquee.ts';
+import { median } from './lib/stats.ts';
+
+const CONNECTIONS = 32;
+const UNDER_VALGRIND_READY_MS = 300_000;
+/**
+ * V8 on one thread, with no heuristics that read the clock (the memory reducer's idle
+ * collections, concurrent compilation finishing whenever it finishes): under valgrind's
+ * slowdown those fire by wall time and would land in some windows and not others.
+ */
+const DETERMINISTIC_V8 = ['--predictable'];
+
+const args = new Map(
+  process.argv.slice(2).map((arg) => {
+    const [name, value] = arg.replace(/^--/, '').split('=');
+    return [name!, value ?? ''] as const;
+  }),
+);
+const warm = Number(args.get('warm') ?? 20_000);
+const measure = Number(args.get('measure') ?? 5_000);
+const only = args.has('only') ? new Set(args.get('only')!.split(',')) : undefined;
+/** Another tree's Marquee (a baseline, or a change under test) instead of this one. */
+const marqueeRoot = args.get('root');
+const WINDOWS = Number(args.get('windows') ?? 3);
+
+interface Target {
+  name: string;
+  label: string;
+  /** Starts the target under the wrapper; resolves with its pid, base URL and stop(). */
+  start(wrapper: string[]): Promise<{ pid: number; base: string; stop(): Promise<void> }>;
+}
+
+interface ReadSetup {
+  key: string;
+  path: string;
+  bodyFile: string;
+  contentType: string;
+  databaseUrl: string;
+}
+
+/** The event and its key in a scratch database, and the bytes Marquee answers the read with. */
+async function setUp(dir: string, databaseUrl: string): Promise<ReadSetup> {
+  const proc = await startMarquee({ role: 'api', databaseUrl });
+  try {
+    const { key } = await createOrganizerWithKey(proc.base);
+    const event = await createEvent(proc.base, key, {
+      performances: 10,
+      capacity: 500,
+      ticketTypes: [
+        { name: 'General', price_minor: 3500, quantity: null },
+        { name: 'Reduced', price_minor: 2500, quantity: 100 },
+        { name: 'Student', price_minor: 1500, quantity: 50 },
+        { name: 'Front Row', price_minor: 9000, quantity: 20 },
+        { name: 'Companion', price_minor: 0, quantity: null },
+      ],
+    });
+    const path = `/v1/events/${event.id}`;
+    const res = await fetch(`${proc.base}${path}`, { headers: { authorization: `Bearer ${key}` } });
+    if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}`);
+    const bodyFile = join(dir, 'body.json');
+    writeFileSync(bodyFile, Buffer.from(await res.arrayBuffer()));
+    return { key, path, bodyFile, contentType: res.headers.get('content-type') ?? 'application/json', databaseUrl };
+  } finally {
+    await proc.stop();
+  }
+}
+
+function helperTarget(name: string, label: string, script: string, setup: ReadSetup, env: Record<string, string> = {}) {
+  return {
+    name,
+    label,
+    async start(wrapper: string[]) {
+      const helper = await startHelper(script, [setup.bodyFile, setup.contentType, setup.key], /listening (\d+)/, {
+        env,
+        wrapper,
+        nodeFlags: DETERMINISTIC_V8,
+        readyTimeoutMs: UNDER_VALGRIND_READY_MS,
+      });
+      return { pid: helper.child.pid!, base: `http://127.0.0.1:${helper.match[1]}`, stop: () => helper.stop() };
+    },
+  };
+}
+
+const LEAN_RULES: Array<[rule: string, label: string]> = [
+  ['logging', 'a pino logger and its child per request'],
+  ['request-id', 'a random UUID request id'],
+  ['headers', 'the five headers (request id, CORS, rate limit)'],
+  ['rate-limit', 'the two fixed-window counts'],
+  ['key-hash', "the key's SHA-256"],
+  ['id-validation', "the path id's UUID validation"],
+];
+
+function targets(setup: ReadSetup): Target[] {
+  const lean = 'bench/lib/lean-fastify.ts';
+  return [
+    {
+      name: 'marquee',
+      label: 'Marquee (ROLE=api, PostgreSQL)',
+      async start(wrapper: string[]) {
+        const proc = await startMarquee({
+          role: 'api',
+          databaseUrl: setup.databaseUrl,
+          ...(marqueeRoot ? { root: marqueeRoot } : {}),
+          wrapper,
+          nodeFlags: DETERMINISTIC_V8,
+          readyTimeoutMs: UNDER_VALGRIND_READY_MS,
+        });
+        return { pid: proc.pid, base: proc.base, stop: () => proc.stop() };
+      },
+    },
+    helperTarget('bare', 'bare node:http', 'bench/lib/bare-server.ts', setup),
+    helperTarget('floor', 'Fastify floor (no hook, no schema)', 'bench/lib/bare-fastify.ts', setup),
+    helperTarget('lean', 'lean Fastify reference (every rule)', lean, setup),
+    ...LEAN_RULES.map(([rule, label]) =>
+      helperTarget(`lean-${rule}`, `lean reference without ${label}`, lean, setup, { LEAN_WITHOUT: rule }),
+    ),
+    helperTarget('lean-none', 'lean reference without any rule', lean, setup, {
+      LEAN_WITHOUT: LEAN_RULES.map(([rule]) => rule).join(','),
+    }),
+  ];
+}
+
+/**
+ * callgrind_control finds a process by a file named after the process's user and host as
+ * its environment gives them (USER or LOGNAME, HOST): it must see the same values.
+ */
+function vgdbEnvironment(pid: number): NodeJS.ProcessEnv {
+  const target = new Map(
+    readFileSync(`/proc/${pid}/environ`, 'utf8')
+      .split('\0')
+      .filter(Boolean)
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)] as const),
+  );
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of ['USER', 'LOGNAME', 'HOST']) {
+    const value = target.get(name);
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
+  return env;
+}
+
+/** The instruction total of a process's nth dump (callgrind numbers them from 1). */
+function dumpedInstructions(dir: string, prefix: string, nth: number): number {
+  const dump = readdirSync(dir).find((file) => file === `${prefix}${nth}` || file.startsWith(`${prefix}${nth}.`));
+  if (dump === undefined) throw new Error(`callgrind wrote no dump ${prefix}${nth}`);
+  const totals = /^totals: (\d+)/m.exec(readFileSync(join(dir, dump), 'utf8'));
+  if (!totals) throw new Error(`callgrind dump ${dump} has no totals`);
+  return Number(totals[1]);
+}
+
+/**
+ * Instructions per read of one target: warmed, then counted over WINDOWS windows of
+ * `measure` reads each (the median is reported: a major collection falls in some windows
+ * and not others).
+ */
+async function countTarget(target: Target, setup: ReadSetup, dir: string): Promise<number[]> {
+  const outPrefix = join(dir, target.name);
+  const wrapper = [
+    'valgrind',
+    '--tool=callgrind',
+    // V8 writes and rewrites machine code at run time.
+    '--smc-check=all-non-file',
+    '--instr-atstart=no',
+    `--callgrind-out-file=${outPrefix}.%p`,
+  ];
+  const running = await target.start(wrapper);
+  const env = vgdbEnvironment(running.pid);
+  const control = (...command: string[]) =>
+    execFileSync('callgrind_control', [...command, String(running.pid)], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  try {
+    const load = { urls: [running.base], connections: CONNECTIONS, path: setup.path };
+    const headers = { authorization: `Bearer ${setup.key}` };
+    const answers = [await runLoad({ ...load, headers, amount: warm })];
+    const perRead: number[] = [];
+    for (let window = 1; window <= WINDOWS; window++) {
+      control('--instr=on');
+      control('--zero');
+      const counted = await runLoad({ ...load, headers, amount: measure });
+      control('--instr=off');
+      control('--dump');
+      answers.push(counted);
+      perRead.push(dumpedInstructions(dir, `${target.name}.${running.pid}.`, window) / counted.requests);
+    }
+    for (const result of answers)
+      if ((result.statuses['200'] ?? 0) !== result.requests)
+        throw new Error(`${target.name}: not every answer was 200 (${JSON.stringify(result.statuses)})`);
+    return perRead;
+  } finally {
+    await running.stop();
+  }
+}
+
+interface Row {
+  target: Target;
+  /** The median window's instructions per read. */
+  perRequest: number;
+  windows: number[];
+}
+
+function table(rows: Row[]): string {
+  const bare = rows.find((row) => row.target.name === 'bare')?.perRequest;
+  const lean = rows.find((row) => row.target.name === 'lean')?.perRequest;
+  const lines = [
+    '| target | instructions per read (median) | each window | ÷ bare | saved against the lean reference |',
+    '|---|---|---|---|---|',
+  ];
+  const thousands = (n: number) => Math.round(n).toLocaleString('en');
+  for (const { target, perRequest, windows } of rows) {
+    const overBare = bare === undefined ? '' : (perRequest / bare).toFixed(2);
+    const saved =
+      lean === undefined || !target.name.startsWith('lean-') ? '' : Math.round(lean - perRequest).toLocaleString('en');
+    lines.push(
+      `| ${target.label} | ${thousands(perRequest)} | ${windows.map(thousands).join(', ')} | ${overBare} | ${saved} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+try {
+  execFileSync('valgrind', ['--version']);
+} catch {
+  console.error('bench:instructions needs valgrind (apt-get install -y valgrind).');
+  process.exit(1);
+}
+const dir = mkdtempSync(join(tmpdir(), 'marquee-bench-instructions-'));
+const scratch = await createScratchDb('instructions');
+try {
+  const setup = await setUp(dir, scratch.url);
+  const rows: Row[] = [];
+  for (const target of targets(setup)) {
+    if (only && !only.has(target.name)) continue;
+    const windows = await countTarget(target, setup, dir);
+    const perRequest = median(windows);
+    console.log(`instructions: ${target.name} ${windows.map(Math.round).join(', ')} per read`);
+    rows.push({ target, perRequest, windows });
+  }
+  const report = [
+    '# Instructions per read',
+    '',
+    `GET /v1/events/{id}, ${CONNECTIONS} connections; ${warm.toLocaleString('en')} reads to warm up, then ` +
+      `${WINDOWS} windows of ${measure.toLocaleString('en')} counted by callgrind (\`npm run bench:instructions\`, bench/instructions.ts). ` +
+      'User-space instructions of every thread of the server process; the kernel is not counted.',
+    '',
+    table(rows),
+    '',
+  ].join('\n');
+  console.log(report);
+  if (!only) writeFileSync(join(ROOT, 'bench', 'results.instructions.md'), report);
+} finally {
+  await scratch.drop();
+  rmSync(dir, { recursive: true, force: true });
+}
