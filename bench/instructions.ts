@@ -27,7 +27,8 @@ import { join } from 'node:path';
 import { startHelper } from './lib/child.ts';
 import { createScratchDb } from './lib/db.ts';
 import { runLoad } from './lib/load.ts';
-import { createEvent, createOrganizerWithKey, ROOT, startMarquee } from './lib/marquee.ts';
+import { ROOT, startMarquee } from './lib/marquee.ts';
+import { setupReadEvent } from './scenarios/reads.ts';
 
 const CONNECTIONS = 32;
 const UNDER_VALGRIND_READY_MS = 300_000;
@@ -70,19 +71,7 @@ interface ReadSetup {
 async function setUp(dir: string, databaseUrl: string): Promise<ReadSetup> {
   const proc = await startMarquee({ role: 'api', databaseUrl });
   try {
-    const { key } = await createOrganizerWithKey(proc.base);
-    const event = await createEvent(proc.base, key, {
-      performances: 10,
-      capacity: 500,
-      ticketTypes: [
-        { name: 'General', price_minor: 3500, quantity: null },
-        { name: 'Reduced', price_minor: 2500, quantity: 100 },
-        { name: 'Student', price_minor: 1500, quantity: 50 },
-        { name: 'Front Row', price_minor: 9000, quantity: 20 },
-        { name: 'Companion', price_minor: 0, quantity: null },
-      ],
-    });
-    const path = `/v1/events/${event.id}`;
+    const { key, path } = await setupReadEvent(proc);
     const res = await fetch(`${proc.base}${path}`, { headers: { authorization: `Bearer ${key}` } });
     if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}`);
     const bodyFile = join(dir, 'body.json');

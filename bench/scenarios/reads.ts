@@ -17,7 +17,8 @@ import { check, type ScenarioOptions, type ScenarioResult } from './types.ts';
 
 const READ_CONNECTIONS = 32;
 
-async function setupReadEvent(proc: MarqueeProcess): Promise<{ key: string; path: string }> {
+/** An organizer, its key and the read's event (10 performances × 5 ticket types); the read's path. */
+export async function setupReadEvent(proc: Pick<MarqueeProcess, 'base'>): Promise<{ key: string; path: string }> {
   const { key } = await createOrganizerWithKey(proc.base);
   const event = await createEvent(proc.base, key, {
     performances: 10,
