@@ -24,6 +24,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { startHelper } from './lib/child.ts';
 import { createScratchDb } from './lib/db.ts';
 import { runLoad } from './lib/load.ts';
@@ -39,18 +40,21 @@ const UNDER_VALGRIND_READY_MS = 300_000;
  */
 const DETERMINISTIC_V8 = ['--predictable'];
 
-const args = new Map(
-  process.argv.slice(2).map((arg) => {
-    const [name, value] = arg.replace(/^--/, '').split('=');
-    return [name!, value ?? ''] as const;
-  }),
-);
-const warm = Number(args.get('warm') ?? 20_000);
-const measure = Number(args.get('measure') ?? 5_000);
-const only = args.has('only') ? new Set(args.get('only')!.split(',')) : undefined;
-/** Another tree's Marquee (a baseline, or a change under test) instead of this one. */
-const marqueeRoot = args.get('root');
-const WINDOWS = Number(args.get('windows') ?? 4);
+const { values: args } = parseArgs({
+  options: {
+    warm: { type: 'string', default: '20000' },
+    measure: { type: 'string', default: '5000' },
+    windows: { type: 'string', default: '4' },
+    only: { type: 'string' },
+    /** Another tree's Marquee (a baseline, or a change under test) instead of this one. */
+    root: { type: 'string' },
+  },
+});
+const warm = Number(args.warm);
+const measure = Number(args.measure);
+const WINDOWS = Number(args.windows);
+const only = args.only === undefined ? undefined : new Set(args.only.split(','));
+const marqueeRoot = args.root;
 
 interface Target {
   name: string;
@@ -187,23 +191,25 @@ async function countTarget(target: Target, setup: ReadSetup, dir: string): Promi
   try {
     const load = { urls: [running.base], connections: CONNECTIONS, path: setup.path };
     const headers = { authorization: `Bearer ${setup.key}` };
-    const answers = [await runLoad({ ...load, headers, amount: warm })];
+    const read = async (amount: number) => {
+      const result = await runLoad({ ...load, headers, amount });
+      if ((result.statuses['200'] ?? 0) !== result.requests)
+        throw new Error(`${target.name}: not every answer was 200 (${JSON.stringify(result.statuses)})`);
+      return result;
+    };
+    await read(warm);
     const perRead: number[] = [];
     // One window more than reported: the first counted window runs about a third high for
     // every target, after 20,000 warm-up reads as after 30,000, and is dropped.
     for (let window = 1; window <= WINDOWS + 1; window++) {
       control('--instr=on');
       control('--zero');
-      const counted = await runLoad({ ...load, headers, amount: measure });
+      const counted = await read(measure);
       control('--instr=off');
       control('--dump');
-      answers.push(counted);
       if (window > 1)
         perRead.push(dumpedInstructions(dir, `${target.name}.${running.pid}.`, window) / counted.requests);
     }
-    for (const result of answers)
-      if ((result.statuses['200'] ?? 0) !== result.requests)
-        throw new Error(`${target.name}: not every answer was 200 (${JSON.stringify(result.statuses)})`);
     return perRead;
   } finally {
     await running.stop();
@@ -227,8 +233,7 @@ function table(rows: Row[]): string {
   const thousands = (n: number) => Math.round(n).toLocaleString('en');
   for (const { target, perRequest, windows } of rows) {
     const overBare = bare === undefined ? '' : (perRequest / bare).toFixed(2);
-    const saved =
-      lean === undefined || !target.name.startsWith('lean-') ? '' : Math.round(lean - perRequest).toLocaleString('en');
+    const saved = lean === undefined || !target.name.startsWith('lean-') ? '' : thousands(lean - perRequest);
     lines.push(
       `| ${target.label} | ${thousands(perRequest)} | ${windows.map(thousands).join(', ')} | ${overBare} | ${saved} |`,
     );
