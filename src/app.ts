@@ -21,7 +21,7 @@ import { BODY_LIMIT_BYTES, notFoundDetail } from './http/framework-problems.ts';
 import { EXPOSED_HEADERS_VALUE, requestIdOf, setResponseConventions } from './http/response-conventions.ts';
 import { capConnections, serverTimeoutOptions } from './http/server-limits.ts';
 import { DEFAULT_IDEMPOTENCY_SETTINGS, type IdempotencySettings } from './http/plugins/idempotency-settings.ts';
-import { preauthRateLimit } from './http/plugins/rate-limit.ts';
+import { registerPreauthRateLimit, stampPendingPreauthLimit } from './http/plugins/rate-limit.ts';
 import { createRateLimiter, type RateLimiter } from './http/rate-limit/limiter.ts';
 import { registerJsonParser } from './http/json-body.ts';
 import { recordRequestMetrics, recordUnmatched } from './http/request-metrics.ts';
@@ -181,7 +181,12 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   addComponentSchemas(componentSchemas);
   for (const schema of componentSchemas) app.addSchema(schema);
   registerJsonParser(app);
-  app.setErrorHandler(handleError);
+  app.setErrorHandler((error: Parameters<typeof handleError>[0], request, reply) => {
+    // Failed before its caller was counted (no key, a wrong scope, no session): the
+    // pre-auth bucket's headers, which such a scope keeps until then (docs/rate-limits.md).
+    stampPendingPreauthLimit(request, reply);
+    return handleError(error, request, reply);
+  });
   app.setNotFoundHandler((request, reply) => {
     if (metrics) recordUnmatched(request, reply);
     return sendProblem(reply, problem('unknown_endpoint', notFoundDetail(request.url)));
@@ -202,7 +207,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   });
   // Pre-auth rate limit per client IP: every request, before any authentication, after
   // the CORS hook so that a 429 is readable by browser callers too.
-  app.addHook('onRequest', preauthRateLimit(rateLimiter));
+  registerPreauthRateLimit(app, rateLimiter);
   app.addHook('preValidation', refuseUnstorableQueryText);
 
   // Two documents: /v1 and /admin/v1 in one, /dashboard/v1 in its own (docs/dashboard.md).

@@ -8,6 +8,7 @@ import { before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import {
   ADMIN_TOKEN,
+  DASHBOARD_ORIGIN,
   type Method,
   problemOf,
   type TestApp,
@@ -194,6 +195,66 @@ describe('pre-auth limit behind a proxy (TRUST_PROXY=true)', () => {
     const other = await from(t, balancer, 'GET', '/v1/x', undefined, undefined, xff('198.51.100.2'));
     assert.equal(other.statusCode, 404);
     assertHeaders(other, 'preauth', 2, 1);
+  });
+});
+
+describe("each response carries one bucket: the caller's where it was counted, else the pre-auth one", () => {
+  const t = useTestApp({
+    env: { RATE_LIMIT_PREAUTH_PER_MIN: '50', RATE_LIMIT_READ_PER_MIN: '20', RATE_LIMIT_WRITE_PER_MIN: '20' },
+  });
+  let org: TestOrganizer;
+  before(async () => {
+    org = await t.createOrganizer();
+  });
+
+  test('/v1: an error after the key was counted keeps its bucket; one before it, or outside the keyed routes, the pre-auth one', async () => {
+    const ip = '203.0.113.20';
+    const missing = '00000000-0000-4000-8000-000000000000';
+    const cases: Array<[Method, string, string | undefined, unknown, number, string, number]> = [
+      ['GET', '/v1/events', org.readKey, undefined, 200, 'read', 19],
+      // The key lacks `write`: refused before its bucket is counted.
+      ['POST', '/v1/events', org.readKey, eventBody(t), 403, 'preauth', 48],
+      // Counted, then the handler's 404 and the validation's 400: the key's buckets.
+      ['GET', `/v1/events/${missing}`, org.readKey, undefined, 404, 'read', 18],
+      ['POST', '/v1/events', org.writeKey, {}, 400, 'write', 19],
+      ['GET', '/v1/events', 'mqk_not-a-real-key', undefined, 401, 'preauth', 45],
+      // Under /v1 but outside the keyed routes: the API's document, a door's pairing claim.
+      ['GET', '/v1/openapi.json', undefined, undefined, 200, 'preauth', 44],
+      ['POST', '/v1/device_claims', undefined, {}, 400, 'preauth', 43],
+      ['GET', '/v1/no-such-thing', org.readKey, undefined, 404, 'preauth', 42],
+    ];
+    for (const [method, url, key, body, status, bucket, remaining] of cases) {
+      const res = await from(t, ip, method, url, key, body);
+      assert.equal(res.statusCode, status, `${method} ${url}: ${res.body.slice(0, 200)}`);
+      if (bucket === 'preauth') assertHeaders(res, 'preauth', 50, remaining);
+      else assertHeaders(res, bucket, 20, remaining);
+    }
+  });
+
+  test("/dashboard/v1: a signed-in person's requests carry the read or write bucket; refused ones the pre-auth one", async () => {
+    const ip = '203.0.113.21';
+    const user = await t.createUser({ organizerId: org.id, role: 'owner' });
+    const session = await t.signIn(user.email, user.password);
+    const dashboard = (method: Method, url: string, headers: Record<string, string>, body?: unknown) =>
+      from(t, ip, method, url, undefined, body, { origin: DASHBOARD_ORIGIN, ...headers });
+    const signedIn = { cookie: session.cookie };
+
+    const members = await dashboard('GET', '/dashboard/v1/members', signedIn);
+    assert.equal(members.statusCode, 200);
+    assertHeaders(members, 'read', 20, 19);
+    // Without the CSRF token: refused before the person's write bucket is counted.
+    const unguarded = await dashboard('POST', '/dashboard/v1/members', signedIn, {
+      email: 'a@example.com',
+      role: 'viewer',
+    });
+    assert.equal(unguarded.statusCode, 403);
+    assertHeaders(unguarded, 'preauth', 50, 48);
+    const signedOut = await dashboard('GET', '/dashboard/v1/members', {});
+    assert.equal(signedOut.statusCode, 401);
+    assertHeaders(signedOut, 'preauth', 50, 47);
+    const document = await dashboard('GET', '/dashboard/v1/openapi.json', {});
+    assert.equal(document.statusCode, 200);
+    assertHeaders(document, 'preauth', 50, 46);
   });
 });
 

@@ -2,7 +2,7 @@
  * Rate limits on the HTTP side (docs/rate-limits.md; settings in README, Configuration).
  *
  * Two hooks over the engine of ../rate-limit/limiter.ts:
- * - preauthRateLimit: a root onRequest hook, before any authentication, counting every
+ * - registerPreauthRateLimit: a root onRequest hook, before any authentication, counting every
  *   request per client IP (request.ip, which honours TRUST_PROXY): valid or not, /v1,
  *   /admin/v1, the docs and unknown paths alike. Only the health probes are exempt.
  * - callerRateLimit: an onRequest hook of the /v1 scope, after apiKeyAuth (and of the
@@ -10,20 +10,41 @@
  *   API key id (never the secret) in the read bucket (GET, HEAD) or the write bucket
  *   (POST, PATCH, DELETE). The admin API has no per-key limit.
  *
- * Both stamp the `ratelimit-policy`/`ratelimit` headers of their bucket on the response
- * (the per-key bucket replaces the pre-auth one on authenticated /v1 responses), and an
- * exceeded limit throws a 429 problem with `retry-after: 60` from onRequest, so the
- * request never reaches validation, the idempotency layer or the handler.
+ * A response carries the `ratelimit-policy`/`ratelimit` headers of one bucket, stamped
+ * once: the per-caller bucket's where a caller was counted, else the pre-auth bucket's.
+ * Scopes whose routes count per caller say so with limitsPerCaller(); there the pre-auth
+ * hook only keeps its decision, and the caller hook stamps its own, or, when the request
+ * fails before it (no key, a wrong scope, no session), stampPendingPreauthLimit() does
+ * from the error handler. An exceeded limit throws a 429 problem with `retry-after: 60`
+ * from onRequest, so the request never reaches validation, the idempotency layer or the
+ * handler.
  */
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+  onRequestHookHandler,
+} from 'fastify';
 import { rateLimitRefusals } from '../../metrics/registry.ts';
 import { ApiError } from '../errors.ts';
 import {
   rateLimitHeaders,
+  rateLimitPolicy,
+  rateLimitState,
   type RateLimitBucket,
   type RateLimitDecision,
   type RateLimiter,
 } from '../rate-limit/limiter.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set (true) on the requests of a scope whose routes count per caller: see limitsPerCaller. */
+    readonly limitedPerCaller?: true;
+    /** The pre-auth decision not stamped yet (a per-caller scope's request before its caller hook). */
+    pendingPreauthLimit: RateLimitDecision | undefined;
+  }
+}
 
 /** Liveness/readiness probes come from the load balancer every few seconds: never counted. */
 const EXEMPT_PATHS = new Set(['/healthz', '/readyz']);
@@ -46,14 +67,11 @@ export function signInDenialDetail(bucket: RateLimitBucket, limit: number): stri
   return DENIAL_DETAIL[bucket](limit);
 }
 
-function bucketOf(method: string): RateLimitBucket {
-  return method === 'GET' || method === 'HEAD' ? 'read' : 'write';
-}
-
 /**
- * Counts the request and stamps the bucket's headers, or fails it with the 429. A
- * callback hook rather than an async one: with in-process counters the decision is
- * synchronous, and the request goes on without a promise or a microtask turn.
+ * Counts the request, then passes the allowed decision on (to stamp it, or keep it), or
+ * fails the request with the 429. A callback hook rather than an async one: with
+ * in-process counters the decision is synchronous, and the request goes on without a
+ * promise or a microtask turn.
  */
 function enforce(
   limiter: RateLimiter,
@@ -61,47 +79,98 @@ function enforce(
   reply: FastifyReply,
   bucket: RateLimitBucket,
   key: string,
+  allowed: (request: FastifyRequest, reply: FastifyReply, decision: RateLimitDecision) => void,
   done: HookHandlerDoneFunction,
 ): void {
   const decision = limiter.consume(bucket, key);
-  if (decision instanceof Promise) decision.then((d) => apply(request, reply, bucket, d, done), done);
-  else apply(request, reply, bucket, decision, done);
+  if (decision instanceof Promise) decision.then((d) => settle(request, reply, bucket, d, allowed, done), done);
+  else settle(request, reply, bucket, decision, allowed, done);
 }
 
-function apply(
+function settle(
   request: FastifyRequest,
   reply: FastifyReply,
   bucket: RateLimitBucket,
   decision: RateLimitDecision,
+  allowed: (request: FastifyRequest, reply: FastifyReply, decision: RateLimitDecision) => void,
   done: HookHandlerDoneFunction,
 ): void {
-  const headers = rateLimitHeaders(bucket, decision);
   if (!decision.allowed) {
     request.log.info({ bucket, limit: decision.limit }, 'rate limit exceeded');
     rateLimitRefusals.inc({ bucket });
     // The error handler sends the problem with these headers (retry-after: 60 included).
-    done(new ApiError('rate_limited', DENIAL_DETAIL[bucket](decision.limit), headers));
+    done(new ApiError('rate_limited', DENIAL_DETAIL[bucket](decision.limit), rateLimitHeaders(bucket, decision)));
     return;
   }
-  reply.headers(headers);
+  allowed(request, reply, decision);
   done();
 }
 
-/** The root onRequest hook: every request, per client IP. */
-export function preauthRateLimit(limiter: RateLimiter): onRequestHookHandler {
-  return (request, reply, done) => {
+/** The two headers of an allowed request's bucket (the policy value is built once per bucket). */
+function stamp(reply: FastifyReply, bucket: RateLimitBucket, decision: RateLimitDecision): void {
+  reply.header('ratelimit-policy', rateLimitPolicy(bucket, decision.limit));
+  reply.header('ratelimit', rateLimitState(bucket, decision));
+}
+
+function stampOrKeepPreauth(request: FastifyRequest, reply: FastifyReply, decision: RateLimitDecision): void {
+  if (request.limitedPerCaller) request.pendingPreauthLimit = decision;
+  else stamp(reply, 'preauth', decision);
+}
+
+function stampCaller(bucket: RateLimitBucket) {
+  return (_request: FastifyRequest, reply: FastifyReply, decision: RateLimitDecision) => stamp(reply, bucket, decision);
+}
+const stampRead = stampCaller('read');
+const stampWrite = stampCaller('write');
+
+/**
+ * The root onRequest hook: every request, per client IP. Registers the request field it
+ * keeps a per-caller scope's decision in.
+ */
+export function registerPreauthRateLimit(app: FastifyInstance, limiter: RateLimiter): void {
+  app.decorateRequest('pendingPreauthLimit', undefined);
+  app.addHook('onRequest', (request, reply, done) => {
     // CORS preflights (the API's only OPTIONS requests) are not counted, nor are the probes.
     if (request.method === 'OPTIONS' || isProbe(request.url)) return done();
-    enforce(limiter, request, reply, 'preauth', request.ip, done);
-  };
+    enforce(limiter, request, reply, 'preauth', request.ip, stampOrKeepPreauth, done);
+  });
+}
+
+/**
+ * Marks a scope whose every route runs callerRateLimit: the pre-auth decision of its
+ * requests waits for the caller's bucket instead of being stamped and then overwritten.
+ * A request decoration is per scope (Fastify encapsulates them), so the root hook reads
+ * it from the request's own prototype, with no route lookup.
+ */
+export function limitsPerCaller(scope: FastifyInstance): void {
+  scope.decorateRequest('limitedPerCaller', true);
+}
+
+/**
+ * The pre-auth headers of a request answered before its caller was counted (the error
+ * handler calls it; a no-op once anything was stamped).
+ */
+export function stampPendingPreauthLimit(request: FastifyRequest, reply: FastifyReply): void {
+  const pending = request.pendingPreauthLimit;
+  if (pending === undefined) return;
+  request.pendingPreauthLimit = undefined;
+  stamp(reply, 'preauth', pending);
 }
 
 /** The /v1 and /dashboard/v1 onRequest hook, after authentication: per API key id or user, read or write bucket. */
 export function callerRateLimit(limiter: RateLimiter): onRequestHookHandler {
   return (request, reply, done) => {
     const auth = request.auth;
-    if (!auth) return done(); // Authentication fails before us; nothing to count a key against.
-    enforce(limiter, request, reply, bucketOf(request.method), auth.apiKeyId ?? `user:${auth.userId}`, done);
+    if (!auth) {
+      // Nothing to count a caller against (a public route of the scope): the pre-auth bucket answers.
+      stampPendingPreauthLimit(request, reply);
+      return done();
+    }
+    request.pendingPreauthLimit = undefined;
+    const key = auth.apiKeyId ?? `user:${auth.userId}`;
+    if (request.method === 'GET' || request.method === 'HEAD')
+      enforce(limiter, request, reply, 'read', key, stampRead, done);
+    else enforce(limiter, request, reply, 'write', key, stampWrite, done);
   };
 }
 

@@ -255,9 +255,32 @@ export function rateLimitHeaders(
   windowSeconds: number = RATE_LIMIT_WINDOW_SECONDS,
 ): Record<string, string> {
   const headers: Record<string, string> = {
-    'ratelimit-policy': `"${bucket}";q=${decision.limit};w=${windowSeconds}`,
-    ratelimit: `"${bucket}";r=${decision.remaining};t=${decision.resetSeconds}`,
+    'ratelimit-policy': rateLimitPolicy(bucket, decision.limit, windowSeconds),
+    ratelimit: rateLimitState(bucket, decision),
   };
   if (!decision.allowed) headers['retry-after'] = String(windowSeconds);
   return headers;
+}
+
+/**
+ * The `ratelimit-policy` value. A bucket's limit is fixed for the process, so the value is
+ * built once per bucket and limit and then reused: every counted response carries it.
+ */
+export function rateLimitPolicy(
+  bucket: RateLimitBucket,
+  limit: number,
+  windowSeconds: number = RATE_LIMIT_WINDOW_SECONDS,
+): string {
+  const known = policyValues.get(bucket);
+  if (known !== undefined && known.limit === limit && known.windowSeconds === windowSeconds) return known.value;
+  const value = `"${bucket}";q=${limit};w=${windowSeconds}`;
+  policyValues.set(bucket, { limit, windowSeconds, value });
+  return value;
+}
+
+const policyValues = new Map<RateLimitBucket, { limit: number; windowSeconds: number; value: string }>();
+
+/** The `ratelimit` value: what is left of the current window and when it ends. */
+export function rateLimitState(bucket: RateLimitBucket, decision: RateLimitDecision): string {
+  return `"${bucket}";r=${decision.remaining};t=${decision.resetSeconds}`;
 }

@@ -15,7 +15,7 @@ import {
   requirePermission,
   sessionAuth,
 } from '../../plugins/session-auth.ts';
-import { callerRateLimit } from '../../plugins/rate-limit.ts';
+import { callerRateLimit, limitsPerCaller } from '../../plugins/rate-limit.ts';
 import { registerIdempotency } from '../../plugins/idempotency.ts';
 import { registerAudit } from '../../plugins/audit.ts';
 import { sharedOperations } from '../v1/index.ts';
@@ -52,6 +52,7 @@ export const dashboardRoutes: FastifyPluginAsync = async (app) => {
     signedIn.addHook('onRequest', requireCsrfToken);
     signedIn.addHook('onRequest', requirePermission);
     signedIn.addHook('onRequest', callerRateLimit(app.deps.rateLimiter));
+    limitsPerCaller(signedIn);
     registerIdempotency(signedIn);
     await signedIn.register(sessionRoutes);
     await signedIn.register(profileRoutes);

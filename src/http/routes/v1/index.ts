@@ -15,7 +15,7 @@ import { listOrdersRoute } from './orders/list-orders.ts';
 import { checkInTicketRoute } from './tickets/check-in-ticket.ts';
 import { getTicketRoute } from './tickets/get-ticket.ts';
 import { listTicketsRoute } from './tickets/list-tickets.ts';
-import { callerRateLimit } from '../../plugins/rate-limit.ts';
+import { callerRateLimit, limitsPerCaller } from '../../plugins/rate-limit.ts';
 import { hooksOf } from '../../route-hooks.ts';
 import { registerIdempotency } from '../../plugins/idempotency.ts';
 import { registerAudit } from '../../plugins/audit.ts';
@@ -50,6 +50,7 @@ export const v1Routes: FastifyPluginAsync = async (app) => {
   // The key, then the per-key read/write rate limit (the key id is known), as each route's
   // first hooks: its accepted scopes are worked out once, not read per request.
   const limitPerKey = callerRateLimit(app.deps.rateLimiter);
+  limitsPerCaller(app);
   app.addHook('onRoute', (route) => {
     route.onRequest = [apiKeyAuth(route, app.deps), limitPerKey, ...hooksOf(route.onRequest)];
   });
