@@ -106,7 +106,7 @@ function settle(
   done();
 }
 
-/** The two headers of an allowed request's bucket (the policy value is built once per bucket). */
+/** The two headers of an allowed request's bucket. */
 function stamp(reply: FastifyReply, bucket: RateLimitBucket, decision: RateLimitDecision): void {
   reply.header('ratelimit-policy', rateLimitPolicy(bucket, decision.limit));
   reply.header('ratelimit', rateLimitState(bucket, decision));

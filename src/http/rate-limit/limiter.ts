@@ -262,23 +262,14 @@ export function rateLimitHeaders(
   return headers;
 }
 
-/**
- * The `ratelimit-policy` value. A bucket's limit is fixed for the process, so the value is
- * built once per bucket and limit and then reused: every counted response carries it.
- */
+/** The `ratelimit-policy` value: the bucket, its limit and its window. */
 export function rateLimitPolicy(
   bucket: RateLimitBucket,
   limit: number,
   windowSeconds: number = RATE_LIMIT_WINDOW_SECONDS,
 ): string {
-  const known = policyValues.get(bucket);
-  if (known !== undefined && known.limit === limit && known.windowSeconds === windowSeconds) return known.value;
-  const value = `"${bucket}";q=${limit};w=${windowSeconds}`;
-  policyValues.set(bucket, { limit, windowSeconds, value });
-  return value;
+  return `"${bucket}";q=${limit};w=${windowSeconds}`;
 }
-
-const policyValues = new Map<RateLimitBucket, { limit: number; windowSeconds: number; value: string }>();
 
 /** The `ratelimit` value: what is left of the current window and when it ends. */
 export function rateLimitState(bucket: RateLimitBucket, decision: RateLimitDecision): string {
