@@ -40,7 +40,7 @@ import { createEventDetailCache } from './http/event-detail-cache.ts';
 import { EXPORT_BATCH_SIZE } from './domain/exports/exports.ts';
 import { serveConsole } from './http/console/serve-console.ts';
 import { closeConnectionWhileDraining, createShutdownState } from './http/shutdown-state.ts';
-import { lazyRequestLogger } from './http/request-logger.ts';
+import { frameworkLogging } from './http/request-logger.ts';
 import { routeReads } from './http/read-routing.ts';
 import type { ReadReplica } from './db/replica.ts';
 
@@ -98,10 +98,11 @@ function testHold(holdMs: number | undefined): Partial<IdempotencySettings> {
 export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> {
   const limits = opts.config.http;
   const compileSchemas = opts.compileSchemas ?? 'first-use';
+  // Fastify gets the process logger only at levels where it writes its request lines; a
+  // request's pino child is made when it first logs a line (./http/request-logger.ts).
+  const logging = frameworkLogging(opts.logger);
   const app = Fastify({
-    ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
-    // A request's pino child is made when it first logs a line, not for every request.
-    childLoggerFactory: lazyRequestLogger,
+    ...logging.options,
     trustProxy: opts.config.trustProxy,
     bodyLimit: BODY_LIMIT_BYTES,
     // Keep a caller's well-formed request id (so it can correlate), else mint one.
@@ -117,6 +118,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     frameworkErrors: handleFrameworkError,
     clientErrorHandler: createClientErrorHandler(limits, (fields, message) => app.log.info(fields, message)),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  if (logging.appLog) app.log = logging.appLog;
   capConnections(app.server, limits, (fields, message) => app.log.warn(fields, message));
   // Request metrics only when they are served (METRICS_PORT): before any route is added.
   const metrics = opts.config.metricsPort !== undefined;

@@ -5,8 +5,14 @@
  * lines make it at once; at `warn` and above most requests write nothing and make none,
  * which is a read's largest saving of its kind (bench/README.md, "What each change
  * bought"). Lines are the child's own, so they read exactly as before.
+ *
+ * Above `info` Fastify is not given the logger at all (frameworkLogging): a Fastify with
+ * a logger attaches two listeners to every response and reads the clock twice, only for
+ * its "request completed" line, which those levels never write. Its request loggers then
+ * come from the factory, children of the process logger with Fastify's serializers, and
+ * `app.log` is set to that same logger, so every line reads as it would otherwise.
  */
-import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import type { Bindings, ChildLoggerOptions, Level, Logger } from 'pino';
 
 type ChildLoggerFactory = NonNullable<FastifyServerOptions['childLoggerFactory']>;
@@ -75,12 +81,62 @@ function isPino(logger: FastifyBaseLogger): logger is Logger {
   return typeof (logger as Partial<Logger>).isLevelEnabled === 'function';
 }
 
+/** A request's lazy logger over `parent`, unless the route asks for a level or serializers of its own. */
+function requestLoggerOf(
+  parent: FastifyBaseLogger,
+  bindings: Bindings,
+  options: ChildLoggerOptions,
+): FastifyBaseLogger {
+  return isPino(parent) && options.level === undefined && options.serializers === undefined
+    ? new RequestLogger(parent, bindings)
+    : parent.child(bindings, options);
+}
+
 /**
  * Fastify's `childLoggerFactory`: a request logger that makes its child on first use. A
  * route with its own log level or serializers, or a logger that is not pino, gets its
  * child at once, as Fastify's own factory would give it.
  */
 export const lazyRequestLogger: ChildLoggerFactory = (logger, bindings, options) =>
-  isPino(logger) && options.level === undefined && options.serializers === undefined
-    ? new RequestLogger(logger, bindings)
-    : logger.child(bindings, options);
+  requestLoggerOf(logger, bindings, options);
+
+/**
+ * The fields Fastify logs a request and a reply as (the serializers it adds to a logger
+ * it is given), for the lines it writes through a request's logger at `warn` and above.
+ */
+const FRAMEWORK_SERIALIZERS = {
+  req: (request: FastifyRequest) => ({
+    method: request.method,
+    url: request.url,
+    version: request.headers['accept-version'],
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  }),
+  res: (reply: FastifyReply) => ({ statusCode: reply.statusCode }),
+};
+
+export interface FrameworkLogging {
+  /** Fastify's logger options. */
+  options: Pick<FastifyServerOptions, 'logger' | 'loggerInstance' | 'childLoggerFactory'>;
+  /** Set as `app.log` once the instance exists: where Fastify was given no logger. */
+  appLog?: FastifyBaseLogger;
+}
+
+/**
+ * How Fastify gets the process logger: as its own at `info` and below (it writes its
+ * request lines), none above (see the top of this module), none without one (tests).
+ */
+export function frameworkLogging(logger: FastifyBaseLogger | undefined): FrameworkLogging {
+  if (logger === undefined) return { options: { logger: false, childLoggerFactory: lazyRequestLogger } };
+  if (!isPino(logger) || logger.isLevelEnabled('info'))
+    return { options: { loggerInstance: logger, childLoggerFactory: lazyRequestLogger } };
+  const parent = logger.child({}, { serializers: FRAMEWORK_SERIALIZERS });
+  return {
+    options: {
+      logger: false,
+      childLoggerFactory: (_none, bindings, options) => requestLoggerOf(parent, bindings, options),
+    },
+    appLog: parent,
+  };
+}

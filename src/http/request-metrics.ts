@@ -46,7 +46,12 @@ export function recordRequestMetrics(app: FastifyInstance): void {
 
 const unmatched = seriesOf(UNMATCHED_ROUTE);
 
-/** Counts a request no route matched; called by the 404 handler once its answer is sent. */
+/**
+ * Counts a request no route matched, timed from its 404 handler (the caller) to the end
+ * of its answer: Fastify times a request only where a route has onResponse hooks or
+ * Fastify has a logger (src/http/request-logger.ts), and the 404 handler has neither.
+ */
 export function recordUnmatched(request: FastifyRequest, reply: FastifyReply): void {
-  reply.raw.once('finish', () => unmatched(request.method, reply.statusCode)(reply.elapsedTime / 1000));
+  const started = performance.now();
+  reply.raw.once('finish', () => unmatched(request.method, reply.statusCode)((performance.now() - started) / 1000));
 }

@@ -95,6 +95,10 @@ describe('metrics', () => {
     const bucket = { ...requests('/healthz', 'GET', 200), le: '+Inf' };
     assert.equal(delta(before, after, 'marquee_http_request_duration_seconds_bucket', bucket), 1);
     assert.ok(after.value('marquee_http_request_duration_seconds_sum', requests('/healthz', 'GET', 200)) > 0);
+    // Unmatched requests are timed too (from their 404 handler), not recorded as 0 s.
+    const unmatchedSum = (scraped: typeof after) =>
+      scraped.value('marquee_http_request_duration_seconds_sum', requests('unmatched', 'GET', 404));
+    assert.ok(unmatchedSum(after) > unmatchedSum(before));
     // No series carries an id of a URL.
     assert.equal(after.text.includes(eventId), false);
     assert.equal(after.text.includes(missing), false);
