@@ -97,8 +97,7 @@ function requestLoggerOf(
  * route with its own log level or serializers, or a logger that is not pino, gets its
  * child at once, as Fastify's own factory would give it.
  */
-export const lazyRequestLogger: ChildLoggerFactory = (logger, bindings, options) =>
-  requestLoggerOf(logger, bindings, options);
+const lazyRequestLogger: ChildLoggerFactory = (logger, bindings, options) => requestLoggerOf(logger, bindings, options);
 
 /**
  * The fields Fastify logs a request and a reply as (the serializers it adds to a logger
@@ -116,7 +115,7 @@ const FRAMEWORK_SERIALIZERS = {
   res: (reply: FastifyReply) => ({ statusCode: reply.statusCode }),
 };
 
-export interface FrameworkLogging {
+interface FrameworkLogging {
   /** Fastify's logger options. */
   options: Pick<FastifyServerOptions, 'logger' | 'loggerInstance' | 'childLoggerFactory'>;
   /** Set as `app.log` once the instance exists: where Fastify was given no logger. */
