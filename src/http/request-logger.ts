@@ -15,8 +15,6 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import type { Bindings, ChildLoggerOptions, Level, Logger } from 'pino';
 
-type ChildLoggerFactory = NonNullable<FastifyServerOptions['childLoggerFactory']>;
-
 class RequestLogger implements FastifyBaseLogger {
   readonly #parent: Logger;
   readonly #bindings: Bindings;
@@ -81,7 +79,11 @@ function isPino(logger: FastifyBaseLogger): logger is Logger {
   return typeof (logger as Partial<Logger>).isLevelEnabled === 'function';
 }
 
-/** A request's lazy logger over `parent`, unless the route asks for a level or serializers of its own. */
+/**
+ * Fastify's `childLoggerFactory`: a request logger over `parent` that makes its child on
+ * first use. A route with its own log level or serializers, or a logger that is not
+ * pino, gets its child at once, as Fastify's own factory would give it.
+ */
 function requestLoggerOf(
   parent: FastifyBaseLogger,
   bindings: Bindings,
@@ -91,13 +93,6 @@ function requestLoggerOf(
     ? new RequestLogger(parent, bindings)
     : parent.child(bindings, options);
 }
-
-/**
- * Fastify's `childLoggerFactory`: a request logger that makes its child on first use. A
- * route with its own log level or serializers, or a logger that is not pino, gets its
- * child at once, as Fastify's own factory would give it.
- */
-const lazyRequestLogger: ChildLoggerFactory = (logger, bindings, options) => requestLoggerOf(logger, bindings, options);
 
 /**
  * The fields Fastify logs a request and a reply as (the serializers it adds to a logger
@@ -127,9 +122,9 @@ interface FrameworkLogging {
  * request lines), none above (see the top of this module), none without one (tests).
  */
 export function frameworkLogging(logger: FastifyBaseLogger | undefined): FrameworkLogging {
-  if (logger === undefined) return { options: { logger: false, childLoggerFactory: lazyRequestLogger } };
+  if (logger === undefined) return { options: { logger: false, childLoggerFactory: requestLoggerOf } };
   if (!isPino(logger) || logger.isLevelEnabled('info'))
-    return { options: { loggerInstance: logger, childLoggerFactory: lazyRequestLogger } };
+    return { options: { loggerInstance: logger, childLoggerFactory: requestLoggerOf } };
   const parent = logger.child({}, { serializers: FRAMEWORK_SERIALIZERS });
   return {
     options: {
