@@ -36,9 +36,13 @@ const UNDER_VALGRIND_READY_MS = 300_000;
 /**
  * V8 on one thread, with no heuristics that read the clock (the memory reducer's idle
  * collections, concurrent compilation finishing whenever it finishes): under valgrind's
- * slowdown those fire by wall time and would land in some windows and not others.
+ * slowdown those fire by wall time and would land in some windows and not others. And no
+ * allocation-site pretenuring, which Marquee's `npm start` flags already turn off: in some
+ * starts of a helper V8 pretenures a site whose objects die young, each scavenge then
+ * carries megabytes into the old generation, and every window of that start counts a
+ * quarter to a half high (bench/README.md).
  */
-const DETERMINISTIC_V8 = ['--predictable'];
+const DETERMINISTIC_V8 = ['--predictable', '--no-allocation-site-pretenuring'];
 
 const { values: args } = parseArgs({
   options: {
