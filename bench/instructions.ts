@@ -14,6 +14,8 @@
  * window shown beside it: a major collection lands in some windows and not in others,
  * and it is part of what a read costs. Marquee runs as ROLE=api: a worker's polls tick on
  * the wall clock, and under valgrind's slowdown they would be counted against every read.
+ * For the same reason its own clock runs slower by that slowdown (./lib/slowed-clock.mjs):
+ * its caches expire by the clock, and each reload is shared by as many reads as at full speed.
  *
  *   npm run bench:instructions                       every target, written to bench/results.instructions.md
  *   npm run bench:instructions -- --only=marquee,bare   a subset, printed only
@@ -24,6 +26,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startHelper } from './lib/child.ts';
 import { createScratchDb } from './lib/db.ts';
@@ -43,6 +46,13 @@ const UNDER_VALGRIND_READY_MS = 300_000;
  * quarter to a half high (bench/README.md).
  */
 const DETERMINISTIC_V8 = ['--predictable', '--no-allocation-site-pretenuring'];
+/**
+ * About how many times slower a read of Marquee runs under callgrind than at full speed.
+ * Marquee's clock runs that much slower (./lib/slowed-clock.mjs), so its caches, which
+ * expire by the clock, reload after as many reads as at full speed (bench/README.md).
+ */
+const CALLGRIND_SLOWDOWN = 40;
+const SLOWED_CLOCK = fileURLToPath(new URL('./lib/slowed-clock.mjs', import.meta.url));
 
 const { values: args } = parseArgs({
   options: {
@@ -126,6 +136,8 @@ function targets(setup: ReadSetup): Target[] {
           role: 'api',
           databaseUrl: setup.databaseUrl,
           ...(marqueeRoot ? { root: marqueeRoot } : {}),
+          preload: [SLOWED_CLOCK],
+          env: { CLOCK_SLOWDOWN: String(CALLGRIND_SLOWDOWN) },
           wrapper,
           nodeFlags: DETERMINISTIC_V8,
           readyTimeoutMs: UNDER_VALGRIND_READY_MS,
