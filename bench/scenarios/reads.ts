@@ -1,7 +1,10 @@
 /**
  * Reads: GET /v1/events/{id} (10 performances × 5 ticket types), 32 connections for 10 s,
  * against a bare node:http server in its own process answering the same bytes: once with
- * Marquee on PostgreSQL, once on the embedded database (no DATABASE_URL, an idle process).
+ * Marquee on PostgreSQL (beside the Fastify floor and the lean Fastify reference), once on
+ * the embedded database (no DATABASE_URL, an idle process). The servers of a leg are
+ * measured in turns of a few seconds, each frozen while another is measured
+ * (interleavedReads).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,10 +15,12 @@ import { createScratchDb } from '../lib/db.ts';
 import { runLoad } from '../lib/load.ts';
 import { processCpuMs } from '../lib/proc-cpu.ts';
 import { createEvent, createOrganizerWithKey, startMarquee, type MarqueeProcess } from '../lib/marquee.ts';
-import { round } from '../lib/stats.ts';
+import { latencySummary, round } from '../lib/stats.ts';
 import { check, type ScenarioOptions, type ScenarioResult } from './types.ts';
 
 const READ_CONNECTIONS = 32;
+/** One turn of a server in interleavedReads, in seconds. */
+const TURN_S = 2;
 
 /** An organizer, its key and the read's event (10 performances × 5 ticket types); the read's path. */
 export async function setupReadEvent(proc: Pick<MarqueeProcess, 'base'>): Promise<{ key: string; path: string }> {
@@ -51,85 +56,148 @@ async function measuredLoad(serverPid: number, opts: LoadOptions) {
   return { ...result, serverCpuUs: perRequest(serverUs), toolCpuUs: perRequest(tool.user + tool.system) };
 }
 
-/** Marquee's reads, then the bare server's with the same bytes. */
-export async function readsAgainst(proc: MarqueeProcess, durationS: number) {
+/** A server the reads load is sent to: Marquee, or a helper answering Marquee's bytes. */
+interface ReadTarget {
+  pid: number;
+  /** http://127.0.0.1:PORT */
+  base: string;
+  /** The API key the server checks. */
+  key: string;
+}
+
+/** The read's event on a running Marquee, and its answer: the bytes the helpers send back. */
+async function firstRead(proc: MarqueeProcess) {
   const { key, path } = await setupReadEvent(proc);
   const once = await request(`${proc.base}${path}`, { headers: { authorization: `Bearer ${key}` } });
   const bytes = Buffer.from(await once.body.arrayBuffer());
   const contentType = String(once.headers['content-type'] ?? 'application/json');
-  // Warm-up (JIT, connection pool, prepared plans), not measured.
-  await runLoad({
-    urls: [proc.base],
-    connections: READ_CONNECTIONS,
-    durationS: 1,
-    path,
-    headers: { authorization: `Bearer ${key}` },
-  });
-  const marquee = await measuredLoad(proc.pid, {
-    urls: [proc.base],
+  return { key, path, bytes, contentType, status: once.statusCode, target: { pid: proc.pid, base: proc.base, key } };
+}
+
+function readLoad(target: ReadTarget, path: string, durationS: number): LoadOptions {
+  return {
+    urls: [target.base],
     connections: READ_CONNECTIONS,
     durationS,
     path,
-    headers: { authorization: `Bearer ${key}` },
-  });
-  return { key, path, bytes, contentType, marquee, status: once.statusCode };
+    headers: { authorization: `Bearer ${target.key}` },
+  };
+}
+
+/** Marquee's reads after a warm-up (JIT, connection pool, prepared plans), measured alone. */
+export async function readsAgainst(proc: MarqueeProcess, durationS: number) {
+  const first = await firstRead(proc);
+  await runLoad(readLoad(first.target, first.path, 1));
+  const marquee = await measuredLoad(proc.pid, readLoad(first.target, first.path, durationS));
+  return { ...first, marquee };
 }
 
 /**
- * The same reads against a helper server (./lib/bare-server.ts, ./lib/bare-fastify.ts or
- * ./lib/lean-fastify.ts) answering the same bytes; `key` is the API key a helper checks.
+ * A helper server (./lib/bare-server.ts, ./lib/bare-fastify.ts or ./lib/lean-fastify.ts)
+ * answering `bytes` to requests carrying `key`.
  */
-async function helperReads(
-  script: string,
-  bytes: Buffer,
-  contentType: string,
-  path: string,
-  durationS: number,
-  key = 'x',
-) {
+async function startReadHelper(script: string, bytes: Buffer, contentType: string, key = 'x') {
   const dir = mkdtempSync(join(tmpdir(), 'marquee-bench-bare-'));
   const file = join(dir, 'body.json');
   writeFileSync(file, bytes);
-  const bare = await startHelper(script, [file, contentType, key], /listening (\d+)/);
+  const helper = await startHelper(script, [file, contentType, key], /listening (\d+)/);
+  return {
+    target: { pid: helper.child.pid!, base: `http://127.0.0.1:${helper.match[1]}`, key },
+    async stop() {
+      await helper.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The bare server's reads of the same bytes after a warm-up, measured alone. */
+export async function bareReads(bytes: Buffer, contentType: string, path: string, durationS: number) {
+  const bare = await startReadHelper('bench/lib/bare-server.ts', bytes, contentType);
   try {
-    const base = `http://127.0.0.1:${bare.match[1]}`;
-    const headers = { authorization: `Bearer ${key}` };
-    await runLoad({ urls: [base], connections: READ_CONNECTIONS, durationS: 1, path, headers });
-    return await measuredLoad(bare.child.pid!, {
-      urls: [base],
-      connections: READ_CONNECTIONS,
-      durationS,
-      path,
-      headers,
-    });
+    await runLoad(readLoad(bare.target, path, 1));
+    return await measuredLoad(bare.target.pid, readLoad(bare.target, path, durationS));
   } finally {
     await bare.stop();
   }
 }
 
-export function bareReads(bytes: Buffer, contentType: string, path: string, durationS: number) {
-  return helperReads('bench/lib/bare-server.ts', bytes, contentType, path, durationS);
+type MeasuredLoad = Awaited<ReturnType<typeof measuredLoad>>;
+
+/** Turns of one server added up: rates over the time measured, percentiles over every answer. */
+function addTurns(turns: MeasuredLoad[]): MeasuredLoad {
+  const requests = turns.reduce((sum, t) => sum + t.requests, 0);
+  const durationS = turns.reduce((sum, t) => sum + t.durationS, 0);
+  const statuses: Record<string, number> = {};
+  for (const t of turns) for (const [status, n] of Object.entries(t.statuses)) statuses[status] = (statuses[status] ?? 0) + n;
+  const latencies = turns.flatMap((t) => t.latencies);
+  const perRequest = (field: 'serverCpuUs' | 'toolCpuUs') =>
+    round(turns.reduce((sum, t) => sum + t[field] * t.requests, 0) / Math.max(requests, 1), 1);
+  return {
+    requests,
+    durationS,
+    reqPerS: requests / durationS,
+    statuses,
+    errors: turns.reduce((sum, t) => sum + t.errors, 0),
+    timeouts: turns.reduce((sum, t) => sum + t.timeouts, 0),
+    latencies,
+    ...latencySummary(latencies),
+    serverCpuUs: perRequest('serverCpuUs'),
+    toolCpuUs: perRequest('toolCpuUs'),
+  };
 }
 
-/** Marquee's reads, then (Marquee stopped, so the two never share the machine) the bare server's. */
-async function readsThenBare(proc: MarqueeProcess, durationS: number) {
-  const m = await readsAgainst(proc, durationS);
-  await proc.stop();
-  const bare = await bareReads(m.bytes, m.contentType, m.path, durationS);
-  const non200 = m.marquee.requests - (m.marquee.statuses['200'] ?? 0);
-  return { m, bare, non200, ratio: m.marquee.reqPerS / bare.reqPerS };
+/**
+ * The reads load on each target for `durationS` in all, measured in turns of TURN_S
+ * seconds, the order rotating each round, after a warm-up of 1 s each. Every target but
+ * the one measured is frozen (SIGSTOP), so no two share the CPU, as when each runs alone,
+ * and a drift of the machine's speed over the minute falls on every target alike instead
+ * of on whichever was measured last (one after the other, the bare server's rate moved by
+ * half between the two legs of one run; bench/README.md, Method).
+ */
+async function interleavedReads(targets: readonly ReadTarget[], path: string, durationS: number) {
+  const turnS = Math.min(TURN_S, durationS);
+  const rounds = Math.max(1, Math.round(durationS / turnS));
+  const turns: MeasuredLoad[][] = targets.map(() => []);
+  const freeze = (target: ReadTarget) => process.kill(target.pid, 'SIGSTOP');
+  const thaw = (target: ReadTarget) => process.kill(target.pid, 'SIGCONT');
+  targets.forEach(freeze);
+  try {
+    for (const target of targets) {
+      thaw(target);
+      await runLoad(readLoad(target, path, 1));
+      freeze(target);
+    }
+    for (let round = 0; round < rounds; round++) {
+      for (let i = 0; i < targets.length; i++) {
+        const index = (i + round) % targets.length;
+        const target = targets[index]!;
+        thaw(target);
+        turns[index]!.push(await measuredLoad(target.pid, readLoad(target, path, turnS)));
+        freeze(target);
+      }
+    }
+  } finally {
+    targets.forEach(thaw);
+  }
+  return turns.map(addTurns);
 }
 
 /**
  * The same reads with Marquee on the embedded database in a fresh DATA_DIR, nothing else
- * running (the embedded scenario reports its reads beside a rush's mail drain).
+ * running (the embedded scenario reports its reads beside a rush's mail drain), in turns
+ * with the bare server answering its bytes.
  */
 async function embeddedReads(durationS: number) {
   const dataDir = mkdtempSync(join(tmpdir(), 'marquee-bench-reads-pglite-'));
   const proc = await startMarquee({ role: 'all', dataDir });
+  let bare: Awaited<ReturnType<typeof startReadHelper>> | undefined;
   try {
-    return await readsThenBare(proc, durationS);
+    const first = await firstRead(proc);
+    bare = await startReadHelper('bench/lib/bare-server.ts', first.bytes, first.contentType);
+    const [marquee, bareLoad] = await interleavedReads([first.target, bare.target], first.path, durationS);
+    return { first, marquee: marquee!, bare: bareLoad!, non200: marquee!.requests - (marquee!.statuses['200'] ?? 0) };
   } finally {
+    await bare?.stop();
     await proc.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -143,21 +211,38 @@ export async function readsScenario(opts: ScenarioOptions): Promise<ScenarioResu
     databaseUrl: scratch.url,
     ...(opts.cpuProfDir ? { cpuProfDir: opts.cpuProfDir } : {}),
   });
+  const helpers: Awaited<ReturnType<typeof startReadHelper>>[] = [];
   try {
-    const { m, bare, non200, ratio } = await readsThenBare(proc, durationS);
+    const first = await firstRead(proc);
+    const helper = async (script: string, key?: string) => {
+      const started = await startReadHelper(script, first.bytes, first.contentType, key);
+      helpers.push(started);
+      return started.target;
+    };
+    const bareTarget = await helper('bench/lib/bare-server.ts');
     // The framework's floor: Fastify alone, the same bytes (no authentication, limits or ids).
-    const floor = await helperReads('bench/lib/bare-fastify.ts', m.bytes, m.contentType, m.path, durationS);
+    const floorTarget = await helper('bench/lib/bare-fastify.ts');
     // What the API's rules cost on Fastify with none of Marquee's own code (./lib/lean-fastify.ts).
-    const lean = await helperReads('bench/lib/lean-fastify.ts', m.bytes, m.contentType, m.path, durationS, m.key);
+    const leanTarget = await helper('bench/lib/lean-fastify.ts', first.key);
+    const [marquee, bare, floor, lean] = (await interleavedReads(
+      [first.target, bareTarget, floorTarget, leanTarget],
+      first.path,
+      durationS,
+    )) as [MeasuredLoad, MeasuredLoad, MeasuredLoad, MeasuredLoad];
+    for (const started of helpers.splice(0)) await started.stop();
+    await proc.stop();
+    const non200 = marquee.requests - (marquee.statuses['200'] ?? 0);
+    const ratio = marquee.reqPerS / bare.reqPerS;
     const embedded = await embeddedReads(durationS);
+    const embeddedRatio = embedded.marquee.reqPerS / embedded.bare.reqPerS;
     return {
       figures: {
-        response_bytes: m.bytes.length,
-        marquee_req_per_s: round(m.marquee.reqPerS),
-        marquee_p50_ms: m.marquee.p50_ms,
-        marquee_p99_ms: m.marquee.p99_ms,
-        marquee_cpu_us_per_req: m.marquee.serverCpuUs,
-        load_tool_cpu_us_per_marquee_req: m.marquee.toolCpuUs,
+        response_bytes: first.bytes.length,
+        marquee_req_per_s: round(marquee.reqPerS),
+        marquee_p50_ms: marquee.p50_ms,
+        marquee_p99_ms: marquee.p99_ms,
+        marquee_cpu_us_per_req: marquee.serverCpuUs,
+        load_tool_cpu_us_per_marquee_req: marquee.toolCpuUs,
         bare_req_per_s: round(bare.reqPerS),
         bare_p50_ms: bare.p50_ms,
         bare_p99_ms: bare.p99_ms,
@@ -167,25 +252,25 @@ export async function readsScenario(opts: ScenarioOptions): Promise<ScenarioResu
         fastify_floor_req_per_s: round(floor.reqPerS),
         fastify_floor_cpu_us_per_req: floor.serverCpuUs,
         fastify_floor_over_bare: round(floor.reqPerS / bare.reqPerS, 3),
-        marquee_over_fastify_floor: round(m.marquee.reqPerS / floor.reqPerS, 3),
+        marquee_over_fastify_floor: round(marquee.reqPerS / floor.reqPerS, 3),
         lean_fastify_req_per_s: round(lean.reqPerS),
         lean_fastify_cpu_us_per_req: lean.serverCpuUs,
         lean_fastify_over_bare: round(lean.reqPerS / bare.reqPerS, 3),
-        marquee_over_lean_fastify: round(m.marquee.reqPerS / lean.reqPerS, 3),
-        embedded_marquee_req_per_s: round(embedded.m.marquee.reqPerS),
-        embedded_marquee_p50_ms: embedded.m.marquee.p50_ms,
-        embedded_marquee_p99_ms: embedded.m.marquee.p99_ms,
-        embedded_marquee_cpu_us_per_req: embedded.m.marquee.serverCpuUs,
+        marquee_over_lean_fastify: round(marquee.reqPerS / lean.reqPerS, 3),
+        embedded_marquee_req_per_s: round(embedded.marquee.reqPerS),
+        embedded_marquee_p50_ms: embedded.marquee.p50_ms,
+        embedded_marquee_p99_ms: embedded.marquee.p99_ms,
+        embedded_marquee_cpu_us_per_req: embedded.marquee.serverCpuUs,
         embedded_bare_req_per_s: round(embedded.bare.reqPerS),
-        embedded_ratio_req_per_s: round(embedded.ratio, 3),
+        embedded_ratio_req_per_s: round(embeddedRatio, 3),
       },
       checks: [
         check(
           'reads: every Marquee answer 200',
-          non200 === 0 && m.marquee.errors === 0,
-          `${non200} non-200, ${m.marquee.errors} errors of ${m.marquee.requests}`,
+          non200 === 0 && marquee.errors === 0,
+          `${non200} non-200, ${marquee.errors} errors of ${marquee.requests}`,
         ),
-        check('reads: event detail has 10 performances × 5 types', m.status === 200, `${m.bytes.length} bytes`),
+        check('reads: event detail has 10 performances × 5 types', first.status === 200, `${first.bytes.length} bytes`),
         check(
           'reads: every answer of the lean Fastify reference 200',
           lean.requests === (lean.statuses['200'] ?? 0) && lean.errors === 0,
@@ -193,8 +278,8 @@ export async function readsScenario(opts: ScenarioOptions): Promise<ScenarioResu
         ),
         check(
           'reads on the embedded database: every Marquee answer 200',
-          embedded.non200 === 0 && embedded.m.marquee.errors === 0,
-          `${embedded.non200} non-200, ${embedded.m.marquee.errors} errors of ${embedded.m.marquee.requests}; ${embedded.m.bytes.length} bytes`,
+          embedded.non200 === 0 && embedded.marquee.errors === 0,
+          `${embedded.non200} non-200, ${embedded.marquee.errors} errors of ${embedded.marquee.requests}; ${embedded.first.bytes.length} bytes`,
         ),
       ],
       goals: [
@@ -207,13 +292,14 @@ export async function readsScenario(opts: ScenarioOptions): Promise<ScenarioResu
         },
         {
           name: 'reads on the embedded database: Marquee req/s ÷ bare node:http req/s',
-          ratio: round(embedded.ratio, 3),
+          ratio: round(embeddedRatio, 3),
           bound: 0.6,
           kind: 'min',
         },
       ],
     };
   } finally {
+    for (const started of helpers) await started.stop();
     await proc.stop();
     await scratch.drop();
   }
