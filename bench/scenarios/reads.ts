@@ -128,7 +128,8 @@ function addTurns(turns: MeasuredLoad[]): MeasuredLoad {
   const requests = turns.reduce((sum, t) => sum + t.requests, 0);
   const durationS = turns.reduce((sum, t) => sum + t.durationS, 0);
   const statuses: Record<string, number> = {};
-  for (const t of turns) for (const [status, n] of Object.entries(t.statuses)) statuses[status] = (statuses[status] ?? 0) + n;
+  for (const t of turns)
+    for (const [status, n] of Object.entries(t.statuses)) statuses[status] = (statuses[status] ?? 0) + n;
   const latencies = turns.flatMap((t) => t.latencies);
   const perRequest = (field: 'serverCpuUs' | 'toolCpuUs') =>
     round(turns.reduce((sum, t) => sum + t[field] * t.requests, 0) / Math.max(requests, 1), 1);
