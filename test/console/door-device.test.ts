@@ -31,6 +31,8 @@ const REVOKED =
 const CLAIM_REFUSED =
   'This pairing code cannot be used: it was already used, it expired (codes last 10 minutes) or it was never issued. Create a new one in the dashboard.';
 const BIG_COPY = 20_000;
+/** What the big copy may take on disk (docs/door.md, "The local copy": about 8.7 MB). */
+const COPY_STORAGE_LIMIT = 10 * 1024 * 1024;
 /** What docs/door.md promises of an offline verdict at 20,000 tickets. */
 const VERDICT_P95_LIMIT_MS = 30;
 
@@ -108,22 +110,29 @@ async function copyReady(page: Page, tickets: number, after = 0, timeout = 15_00
  * service worker's cached app shell is the origin's too, and not the copy), read once it
  * has settled. Chromium's IndexedDB is LevelDB, which moves what a transaction wrote from
  * its log into table files in the background; while it does, the same records are on
- * disk twice, and on a busy machine a reading can land there (twice the size).
+ * disk twice, and while another test file loads the two cores that can last seconds,
+ * long enough for readings 0.5 s apart to agree on twice the size. No reading counts
+ * less than the copy, so the size is the smallest reading, taken 0.5 s apart until three
+ * in a row agree under `limit` (a copy that stays larger is read for 20 s and
+ * reported as it is).
  */
-async function settledCopySize(page: Page): Promise<number> {
+async function settledCopySize(page: Page, limit: number): Promise<number> {
   const read = () =>
     page.evaluate(async () => {
       const estimate: StorageEstimate & { usageDetails?: { indexedDB?: number } } = await navigator.storage.estimate();
       return estimate.usageDetails?.indexedDB ?? estimate.usage ?? 0;
     });
-  let usage = await read();
-  for (let tries = 0; tries < 20; tries++) {
+  let smallest = await read();
+  let last = smallest;
+  let agreeing = 1;
+  for (let tries = 0; tries < 40 && !(agreeing >= 3 && last < limit); tries++) {
     await page.waitForTimeout(500);
     const again = await read();
-    if (again === usage) return usage;
-    usage = again;
+    agreeing = again === last ? agreeing + 1 : 1;
+    last = again;
+    smallest = Math.min(smallest, again);
   }
-  return usage;
+  return smallest;
 }
 
 describe('the door device app', { skip: BROWSER_SKIP }, () => {
@@ -463,7 +472,7 @@ describe('the door device app', { skip: BROWSER_SKIP }, () => {
     await copyReady(page, BIG_COPY, firstSync);
     const refreshMs = Number(await sync.getAttribute('data-sync-ms'));
     assert.equal(Number(await sync.getAttribute('data-sync-items')), 0);
-    const usage = await settledCopySize(page);
+    const usage = await settledCopySize(page, COPY_STORAGE_LIMIT);
     // What of the fill was the API's: each page's request, from sent to its last byte.
     const apiMs = await page.evaluate(() =>
       performance
@@ -522,6 +531,6 @@ describe('the door device app', { skip: BROWSER_SKIP }, () => {
     assert.ok(fillMs < 10_000, `first fill ${fillMs} ms`);
     assert.ok(refreshMs < 1_000, `refresh ${refreshMs} ms`);
     assert.ok(p95 < VERDICT_P95_LIMIT_MS, `offline verdict p95 ${p95.toFixed(1)} ms`);
-    assert.ok(usage < 10 * 1024 * 1024, `storage ${usage} bytes`);
+    assert.ok(usage < COPY_STORAGE_LIMIT, `storage ${usage} bytes`);
   });
 });
