@@ -125,7 +125,8 @@ describe('editing an event: questions, performances, ticket types, holds', { ski
     await page.getByRole('button', { name: 'Change question diet' }).click();
     const change = page.getByRole('form', { name: 'Change the question diet' });
     await change.getByText('Answers already given keep the label they were given').waitFor();
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'f-question-change-label');
+    // The label field takes the focus once the form has rendered (an effect, after the paint).
+    await page.waitForFunction(() => document.activeElement?.id === 'f-question-change-label');
     assert.equal(await change.getByLabel('Option 2 label').inputValue(), 'No preference');
     await change.getByLabel('Label', { exact: true }).fill('Dietary requirements');
     const patched = page.waitForRequest((r) => r.url().includes('/dashboard/v1/questions/') && r.method() === 'PATCH');
@@ -155,7 +156,8 @@ describe('editing an event: questions, performances, ticket types, holds', { ski
     const key = form.getByLabel('Key', { exact: true });
     assert.equal(await key.getAttribute('aria-invalid'), 'true');
     assert.match((await key.getAttribute('aria-describedby')) ?? '', /f-question-key-error/);
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'f-question-key');
+    // The field takes the focus once the error has rendered (a frame later).
+    await page.waitForFunction(() => document.activeElement?.id === 'f-question-key');
     assert.deepEqual(await browser.seriousViolations(page), []);
     await browser.screenshot(page, 'console', 'question-refused');
 
@@ -251,7 +253,8 @@ describe('editing an event: questions, performances, ticket types, holds', { ski
     const capacityError = page.locator('#f-performances-0-capacity-error');
     await capacityError.waitFor();
     assert.equal(await capacityError.textContent(), problem.detail);
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'f-performances-0-capacity');
+    // The field takes the focus once the error has rendered (a frame later).
+    await page.waitForFunction(() => document.activeElement?.id === 'f-performances-0-capacity');
     await browser.screenshot(page, 'console', 'performance-refused');
     await page.getByLabel('Capacity', { exact: true }).fill('80');
     await page.getByLabel('Performance title (optional)').fill('Late show');

@@ -45,7 +45,8 @@ describe('the events screens', { skip: BROWSER_SKIP }, () => {
     assert.equal(await error.textContent(), '`performances.0.capacity` must be at least 1.');
     assert.equal(await capacity.getAttribute('aria-invalid'), 'true');
     assert.equal(await capacity.getAttribute('aria-describedby'), 'f-performances-0-capacity-error');
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'f-performances-0-capacity');
+    // The field takes the focus once the error has rendered (a frame later).
+    await page.waitForFunction(() => document.activeElement?.id === 'f-performances-0-capacity');
     await browser.screenshot(page, 'console', 'event-create-refused');
 
     await capacity.fill('300');
