@@ -84,12 +84,21 @@ function readLoad(target: ReadTarget, path: string, durationS: number): LoadOpti
   };
 }
 
-/** Marquee's reads after a warm-up (JIT, connection pool, prepared plans), measured alone. */
+/** One second of the load, not measured: JIT, connections, Marquee's pool and prepared plans. */
+function warmUp(target: ReadTarget, path: string) {
+  return runLoad(readLoad(target, path, 1));
+}
+
+/** A target's reads after a warm-up, measured alone. */
+async function warmedReads(target: ReadTarget, path: string, durationS: number) {
+  await warmUp(target, path);
+  return measuredLoad(target.pid, readLoad(target, path, durationS));
+}
+
+/** Marquee's reads after a warm-up, measured alone. */
 export async function readsAgainst(proc: MarqueeProcess, durationS: number) {
   const first = await firstRead(proc);
-  await runLoad(readLoad(first.target, first.path, 1));
-  const marquee = await measuredLoad(proc.pid, readLoad(first.target, first.path, durationS));
-  return { ...first, marquee };
+  return { ...first, marquee: await warmedReads(first.target, first.path, durationS) };
 }
 
 /**
@@ -114,8 +123,7 @@ async function startReadHelper(script: string, bytes: Buffer, contentType: strin
 export async function bareReads(bytes: Buffer, contentType: string, path: string, durationS: number) {
   const bare = await startReadHelper('bench/lib/bare-server.ts', bytes, contentType);
   try {
-    await runLoad(readLoad(bare.target, path, 1));
-    return await measuredLoad(bare.target.pid, readLoad(bare.target, path, durationS));
+    return await warmedReads(bare.target, path, durationS);
   } finally {
     await bare.stop();
   }
@@ -165,7 +173,7 @@ async function interleavedReads(targets: readonly ReadTarget[], path: string, du
   try {
     for (const target of targets) {
       thaw(target);
-      await runLoad(readLoad(target, path, 1));
+      await warmUp(target, path);
       freeze(target);
     }
     for (let round = 0; round < rounds; round++) {
