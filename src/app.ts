@@ -19,12 +19,13 @@ import { serializerFactory, type CompileWhen } from './http/serialization.ts';
 import { handleFrameworkError } from './http/framework-errors.ts';
 import { BODY_LIMIT_BYTES, notFoundDetail } from './http/framework-problems.ts';
 import { EXPOSED_HEADERS_VALUE, requestIdOf, setResponseConventions } from './http/response-conventions.ts';
-import { capConnections, serverTimeoutOptions } from './http/server-limits.ts';
+import { capConnections, createLimitedServer } from './http/server-limits.ts';
 import { DEFAULT_IDEMPOTENCY_SETTINGS, type IdempotencySettings } from './http/plugins/idempotency-settings.ts';
 import { registerPreauthRateLimit, stampPendingPreauthLimit } from './http/plugins/rate-limit.ts';
 import { createRateLimiter, type RateLimiter } from './http/rate-limit/limiter.ts';
 import { registerJsonParser } from './http/json-body.ts';
-import { recordRequestMetrics, recordUnmatched } from './http/request-metrics.ts';
+import { recordRequestMetrics, recordUnmatched, routeObserver } from './http/request-metrics.ts';
+import { eventDetailFastPath, type FastPath } from './http/event-detail-fast-path.ts';
 import { refuseUnstorableQueryText } from './http/query-text.ts';
 import { addComponentSchemas, validatorCompilerFor } from './http/validation.ts';
 import { componentSchemas } from './http/schemas/components.ts';
@@ -101,6 +102,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   // Fastify gets the process logger only at levels where it writes its request lines; a
   // request's pino child is made when it first logs a line (./http/request-logger.ts).
   const logging = frameworkLogging(opts.logger);
+  // Cached event details are answered in front of the router (./http/event-detail-fast-path.ts),
+  // once the caches it reads exist (below).
+  let fastPath: FastPath | undefined;
   const app = Fastify({
     ...logging.options,
     trustProxy: opts.config.trustProxy,
@@ -113,7 +117,10 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     // (./http/serialization.ts).
     schemaController: { compilersFactory: { buildSerializer: serializerFactory(compileSchemas) } },
     // Slow clients: deadlines for headers, whole requests, idle and keep-alive connections.
-    ...serverTimeoutOptions(limits),
+    serverFactory: (handler) =>
+      createLimitedServer(limits, (req, res) => {
+        if (fastPath === undefined || !fastPath(req, res)) handler(req, res);
+      }),
     // One error path: routing errors and requests Node's parser refuses answer problems too.
     frameworkErrors: handleFrameworkError,
     clientErrorHandler: createClientErrorHandler(limits, (fields, message) => app.log.info(fields, message)),
@@ -157,6 +164,17 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     shutdown: createShutdownState(),
   };
   app.decorate('deps', deps);
+  // Not where Fastify writes a line for every request: such a line is the operator's record of it.
+  if (!logging.logsEveryRequest)
+    fastPath = eventDetailFastPath({
+      apiKeys: deps.caches.apiKeys,
+      eventDetails: eventDetails.cache,
+      rateLimiter,
+      shutdown: deps.shutdown,
+      clock,
+      trustProxy: opts.config.trustProxy,
+      observe: metrics ? routeObserver('/v1/events/:id', 'GET', 200) : undefined,
+    });
   app.decorateRequest('auth', undefined);
   app.decorateRequest('db', null as never);
 

@@ -10,6 +10,9 @@ import { onEventDetailChanged } from '../domain/catalog/changes.ts';
 import type { Clock } from '../lib/clock.ts';
 import { TtlCache } from '../lib/ttl-cache.ts';
 
+/** What Fastify sends a serialized object as; a cached body goes out under the same type. */
+export const EVENT_DETAIL_CONTENT_TYPE = 'application/json; charset=utf-8';
+
 export type EventDetailCache = TtlCache<{ organizerId: string; body: Buffer }>;
 
 const EVENT_DETAIL_TTL_MS = 1000;

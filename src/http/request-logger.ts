@@ -115,6 +115,8 @@ interface FrameworkLogging {
   options: Pick<FastifyServerOptions, 'logger' | 'loggerInstance' | 'childLoggerFactory'>;
   /** Set as `app.log` once the instance exists: where Fastify was given no logger. */
   appLog?: FastifyBaseLogger;
+  /** Whether Fastify writes a line for every request (it was given the logger). */
+  logsEveryRequest: boolean;
 }
 
 /**
@@ -122,9 +124,10 @@ interface FrameworkLogging {
  * request lines), none above (see the top of this module), none without one (tests).
  */
 export function frameworkLogging(logger: FastifyBaseLogger | undefined): FrameworkLogging {
-  if (logger === undefined) return { options: { logger: false, childLoggerFactory: requestLoggerOf } };
+  if (logger === undefined)
+    return { options: { logger: false, childLoggerFactory: requestLoggerOf }, logsEveryRequest: false };
   if (!isPino(logger) || logger.isLevelEnabled('info'))
-    return { options: { loggerInstance: logger, childLoggerFactory: requestLoggerOf } };
+    return { options: { loggerInstance: logger, childLoggerFactory: requestLoggerOf }, logsEveryRequest: true };
   const parent = logger.child({}, { serializers: FRAMEWORK_SERIALIZERS });
   return {
     options: {
@@ -132,5 +135,6 @@ export function frameworkLogging(logger: FastifyBaseLogger | undefined): Framewo
       childLoggerFactory: (_none, bindings, options) => requestLoggerOf(parent, bindings, options),
     },
     appLog: parent,
+    logsEveryRequest: false,
   };
 }

@@ -44,6 +44,11 @@ export function recordRequestMetrics(app: FastifyInstance): void {
   });
 }
 
+/** The observer of one route, method and status, for requests answered outside Fastify's hooks. */
+export function routeObserver(route: string, method: string, status: number): Observe {
+  return seriesOf(route)(method, status);
+}
+
 const unmatched = seriesOf(UNMATCHED_ROUTE);
 
 /**

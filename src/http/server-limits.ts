@@ -3,7 +3,7 @@
  * "Slow and greedy clients"): how long a request may take to arrive, how long an idle
  * connection stays open, and how many connections one address and all of them may open.
  */
-import type { Server, ServerOptions } from 'node:http';
+import { createServer, type RequestListener, type Server, type ServerOptions } from 'node:http';
 import type { Socket } from 'node:net';
 import type { HttpLimits } from '../config.ts';
 
@@ -17,8 +17,22 @@ function connectionsCheckingInterval(limits: HttpLimits): number {
   return Math.max(50, Math.min(1000, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4)));
 }
 
+/**
+ * The Node server with the limits on it, calling `handler` for every request: what Fastify
+ * does with serverTimeoutOptions' values for a server it creates, for one it is given
+ * (Fastify's serverFactory).
+ */
+export function createLimitedServer(limits: HttpLimits, handler: RequestListener): Server {
+  const options = serverTimeoutOptions(limits);
+  const server = createServer(options.http, handler);
+  server.keepAliveTimeout = options.keepAliveTimeout;
+  server.requestTimeout = options.requestTimeout;
+  server.setTimeout(options.connectionTimeout);
+  return server;
+}
+
 /** The Fastify options that carry the limits (Fastify sets them on the Node server it creates). */
-export function serverTimeoutOptions(limits: HttpLimits) {
+function serverTimeoutOptions(limits: HttpLimits) {
   const http: ServerOptions = {
     requestTimeout: limits.requestTimeoutMs,
     headersTimeout: limits.headersTimeoutMs,

@@ -27,6 +27,13 @@ export const httpRequestDuration = new Histogram({
   registers: [registry],
 });
 
+/** Event details answered in front of the router (src/http/event-detail-fast-path.ts); also in the histogram. */
+export const cachedReads = new Counter({
+  name: 'marquee_http_fast_reads_total',
+  help: 'GET /v1/events/{id} answered from the in-process caches before routing (docs/catalog.md); they are counted in marquee_http_request_duration_seconds too.',
+  registers: [registry],
+});
+
 /** By the delivery status an attempt left (docs/webhooks.md), or lease_lost. */
 export const webhookDeliveries = new Counter({
   name: 'marquee_webhook_deliveries_total',

@@ -279,7 +279,8 @@ describe('editing an event: questions, performances, ticket types, holds', { ski
     const priceError = page.locator('#f-ticket_types-0-price_minor-error');
     await priceError.waitFor();
     assert.equal(await priceError.textContent(), 'Enter the price in EUR, e.g. 12.50.');
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'f-ticket_types-0-price_minor');
+    // The field takes the focus once the error has rendered (a frame later).
+    await page.waitForFunction(() => document.activeElement?.id === 'f-ticket_types-0-price_minor');
     await page.getByLabel('Price (EUR)').fill('24.50');
     await page.getByLabel('Cap per performance (optional)').fill('30');
     await page.getByLabel('Ticket type description (optional)').fill('Upstairs, unreserved');

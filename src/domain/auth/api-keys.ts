@@ -114,6 +114,17 @@ export function authenticate(
   return entry.then((loaded) => (loaded === undefined ? undefined : decide(loaded, now)));
 }
 
+/**
+ * The key's auth context if the cache already holds it: never a load, never a promise.
+ * Undefined for a key the cache does not hold as well as for an unknown, revoked or
+ * expired one; a caller that needs the difference calls authenticate().
+ */
+export function cachedAuthentication(presentedKey: string, now: Date, cache: ApiKeyCache): AuthContext | undefined {
+  if (!presentedKey.startsWith(API_KEY_PREFIX) || presentedKey.length > 200) return undefined;
+  const entry = cache.get(apiKeyCacheKey(presentedKey));
+  return entry === undefined ? undefined : decide(entry, now);
+}
+
 function decide(entry: CachedApiKey, now: Date): AuthContext | undefined {
   if (entry.revoked) return undefined;
   if (entry.expiresAtMs !== null && entry.expiresAtMs <= now.getTime()) return undefined;

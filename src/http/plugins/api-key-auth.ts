@@ -18,7 +18,11 @@ import { methodsOf } from '../route-hooks.ts';
 const API_REALM = 'marquee-api';
 
 export function bearerToken(request: FastifyRequest): string | undefined {
-  const header = request.headers.authorization;
+  return bearerTokenOf(request.headers.authorization);
+}
+
+/** The token of an `Authorization: Bearer <token>` header value; undefined for any other. */
+export function bearerTokenOf(header: string | undefined): string | undefined {
   if (!header) return undefined;
   const match = /^Bearer +(\S+) *$/i.exec(header);
   return match?.[1];

@@ -32,6 +32,12 @@ export class FixedWindowCounters {
     return { count: window.count, msLeft: window.endsAt - now };
   }
 
+  /** The count a hit now would reach, without counting it. */
+  peek(key: string, now: number = Date.now()): number {
+    const window = this.windows.get(key);
+    return window === undefined || window.endsAt <= now ? 1 : window.count + 1;
+  }
+
   /** Keys with a window not yet over (for tests and metrics). */
   get size(): number {
     return this.windows.size;

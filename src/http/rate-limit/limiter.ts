@@ -35,8 +35,17 @@ export interface RateLimitDecision {
 export interface RateLimiter {
   /** The decision at once (in-process counters) or once the shared store answered (Redis). */
   consume(bucket: RateLimitBucket, key: string): RateLimitDecision | Promise<RateLimitDecision>;
+  /**
+   * Only where decisions are synchronous (the in-process counters): counts every hit if
+   * every one would be allowed and returns their decisions, else counts none and returns
+   * undefined. For a caller that hands a request it cannot answer to a path that counts it.
+   */
+  consumeAllOrNone?(hits: readonly RateLimitHit[]): RateLimitDecision[] | undefined;
   close(): Promise<void>;
 }
+
+/** One count: a bucket and the key counted in it. */
+type RateLimitHit = readonly [bucket: RateLimitBucket, key: string];
 
 interface RateLimiterOptions {
   limits: Record<RateLimitBucket, number>;
@@ -80,17 +89,24 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
 
 function createMemoryRateLimiter(opts: RateLimiterOptions): RateLimiter {
   const counters = perBucket(opts.limits, () => new FixedWindowCounters(RATE_LIMIT_WINDOW_SECONDS * 1000));
+  // Synchronous: nothing to await, and the memory store cannot fail.
+  const consume = (bucket: RateLimitBucket, key: string): RateLimitDecision => {
+    const limit = opts.limits[bucket];
+    const { count, msLeft } = forBucket(counters, bucket).hit(key);
+    return {
+      allowed: count <= limit,
+      limit,
+      remaining: Math.max(0, limit - count),
+      resetSeconds: toResetSeconds(msLeft),
+    };
+  };
   return {
-    // Synchronous: nothing to await, and the memory store cannot fail.
-    consume(bucket, key) {
-      const limit = opts.limits[bucket];
-      const { count, msLeft } = forBucket(counters, bucket).hit(key);
-      return {
-        allowed: count <= limit,
-        limit,
-        remaining: Math.max(0, limit - count),
-        resetSeconds: toResetSeconds(msLeft),
-      };
+    consume,
+    consumeAllOrNone(hits) {
+      const now = Date.now();
+      for (const [bucket, key] of hits)
+        if (forBucket(counters, bucket).peek(key, now) > opts.limits[bucket]) return undefined;
+      return hits.map(([bucket, key]) => consume(bucket, key));
     },
     close: async () => {},
   };

@@ -5,9 +5,7 @@ import { tenantOf } from '../../../context.ts';
 import { errorResponses, IdParams, success } from '../../../schemas/common.ts';
 import { EventDetail } from '../../../schemas/events.ts';
 import { presentEventDetail } from '../../../presenters/events.ts';
-
-/** What Fastify sends for a serialized object; the cached bytes go out under the same type. */
-const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+import { EVENT_DETAIL_CONTENT_TYPE } from '../../../event-detail-cache.ts';
 
 /**
  * Bytes with a content type skip the serializer and go out as they are. A Buffer rather
@@ -15,7 +13,7 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
  * 9 KB of UTF-8 on every request.
  */
 function sendSerialized(reply: FastifyReply, body: Buffer): FastifyReply {
-  return reply.type(JSON_CONTENT_TYPE).send(body);
+  return reply.type(EVENT_DETAIL_CONTENT_TYPE).send(body);
 }
 
 export const getEventRoute: FastifyPluginAsyncTypebox = async (app) => {
