@@ -4,7 +4,9 @@
  * Marquee on PostgreSQL (beside the Fastify floor and the lean Fastify reference), once on
  * the embedded database (no DATABASE_URL, an idle process). The servers of a leg are
  * measured in turns of a few seconds, each frozen while another is measured
- * (interleavedReads).
+ * (interleavedReads). In the PostgreSQL leg, Marquee of an earlier commit
+ * (BENCH_READS_BASELINE) reads the same event of the same database in the same turns, so
+ * what a change of the read path bought is measured in one run.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,11 +18,14 @@ import { runLoad } from '../lib/load.ts';
 import { processCpuMs } from '../lib/proc-cpu.ts';
 import { createEvent, createOrganizerWithKey, startMarquee, type MarqueeProcess } from '../lib/marquee.ts';
 import { latencySummary, round } from '../lib/stats.ts';
+import { checkoutBaseline } from '../lib/baseline-tree.ts';
 import { check, type ScenarioOptions, type ScenarioResult } from './types.ts';
 
 const READ_CONNECTIONS = 32;
 /** One turn of a server in interleavedReads, in seconds. */
 const TURN_S = 2;
+/** The commit whose Marquee the PostgreSQL leg reads beside this tree's: the last before cached details were answered before routing. */
+const BASELINE_REF = process.env.BENCH_READS_BASELINE ?? 'cca7ad8';
 
 /** An organizer, its key and the read's event (10 performances × 5 ticket types); the read's path. */
 export async function setupReadEvent(proc: Pick<MarqueeProcess, 'base'>): Promise<{ key: string; path: string }> {
@@ -221,8 +226,18 @@ export async function readsScenario(opts: ScenarioOptions): Promise<ScenarioResu
     ...(opts.cpuProfDir ? { cpuProfDir: opts.cpuProfDir } : {}),
   });
   const helpers: Awaited<ReturnType<typeof startReadHelper>>[] = [];
+  const baseline = checkoutBaseline(BASELINE_REF);
+  let baselineProc: MarqueeProcess | undefined;
   try {
     const first = await firstRead(proc);
+    // The earlier commit's Marquee on the same database: its first start builds its tree.
+    baselineProc = await startMarquee({
+      role: 'all',
+      databaseUrl: scratch.url,
+      root: baseline.root,
+      readyTimeoutMs: 300_000,
+    });
+    const baselineTarget = { pid: baselineProc.pid, base: baselineProc.base, key: first.key };
     const helper = async (script: string, key?: string) => {
       const started = await startReadHelper(script, first.bytes, first.contentType, key);
       helpers.push(started);
@@ -233,13 +248,15 @@ export async function readsScenario(opts: ScenarioOptions): Promise<ScenarioResu
     const floorTarget = await helper('bench/lib/bare-fastify.ts');
     // What the API's rules cost on Fastify with none of Marquee's own code (./lib/lean-fastify.ts).
     const leanTarget = await helper('bench/lib/lean-fastify.ts', first.key);
-    const [marquee, bare, floor, lean] = (await interleavedReads(
-      [first.target, bareTarget, floorTarget, leanTarget],
+    const [marquee, bare, floor, lean, before] = (await interleavedReads(
+      [first.target, bareTarget, floorTarget, leanTarget, baselineTarget],
       first.path,
       durationS,
-    )) as [MeasuredLoad, MeasuredLoad, MeasuredLoad, MeasuredLoad];
+    )) as [MeasuredLoad, MeasuredLoad, MeasuredLoad, MeasuredLoad, MeasuredLoad];
     for (const started of helpers.splice(0)) await started.stop();
+    await baselineProc.stop();
     await proc.stop();
+    const beforeNon200 = before.requests - (before.statuses['200'] ?? 0);
     const non200 = marquee.requests - (marquee.statuses['200'] ?? 0);
     const ratio = marquee.reqPerS / bare.reqPerS;
     const embedded = await embeddedReads(durationS);
@@ -266,6 +283,10 @@ export async function readsScenario(opts: ScenarioOptions): Promise<ScenarioResu
         lean_fastify_cpu_us_per_req: lean.serverCpuUs,
         lean_fastify_over_bare: round(lean.reqPerS / bare.reqPerS, 3),
         marquee_over_lean_fastify: round(marquee.reqPerS / lean.reqPerS, 3),
+        baseline_marquee_req_per_s: round(before.reqPerS),
+        baseline_marquee_cpu_us_per_req: before.serverCpuUs,
+        baseline_marquee_over_bare: round(before.reqPerS / bare.reqPerS, 3),
+        marquee_over_baseline_marquee: round(marquee.reqPerS / before.reqPerS, 3),
         embedded_marquee_req_per_s: round(embedded.marquee.reqPerS),
         embedded_marquee_p50_ms: embedded.marquee.p50_ms,
         embedded_marquee_p99_ms: embedded.marquee.p99_ms,
@@ -281,6 +302,11 @@ export async function readsScenario(opts: ScenarioOptions): Promise<ScenarioResu
         ),
         check('reads: event detail has 10 performances × 5 types', first.status === 200, `${first.bytes.length} bytes`),
         check(
+          `reads: every answer of the baseline Marquee (commit ${baseline.commit}) 200`,
+          beforeNon200 === 0 && before.errors === 0,
+          `${beforeNon200} non-200, ${before.errors} errors of ${before.requests}`,
+        ),
+        check(
           'reads: every answer of the lean Fastify reference 200',
           lean.requests === (lean.statuses['200'] ?? 0) && lean.errors === 0,
           `${lean.requests - (lean.statuses['200'] ?? 0)} non-200, ${lean.errors} errors of ${lean.requests}`,
@@ -290,6 +316,9 @@ export async function readsScenario(opts: ScenarioOptions): Promise<ScenarioResu
           embedded.non200 === 0 && embedded.marquee.errors === 0,
           `${embedded.non200} non-200, ${embedded.marquee.errors} errors of ${embedded.marquee.requests}; ${embedded.first.bytes.length} bytes`,
         ),
+      ],
+      notes: [
+        `baseline_marquee = commit ${baseline.commit} (BENCH_READS_BASELINE) on the same database, in the same turns.`,
       ],
       goals: [
         { name: 'reads: Marquee req/s ÷ bare node:http req/s', ratio: round(ratio, 3), bound: 0.6, kind: 'min' },
@@ -309,7 +338,9 @@ export async function readsScenario(opts: ScenarioOptions): Promise<ScenarioResu
     };
   } finally {
     for (const started of helpers) await started.stop();
+    await baselineProc?.stop();
     await proc.stop();
     await scratch.drop();
+    baseline.remove();
   }
 }
