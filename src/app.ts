@@ -175,6 +175,11 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       trustProxy: opts.config.trustProxy,
       observe: metrics ? routeObserver('/v1/events/:id', 'GET', 200) : undefined,
     });
+  // Closing, Fastify answers new requests 503 itself: from then on every request is its own.
+  app.addHook('preClose', (done) => {
+    fastPath = undefined;
+    done();
+  });
   app.decorateRequest('auth', undefined);
   app.decorateRequest('db', null as never);
 

@@ -7,7 +7,8 @@
  * A request is answered here only when all of these hold, each read from the state the
  * route itself reads, never a copy of it:
  * - `GET` of exactly `/v1/events/<36 characters>` (no query string, no trailing slash);
- * - the service is not draining and an HTTP/1.1 request carries its Host;
+ * - the service is not draining (nor closing: app.ts then turns the path off) and an
+ *   HTTP/1.1 request carries its Host;
  * - the bearer key is in the auth cache, valid, with the `read` scope;
  * - the event's serialized body is in the event-detail cache for the key's organizer (an
  *   id is cached only after the route validated it);
@@ -44,7 +45,10 @@ interface EventDetailFastPathDeps {
   observe?: (seconds: number) => void;
 }
 
-/** Answers the request and returns true, or returns false having done nothing at all. */
+/**
+ * Answers the request and returns true, or returns false having counted and written
+ * nothing (its cache lookups drop an expired entry, as the route's own would).
+ */
 export type FastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 const trustEveryProxy = () => true;
