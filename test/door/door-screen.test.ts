@@ -355,6 +355,13 @@ describe('the door screen', { skip: BROWSER_SKIP }, () => {
       const verdict = await typeScan(page, ticket.serial_no);
       assert.equal(verdict.outcome, 'admitted', `${ticket.ticket_no}: ${verdict.text}`);
     }
+    // Each verdict's measure is taken in the frame after it renders: the last one a frame later.
+    await page.waitForFunction(
+      (count) =>
+        performance.getEntriesByType('measure').filter((entry) => entry.name.startsWith('door-result-')).length >=
+        count,
+      tickets.length,
+    );
     const durations = await page.evaluate(() =>
       performance
         .getEntriesByType('measure')

@@ -142,6 +142,42 @@ test('memory store: decides synchronously, and forgets keys whose window is over
   assert.equal(counters.size, 1, 'b was swept');
 });
 
+test('memory: consumeAllOrNone counts every hit when all would pass, and none when one would not', () => {
+  const limiter = createRateLimiter({ limits: LIMITS, logger: captureLogger().logger });
+  const both = [
+    ['preauth', '10.0.0.1'],
+    ['read', 'key-1'],
+  ] as const;
+  // read allows 3: two together, then the third read alone takes the last one.
+  for (const remaining of [2, 1])
+    assert.deepEqual(
+      limiter.consumeAllOrNone!(both)?.map((d) => [d.allowed, d.remaining]),
+      [
+        [true, LIMITS.preauth - (3 - remaining)],
+        [true, remaining],
+      ],
+    );
+  assert.equal((limiter.consume('read', 'key-1') as { remaining: number }).remaining, 0);
+  // The read would be refused: nothing is counted, the pre-auth count included.
+  assert.equal(limiter.consumeAllOrNone!(both), undefined);
+  const preauth = limiter.consume('preauth', '10.0.0.1') as { allowed: boolean; remaining: number };
+  assert.deepEqual([preauth.allowed, preauth.remaining], [true, LIMITS.preauth - 3]);
+});
+
+test('redis: no consumeAllOrNone, its decisions are a round trip away', async () => {
+  const limiter = createRateLimiter({
+    limits: LIMITS,
+    redisUrl: REDIS_URL,
+    keyPrefix: uniqueKeyPrefix(),
+    logger: captureLogger().logger,
+  });
+  try {
+    assert.equal('consumeAllOrNone' in limiter, false);
+  } finally {
+    await limiter.close();
+  }
+});
+
 test('createRateLimiter rejects a limit that is not a positive integer', () => {
   const logger = captureLogger().logger;
   assert.throws(
