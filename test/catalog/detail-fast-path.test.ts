@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { cachedReads, httpRequestDuration } from '../../src/metrics/registry.ts';
-import { createTestApp, problemOf, useOrganizer, useTestApp, type TestApp } from '../helpers/app.ts';
+import { createTestApp, problemOf, useOrganizer, useTestApp } from '../helpers/app.ts';
 import { createEvent } from '../helpers/catalog.ts';
 import { captureLog } from '../helpers/log-capture.ts';
 import { listenOnLoopback, openRaw } from '../helpers/raw-http.ts';
@@ -62,19 +62,20 @@ async function countingFastReads(act: () => Promise<unknown>): Promise<number> {
   return (await fastReads()) - before;
 }
 
-function useListening(t: TestApp): { port: number } {
-  const handle = { port: 0 };
+/** An app with `env`, listening on loopback, and an organizer of it, made before the suite's tests. */
+function useServedApp(env: Record<string, string>) {
+  const t = useTestApp({ env });
+  const org = useOrganizer(t);
+  const server = { port: 0 };
   before(async () => {
-    handle.port = await listenOnLoopback(t.app);
+    server.port = await listenOnLoopback(t.app);
   });
-  return handle;
+  return { t, org, server };
 }
 
 describe('a cached event detail, answered before routing', () => {
-  const t = useTestApp({ env: { METRICS_PORT: '0' } });
-  const org = useOrganizer(t);
+  const { t, org, server } = useServedApp({ METRICS_PORT: '0' });
   const other = useOrganizer(t);
-  const server = useListening(t);
   const auth = (key: string) => ({ authorization: `Bearer ${key}` });
 
   test('is byte for byte what the route answered: status, headers in their order, body', async () => {
@@ -181,9 +182,7 @@ describe('a cached event detail, answered before routing', () => {
 });
 
 describe('the fast path counts both rate limits as the route does', () => {
-  const t = useTestApp({ env: { RATE_LIMIT_READ_PER_MIN: '3', RATE_LIMIT_PREAUTH_PER_MIN: '1000' } });
-  const org = useOrganizer(t);
-  const server = useListening(t);
+  const { t, org, server } = useServedApp({ RATE_LIMIT_READ_PER_MIN: '3', RATE_LIMIT_PREAUTH_PER_MIN: '1000' });
 
   test('the read bucket: the answers count down, the limit is refused by the route with its 429', async () => {
     const event = await createEvent(t, org.key);
@@ -217,9 +216,7 @@ describe('the fast path counts both rate limits as the route does', () => {
 
 describe('behind a proxy (TRUST_PROXY), the pre-auth count is per forwarded client address', () => {
   // The set-up's requests (inject) count against 127.0.0.1, not against the addresses below.
-  const t = useTestApp({ env: { TRUST_PROXY: 'true', RATE_LIMIT_PREAUTH_PER_MIN: '10' } });
-  const org = useOrganizer(t);
-  const server = useListening(t);
+  const { t, org, server } = useServedApp({ TRUST_PROXY: 'true', RATE_LIMIT_PREAUTH_PER_MIN: '10' });
 
   test('ten reads per address pass, the eleventh is refused; another address still passes, fast', async () => {
     const event = await createEvent(t, org.key);
