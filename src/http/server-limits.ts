@@ -18,22 +18,11 @@ function connectionsCheckingInterval(limits: HttpLimits): number {
 }
 
 /**
- * The Node server with the limits on it, calling `handler` for every request: what Fastify
- * does with serverTimeoutOptions' values for a server it creates, for one it is given
- * (Fastify's serverFactory).
+ * The Node server with the limits on it, calling `handler` for every request (given to
+ * Fastify as its serverFactory, app.ts).
  */
 export function createLimitedServer(limits: HttpLimits, handler: RequestListener): Server {
-  const options = serverTimeoutOptions(limits);
-  const server = createServer(options.http, handler);
-  server.keepAliveTimeout = options.keepAliveTimeout;
-  server.requestTimeout = options.requestTimeout;
-  server.setTimeout(options.connectionTimeout);
-  return server;
-}
-
-/** The Fastify options that carry the limits (Fastify sets them on the Node server it creates). */
-function serverTimeoutOptions(limits: HttpLimits) {
-  const http: ServerOptions = {
+  const options: ServerOptions = {
     requestTimeout: limits.requestTimeoutMs,
     headersTimeout: limits.headersTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
@@ -43,14 +32,11 @@ function serverTimeoutOptions(limits: HttpLimits) {
     // problem instead (app.ts), so every error has one shape.
     requireHostHeader: false,
   };
-  return {
-    http,
-    requestTimeout: limits.requestTimeoutMs,
-    keepAliveTimeout: limits.keepAliveTimeoutMs,
-    // The socket inactivity timeout: no byte either way for this long closes it (a
-    // client that stops reading its response, or stops sending mid-request).
-    connectionTimeout: limits.idleTimeoutMs,
-  };
+  const server = createServer(options, handler);
+  // The socket inactivity timeout: no byte either way for this long closes it (a client
+  // that stops reading its response, or stops sending mid-request).
+  server.setTimeout(limits.idleTimeoutMs);
+  return server;
 }
 
 type Log = (fields: Record<string, unknown>, message: string) => void;

@@ -10,36 +10,15 @@ import { cachedReads, httpRequestDuration } from '../../src/metrics/registry.ts'
 import { createTestApp, problemOf, useOrganizer, useTestApp } from '../helpers/app.ts';
 import { createEvent } from '../helpers/catalog.ts';
 import { captureLog } from '../helpers/log-capture.ts';
-import { listenOnLoopback, openRaw } from '../helpers/raw-http.ts';
+import { exchangeUntilClosed, listenOnLoopback, type RawResponse } from '../helpers/raw-http.ts';
 
-interface Answer {
-  status: number;
-  /** Header names in the order they came. */
-  names: string[];
-  headers: Record<string, string>;
-  body: string;
-}
+type Answer = RawResponse & { status: number };
 
 /** One request on a connection of its own (`Connection: close`), read to the end. */
 async function request(port: number, path: string, headers: Record<string, string>, method = 'GET'): Promise<Answer> {
-  const conn = await openRaw(port);
   const lines = Object.entries({ host: '127.0.0.1', connection: 'close', ...headers }).map(([k, v]) => `${k}: ${v}`);
-  conn.write(`${method} ${path} HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n`);
-  const timer = setTimeout(() => conn.socket.destroy(), 5000);
-  await conn.closed;
-  clearTimeout(timer);
-  const text = conn.received();
-  const end = text.indexOf('\r\n\r\n');
-  const [statusLine, ...headerLines] = text.slice(0, end).split('\r\n');
-  const names: string[] = [];
-  const parsed: Record<string, string> = {};
-  for (const line of headerLines) {
-    const colon = line.indexOf(':');
-    const name = line.slice(0, colon).toLowerCase();
-    names.push(name);
-    parsed[name] = line.slice(colon + 1).trim();
-  }
-  return { status: Number(statusLine!.split(' ')[1]), names, headers: parsed, body: text.slice(end + 4) };
+  const answer = await exchangeUntilClosed(port, `${method} ${path} HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n`);
+  return { ...answer, status: Number(answer.statusLine.split(' ')[1]) };
 }
 
 const fastReads = async () => (await cachedReads.get()).values[0]?.value ?? 0;

@@ -63,6 +63,8 @@ export async function openRaw(port: number): Promise<RawConnection> {
 
 export interface RawResponse {
   statusLine: string;
+  /** Header names, lower case, in the order they came. */
+  names: string[];
   headers: Record<string, string>;
   body: string;
 }
@@ -72,13 +74,16 @@ export function parseRawResponse(text: string): RawResponse {
   const end = text.indexOf('\r\n\r\n');
   if (end === -1) throw new Error(`no complete response head in ${JSON.stringify(text)}`);
   const [statusLine, ...lines] = text.slice(0, end).split('\r\n');
+  const names: string[] = [];
   const headers: Record<string, string> = {};
   for (const line of lines) {
     const colon = line.indexOf(':');
-    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+    const name = line.slice(0, colon).trim().toLowerCase();
+    names.push(name);
+    headers[name] = line.slice(colon + 1).trim();
   }
   const length = Number(headers['content-length'] ?? 0);
-  return { statusLine: statusLine!, headers, body: text.slice(end + 4, end + 4 + length) };
+  return { statusLine: statusLine!, names, headers, body: text.slice(end + 4, end + 4 + length) };
 }
 
 /** Sends `request` on a new connection and returns the response once the server closed it. */

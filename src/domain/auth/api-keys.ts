@@ -106,7 +106,7 @@ export function authenticate(
   now: Date,
   cache?: ApiKeyCache,
 ): AuthContext | undefined | Promise<AuthContext | undefined> {
-  if (!presentedKey.startsWith(API_KEY_PREFIX) || presentedKey.length > 200) return undefined;
+  if (!isPlausibleKey(presentedKey)) return undefined;
   const cacheKey = apiKeyCacheKey(presentedKey);
   // Concurrent misses of one key (its entry just expired under load) share one lookup.
   const entry = cache ? cache.load(cacheKey, () => loadApiKey(db, cacheKey, now)) : loadApiKey(db, cacheKey, now);
@@ -120,9 +120,14 @@ export function authenticate(
  * expired one; a caller that needs the difference calls authenticate().
  */
 export function cachedAuthentication(presentedKey: string, now: Date, cache: ApiKeyCache): AuthContext | undefined {
-  if (!presentedKey.startsWith(API_KEY_PREFIX) || presentedKey.length > 200) return undefined;
+  if (!isPlausibleKey(presentedKey)) return undefined;
   const entry = cache.get(apiKeyCacheKey(presentedKey));
   return entry === undefined ? undefined : decide(entry, now);
+}
+
+/** Whether a presented key could be one of ours at all: anything else is refused unhashed. */
+function isPlausibleKey(presentedKey: string): boolean {
+  return presentedKey.startsWith(API_KEY_PREFIX) && presentedKey.length <= 200;
 }
 
 function decide(entry: CachedApiKey, now: Date): AuthContext | undefined {
