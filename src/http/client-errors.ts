@@ -62,13 +62,17 @@ function seconds(ms: number): string {
 function rawProblemResponse(code: ErrorCode, detail: string, requestId: string): string {
   const status = ERROR_STATUS[code];
   const body = JSON.stringify(problem(code, detail));
-  const headers: Record<string, string> = {
-    'content-type': PROBLEM_CONTENT_TYPE,
-    'content-length': String(Buffer.byteLength(body)),
+  const headers = [
+    'content-type',
+    PROBLEM_CONTENT_TYPE,
+    'content-length',
+    String(Buffer.byteLength(body)),
     ...conventionHeaders(requestId),
-    connection: 'close',
-  };
-  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
+    'connection',
+    'close',
+  ];
+  const lines = [];
+  for (let i = 0; i < headers.length; i += 2) lines.push(`${headers[i]}: ${headers[i + 1]}`);
   return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\n${lines.join('\r\n')}\r\n\r\n${body}`;
 }
 
@@ -100,11 +104,14 @@ export function answerUnmetExpectation(req: IncomingMessage, res: ServerResponse
   const body = JSON.stringify(
     problem('expectation_unsupported', 'The only supported Expect header is "Expect: 100-continue".'),
   );
-  res.writeHead(417, {
-    'content-type': PROBLEM_CONTENT_TYPE,
-    'content-length': Buffer.byteLength(body),
+  res.writeHead(417, [
+    'content-type',
+    PROBLEM_CONTENT_TYPE,
+    'content-length',
+    String(Buffer.byteLength(body)),
     ...conventionHeaders(requestIdOf(req)),
-    connection: 'close',
-  });
+    'connection',
+    'close',
+  ]);
   res.end(body);
 }

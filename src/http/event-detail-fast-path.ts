@@ -25,7 +25,7 @@ import { cachedAuthentication, type ApiKeyCache } from '../domain/auth/api-keys.
 import type { Clock } from '../lib/clock.ts';
 import { cachedReads } from '../metrics/registry.ts';
 import { EVENT_DETAIL_CONTENT_TYPE, type EventDetailCache } from './event-detail-cache.ts';
-import { bearerTokenOf } from './plugins/api-key-auth.ts';
+import { bearerTokenOf, presentedKeysOf } from './plugins/api-key-auth.ts';
 import { rateLimitPolicy, rateLimitState, type RateLimiter } from './rate-limit/limiter.ts';
 import { conventionHeaders, requestIdOf } from './response-conventions.ts';
 import type { ShutdownState } from './shutdown-state.ts';
@@ -72,7 +72,7 @@ export function eventDetailFastPath(deps: EventDetailFastPathDeps): FastPath | u
     if (req.headers.host === undefined && req.httpVersion === '1.1') return false;
     const token = bearerTokenOf(req.headers.authorization);
     if (token === undefined) return false;
-    const auth = cachedAuthentication(token, clock.now(), apiKeys);
+    const auth = cachedAuthentication(token, clock.now(), apiKeys, presentedKeysOf(req.socket));
     if (auth?.apiKeyId == null || !auth.scopes.includes('read')) return false;
     const cached = eventDetails.get(url.slice(EVENT_PATH_PREFIX.length));
     if (cached?.organizerId !== auth.organizerId) return false;
@@ -85,11 +85,17 @@ export function eventDetailFastPath(deps: EventDetailFastPathDeps): FastPath | u
     if (decisions === undefined) return false;
     const read = decisions[1]!;
     // The route's headers in the route's order (response-conventions.ts, plugins/rate-limit.ts).
-    const headers: Record<string, string | number> = conventionHeaders(requestIdOf(req));
-    headers['ratelimit-policy'] = rateLimitPolicy('read', read.limit);
-    headers.ratelimit = rateLimitState('read', read);
-    headers['content-type'] = EVENT_DETAIL_CONTENT_TYPE;
-    headers['content-length'] = cached.body.length;
+    const headers = conventionHeaders(requestIdOf(req));
+    headers.push(
+      'ratelimit-policy',
+      rateLimitPolicy('read', read.limit),
+      'ratelimit',
+      rateLimitState('read', read),
+      'content-type',
+      EVENT_DETAIL_CONTENT_TYPE,
+      'content-length',
+      String(cached.body.length),
+    );
     res.writeHead(200, headers);
     res.end(cached.body);
     cachedReads.inc();

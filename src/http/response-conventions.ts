@@ -25,13 +25,19 @@ export function requestIdOf(req: IncomingMessage): string {
   return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
 }
 
-/** The conventional headers, as name/value pairs. */
-export function conventionHeaders(requestId: string): Record<string, string> {
-  return {
-    'x-request-id': requestId,
-    'access-control-allow-origin': '*',
-    'access-control-expose-headers': EXPOSED_HEADERS_VALUE,
-  };
+/**
+ * The conventional headers as a flat list (name, value, name, value…), the form Node's
+ * `writeHead` takes without walking an object's keys.
+ */
+export function conventionHeaders(requestId: string): string[] {
+  return [
+    'x-request-id',
+    requestId,
+    'access-control-allow-origin',
+    '*',
+    'access-control-expose-headers',
+    EXPOSED_HEADERS_VALUE,
+  ];
 }
 
 export function setResponseConventions(reply: FastifyReply, requestId: string): void {

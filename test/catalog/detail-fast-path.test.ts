@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
+import { Client } from 'undici';
 import { cachedReads, httpRequestDuration } from '../../src/metrics/registry.ts';
 import { createTestApp, problemOf, useOrganizer, useTestApp } from '../helpers/app.ts';
 import { createEvent } from '../helpers/catalog.ts';
@@ -157,6 +158,56 @@ describe('a cached event detail, answered before routing', () => {
     const draining = await routedOnly({ ...auth(org.key), connection: 'keep-alive' });
     assert.equal(draining.status, 200);
     assert.equal(draining.headers.connection, 'close');
+  });
+});
+
+describe('keys presented on one keep-alive connection', () => {
+  const { t, org, server } = useServedApp({});
+  const other = useOrganizer(t);
+
+  test('each request is the key it presents: another key, no key, a revoked key, on the fast path and off it', async () => {
+    const event = await createEvent(t, org.key);
+    const path = `/v1/events/${event.id}`;
+    const created = await t.admin('POST', `/admin/v1/organizers/${org.id}/api_keys`, { scopes: ['read'] });
+    const revocable = created.json<{ id: string; key: string }>();
+    let connections = 0;
+    const countConnection = () => connections++;
+    t.app.server.on('connection', countConnection);
+    const client = new Client(`http://127.0.0.1:${server.port}`);
+    const read = async (key: string | undefined, url = path) => {
+      const res = await client.request({
+        method: 'GET',
+        path: url,
+        headers: key === undefined ? {} : { authorization: `Bearer ${key}` },
+      });
+      return { status: res.statusCode, body: (await res.body.json()) as Record<string, unknown> };
+    };
+    try {
+      const fast = await countingFastReads(async () => {
+        assert.equal((await read(org.key)).status, 200); // routed: loads both caches
+        assert.equal((await read(org.key)).status, 200); // answered before routing
+      });
+      assert.equal(fast, 1);
+      // Another organizer's key right after: its own 404, never the first key's event.
+      assert.deepEqual(await read(other.key), {
+        status: 404,
+        body: problemOf(404, 'Event not found.', 'resource_not_found'),
+      });
+      // Through the router too: the list is the other organizer's (it has no event).
+      const listed = await read(other.key, '/v1/events');
+      assert.equal(listed.status, 200);
+      assert.deepEqual(listed.body.data, []);
+      assert.equal((await read(undefined)).status, 401);
+      assert.equal((await read(org.key)).status, 200);
+      assert.equal((await read(revocable.key)).status, 200);
+      assert.equal((await t.admin('POST', `/admin/v1/api_keys/${revocable.id}/revoke`)).statusCode, 200);
+      assert.equal((await read(revocable.key)).status, 401);
+      assert.equal((await read(org.key)).status, 200);
+      assert.equal(connections, 1);
+    } finally {
+      t.app.server.off('connection', countConnection);
+      await client.close();
+    }
   });
 });
 

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { hashApiKey } from '../../src/domain/auth/api-keys.ts';
+import { hashApiKey, LastPresentedKey } from '../../src/domain/auth/api-keys.ts';
 import { useOrganizer, useTestApp } from '../helpers/app.ts';
 import { eventBody } from '../helpers/catalog.ts';
 
@@ -80,5 +80,16 @@ describe('API key lookup cache', () => {
     const size = cache.size;
     for (let i = 0; i < 5; i++) assert.equal(await status(`mqk_unknown${i}AAAAAAAAAAAAAAAAAAAAAAAAAAA`), 401);
     assert.equal(cache.size, size);
+  });
+});
+
+describe("a connection's last presented key", () => {
+  test('gives each key its own SHA-256, whichever key came before it', () => {
+    const memo = new LastPresentedKey();
+    const first = 'mqk_' + 'a'.repeat(32);
+    const second = 'mqk_' + 'a'.repeat(31) + 'b';
+    const sha256 = (key: string) => hashApiKey(key).toString('base64');
+    for (const key of [first, first, second, second, first, 'mqk_short', first])
+      assert.equal(memo.cacheKeyOf(key), sha256(key), key);
   });
 });

@@ -5,9 +5,11 @@
  * to the caller: authenticate() returns undefined for all four.
  *
  * Lookups are cached in-process for API_KEY_CACHE_TTL_MS by the key's SHA-256 (never
- * the raw key), so a busy key costs one query per TTL, not one per request. Revocation
- * and organizer-settings changes drop the affected entries at once on the instance
- * that handles them; other instances see them within the TTL. Expiry is checked
+ * the raw key), so a busy key costs one query per TTL, not one per request; a connection
+ * remembers its last key's SHA-256 (LastPresentedKey), so a keep-alive caller's key is
+ * hashed once per connection. Revocation and organizer-settings changes drop the
+ * affected entries at once on the instance that handles them; other instances see them
+ * within the TTL. Expiry is checked
  * against the clock on every request, from the cached row. A load also records the key's
  * use in `last_used_at`, to the minute (loadApiKey). Concurrent lookups of one uncached
  * key share one load. Unknown keys are never cached (see docs/architecture.md, Decisions).
@@ -80,6 +82,40 @@ export function apiKeyCacheKey(presentedKey: string): string {
   return hash('sha256', presentedKey, 'base64');
 }
 
+/** Where a presented key's cache key comes from: hashed each time, or remembered. */
+export interface PresentedKeyHasher {
+  cacheKeyOf(presentedKey: string): string;
+}
+
+const hashEachTime: PresentedKeyHasher = { cacheKeyOf: apiKeyCacheKey };
+
+/**
+ * Remembers the last key presented and its cache key, for one keep-alive connection: its
+ * requests present the same key, hashed once instead of once per request. A different key
+ * replaces the entry. Keys are compared in constant time (a connection behind a balancer
+ * may carry several callers' keys), and the raw key lives no longer than the connection
+ * that brought it (docs/architecture.md, "Decisions").
+ */
+export class LastPresentedKey implements PresentedKeyHasher {
+  #key = '';
+  #cacheKey = '';
+
+  cacheKeyOf(presentedKey: string): string {
+    if (sameKey(this.#key, presentedKey)) return this.#cacheKey;
+    this.#cacheKey = apiKeyCacheKey(presentedKey);
+    this.#key = presentedKey;
+    return this.#cacheKey;
+  }
+}
+
+/** Whether two keys are equal, in time that depends only on their lengths. */
+function sameKey(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let difference = 0;
+  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return difference === 0;
+}
+
 /** The cache key of a stored hash (PGlite hands bytea back as a plain Uint8Array). */
 function cacheKeyOf(keyHash: Uint8Array): string {
   return Buffer.from(keyHash.buffer, keyHash.byteOffset, keyHash.byteLength).toString('base64');
@@ -105,9 +141,10 @@ export function authenticate(
   presentedKey: string,
   now: Date,
   cache?: ApiKeyCache,
+  hasher: PresentedKeyHasher = hashEachTime,
 ): AuthContext | undefined | Promise<AuthContext | undefined> {
   if (!isPlausibleKey(presentedKey)) return undefined;
-  const cacheKey = apiKeyCacheKey(presentedKey);
+  const cacheKey = hasher.cacheKeyOf(presentedKey);
   // Concurrent misses of one key (its entry just expired under load) share one lookup.
   const entry = cache ? cache.load(cacheKey, () => loadApiKey(db, cacheKey, now)) : loadApiKey(db, cacheKey, now);
   if (!(entry instanceof Promise)) return decide(entry, now);
@@ -119,9 +156,14 @@ export function authenticate(
  * Undefined for a key the cache does not hold as well as for an unknown, revoked or
  * expired one; a caller that needs the difference calls authenticate().
  */
-export function cachedAuthentication(presentedKey: string, now: Date, cache: ApiKeyCache): AuthContext | undefined {
+export function cachedAuthentication(
+  presentedKey: string,
+  now: Date,
+  cache: ApiKeyCache,
+  hasher: PresentedKeyHasher = hashEachTime,
+): AuthContext | undefined {
   if (!isPlausibleKey(presentedKey)) return undefined;
-  const entry = cache.get(apiKeyCacheKey(presentedKey));
+  const entry = cache.get(hasher.cacheKeyOf(presentedKey));
   return entry === undefined ? undefined : decide(entry, now);
 }
 

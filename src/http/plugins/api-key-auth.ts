@@ -10,7 +10,8 @@ import type {
   onRequestHookHandler,
   RouteOptions,
 } from 'fastify';
-import { authenticate, type AuthContext, type Scope } from '../../domain/auth/api-keys.ts';
+import type { Socket } from 'node:net';
+import { authenticate, LastPresentedKey, type AuthContext, type Scope } from '../../domain/auth/api-keys.ts';
 import type { AppDeps } from '../context.ts';
 import { ApiError, unauthorized } from '../errors.ts';
 import { methodsOf } from '../route-hooks.ts';
@@ -19,6 +20,15 @@ const API_REALM = 'marquee-api';
 
 export function bearerToken(request: FastifyRequest): string | undefined {
   return bearerTokenOf(request.headers.authorization);
+}
+
+const presentedKeys = new WeakMap<Socket, LastPresentedKey>();
+
+/** The connection's memo of the last key presented on it: a keep-alive connection hashes its key once. */
+export function presentedKeysOf(socket: Socket): LastPresentedKey {
+  let memo = presentedKeys.get(socket);
+  if (memo === undefined) presentedKeys.set(socket, (memo = new LastPresentedKey()));
+  return memo;
 }
 
 /** The token of an `Authorization: Bearer <token>` header value; undefined for any other. */
@@ -55,7 +65,13 @@ export function apiKeyAuth(
     const token = bearerToken(request);
     if (token === undefined) return done(unauthorized(API_REALM));
     const accepted = scopesByMethod.get(request.method)!;
-    const auth = authenticate(deps.db, token, deps.clock.now(), deps.caches.apiKeys);
+    const auth = authenticate(
+      deps.db,
+      token,
+      deps.clock.now(),
+      deps.caches.apiKeys,
+      presentedKeysOf(request.raw.socket),
+    );
     if (auth instanceof Promise) auth.then((loaded) => admit(request, accepted, loaded, done), done);
     else admit(request, accepted, auth, done);
   };

@@ -90,9 +90,9 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
 function createMemoryRateLimiter(opts: RateLimiterOptions): RateLimiter {
   const counters = perBucket(opts.limits, () => new FixedWindowCounters(RATE_LIMIT_WINDOW_SECONDS * 1000));
   // Synchronous: nothing to await, and the memory store cannot fail.
-  const consume = (bucket: RateLimitBucket, key: string): RateLimitDecision => {
+  const consume = (bucket: RateLimitBucket, key: string, now = Date.now()): RateLimitDecision => {
     const limit = opts.limits[bucket];
-    const { count, msLeft } = forBucket(counters, bucket).hit(key);
+    const { count, msLeft } = forBucket(counters, bucket).hit(key, now);
     return {
       allowed: count <= limit,
       limit,
@@ -106,7 +106,7 @@ function createMemoryRateLimiter(opts: RateLimiterOptions): RateLimiter {
       const now = Date.now();
       for (const [bucket, key] of hits)
         if (forBucket(counters, bucket).peek(key, now) > opts.limits[bucket]) return undefined;
-      return hits.map(([bucket, key]) => consume(bucket, key));
+      return hits.map(([bucket, key]) => consume(bucket, key, now));
     },
     close: async () => {},
   };
