@@ -24,8 +24,8 @@ import { check, type ScenarioOptions, type ScenarioResult } from './types.ts';
 const READ_CONNECTIONS = 32;
 /** One turn of a server in interleavedReads, in seconds. */
 const TURN_S = 2;
-/** The commit whose Marquee the PostgreSQL leg reads beside this tree's: the last before cached details were answered before routing. */
-const BASELINE_REF = process.env.BENCH_READS_BASELINE ?? 'cca7ad8';
+/** The commit whose Marquee the PostgreSQL leg reads beside this tree's: the last before a connection hashed its key once. */
+const BASELINE_REF = process.env.BENCH_READS_BASELINE ?? '8f2226f';
 
 /** An organizer, its key and the read's event (10 performances × 5 ticket types); the read's path. */
 export async function setupReadEvent(proc: Pick<MarqueeProcess, 'base'>): Promise<{ key: string; path: string }> {

@@ -83,7 +83,7 @@ export function apiKeyCacheKey(presentedKey: string): string {
 }
 
 /** Where a presented key's cache key comes from: hashed each time, or remembered. */
-export interface PresentedKeyHasher {
+interface PresentedKeyHasher {
   cacheKeyOf(presentedKey: string): string;
 }
 
