@@ -58,11 +58,9 @@ function seconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
-/** The whole response as written to the socket. */
-function rawProblemResponse(code: ErrorCode, detail: string, requestId: string): string {
-  const status = ERROR_STATUS[code];
-  const body = JSON.stringify(problem(code, detail));
-  const headers = [
+/** A problem answer's headers, as a flat name/value list, on a connection closed after it. */
+function closingProblemHeaders(body: string, requestId: string): string[] {
+  return [
     'content-type',
     PROBLEM_CONTENT_TYPE,
     'content-length',
@@ -71,6 +69,13 @@ function rawProblemResponse(code: ErrorCode, detail: string, requestId: string):
     'connection',
     'close',
   ];
+}
+
+/** The whole response as written to the socket. */
+function rawProblemResponse(code: ErrorCode, detail: string, requestId: string): string {
+  const status = ERROR_STATUS[code];
+  const body = JSON.stringify(problem(code, detail));
+  const headers = closingProblemHeaders(body, requestId);
   const lines = [];
   for (let i = 0; i < headers.length; i += 2) lines.push(`${headers[i]}: ${headers[i + 1]}`);
   return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\n${lines.join('\r\n')}\r\n\r\n${body}`;
@@ -104,14 +109,6 @@ export function answerUnmetExpectation(req: IncomingMessage, res: ServerResponse
   const body = JSON.stringify(
     problem('expectation_unsupported', 'The only supported Expect header is "Expect: 100-continue".'),
   );
-  res.writeHead(417, [
-    'content-type',
-    PROBLEM_CONTENT_TYPE,
-    'content-length',
-    String(Buffer.byteLength(body)),
-    ...conventionHeaders(requestIdOf(req)),
-    'connection',
-    'close',
-  ]);
+  res.writeHead(417, closingProblemHeaders(body, requestIdOf(req)));
   res.end(body);
 }
