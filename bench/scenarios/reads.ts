@@ -70,13 +70,18 @@ interface ReadTarget {
   key: string;
 }
 
+/** A running Marquee as a target of the reads load. */
+function marqueeTarget(proc: MarqueeProcess, key: string): ReadTarget {
+  return { pid: proc.pid, base: proc.base, key };
+}
+
 /** The read's event on a running Marquee, and its answer: the bytes the helpers send back. */
 async function firstRead(proc: MarqueeProcess) {
   const { key, path } = await setupReadEvent(proc);
   const once = await request(`${proc.base}${path}`, { headers: { authorization: `Bearer ${key}` } });
   const bytes = Buffer.from(await once.body.arrayBuffer());
   const contentType = String(once.headers['content-type'] ?? 'application/json');
-  return { key, path, bytes, contentType, status: once.statusCode, target: { pid: proc.pid, base: proc.base, key } };
+  return { key, path, bytes, contentType, status: once.statusCode, target: marqueeTarget(proc, key) };
 }
 
 function readLoad(target: ReadTarget, path: string, durationS: number): LoadOptions {
@@ -237,7 +242,7 @@ export async function readsScenario(opts: ScenarioOptions): Promise<ScenarioResu
     // Method): the Marquee measured is a fresh start, as the baseline commit's is.
     await proc.stop();
     proc = await start();
-    const first = { ...setUp, target: { pid: proc.pid, base: proc.base, key: setUp.key } };
+    const first = { ...setUp, target: marqueeTarget(proc, setUp.key) };
     // The earlier commit's Marquee on the same database: its first start builds its tree.
     baselineProc = await startMarquee({
       role: 'all',
@@ -245,7 +250,7 @@ export async function readsScenario(opts: ScenarioOptions): Promise<ScenarioResu
       root: baseline.root,
       readyTimeoutMs: 300_000,
     });
-    const baselineTarget = { pid: baselineProc.pid, base: baselineProc.base, key: first.key };
+    const baselineTarget = marqueeTarget(baselineProc, first.key);
     const helper = async (script: string, key?: string) => {
       const started = await startReadHelper(script, first.bytes, first.contentType, key);
       helpers.push(started);

@@ -11,7 +11,8 @@
  * affected entries at once on the instance that handles them; other instances see them
  * within the TTL. Expiry is checked against the clock on every request, from the cached
  * row. A load also records the key's use in `last_used_at`, to the minute (loadApiKey).
- * Concurrent lookups of one uncached key share one load. Unknown keys are never cached (see docs/architecture.md, Decisions).
+ * Concurrent lookups of one uncached key share one load. Unknown keys are never cached
+ * (see docs/architecture.md, Decisions).
  */
 import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { afterCommit, type Executor } from '../../db/transaction.ts';
